@@ -1,0 +1,36 @@
+"""What every command is handed: the home, the environment and the two output streams."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from wisp.audit import AuditSettings
+from wisp.config import Config, load_config
+from wisp.home import Home
+
+
+@dataclass(slots=True)
+class Context:
+    home: Home
+    environ: Mapping[str, str]
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+
+    def warn(self, message: str) -> None:
+        """One line on stderr, never stdout (which may be a pipe of events or JSON)."""
+        print(f"wisp: {message}", file=self.stderr, flush=True)
+
+    def load_config(self) -> Config:
+        return load_config(self.home.config_file)
+
+
+def audit_settings(config: Config) -> AuditSettings:
+    """The ``audit`` settings in force, each checked (an error names the file and key)."""
+    return AuditSettings(
+        enabled=config.checked_value("audit.enabled"),
+        max_file_bytes=config.checked_value("audit.maxFileBytes"),
+        keep_files=config.checked_value("audit.keepFiles"),
+    )

@@ -1,0 +1,146 @@
+"""``wisp logs``: read the audit log, one line an event, oldest first and newest last."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+import shutil
+from collections import deque
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from wisp.audit import REGISTRY
+from wisp.audit.reader import EventFilter, Follower, Record, read_events
+from wisp.audit.summary import summary_line
+from wisp.cli.context import Context
+from wisp.errors import UsageError
+
+FOLLOW_DEFAULT_LAST = 10
+
+EPILOG = """\
+examples:
+  wisp logs                                     everything, oldest first
+  wisp logs --session 5fd0cf21                  one session (a prefix of its id is enough)
+  wisp logs --kind tool.call --kind tool.result --tool run_command
+  wisp logs --last 20 --json | jq .             the stored lines, as written
+  wisp logs --follow                            the last 10, then new events as they come
+
+Each line: time (UTC), the session's first 8 characters, the turn, the kind, and the detail
+that matters for that kind. See docs/logging.md for the kinds and their fields."""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "logs",
+        help="Show the audit log: what wisp was asked, decided, ran and got back.",
+        description="Show the audit log ($WISP_HOME/logs/audit.jsonl and its rotated files), "
+        "one line an event, newest last.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="only this session (a prefix of its id is enough)"
+    )
+    parser.add_argument(
+        "--kind",
+        metavar="KIND",
+        action="append",
+        default=[],
+        help="only events of this kind; repeat for several",
+    )
+    parser.add_argument(
+        "--tool", metavar="TOOL", help="only a tool's events: its calls, results and work"
+    )
+    parser.add_argument("--last", metavar="N", type=_count, help="only the N newest that match")
+    parser.add_argument(
+        "--json", action="store_true", help="print the stored lines as they are (JSON Lines)"
+    )
+    parser.add_argument(
+        "--follow",
+        "-f",
+        action="store_true",
+        help=f"keep printing new events as they come (starts with the last "
+        f"{FOLLOW_DEFAULT_LAST} unless --last says otherwise); Ctrl-C stops",
+    )
+    parser.set_defaults(handler=run_logs)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def run_logs(args: argparse.Namespace, context: Context) -> int:
+    event_filter = _filter_from(args, context)
+    printer = _Printer(context.stdout, as_json=args.json)
+    logs_dir = context.home.logs_dir
+    last = args.last
+    if args.follow and last is None:
+        last = FOLLOW_DEFAULT_LAST
+    if args.follow:
+        return _follow(logs_dir, event_filter, printer, context, last)
+    records: Iterable[Record] = read_events(logs_dir, event_filter, context.warn)
+    if last is not None:
+        records = deque(records, maxlen=last)
+    printer.print_all(records)
+    return 0
+
+
+def _filter_from(args: argparse.Namespace, context: Context) -> EventFilter:
+    for kind in args.kind:
+        if kind not in REGISTRY:
+            close = difflib.get_close_matches(kind, REGISTRY, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            context.warn(f"note: this wisp knows no kind {kind!r}{hint}; showing any stored")
+    if args.session is not None and not args.session.strip():
+        raise UsageError("--session needs an id or a prefix of one")
+    return EventFilter(session=args.session, kinds=frozenset(args.kind), tool=args.tool)
+
+
+def _follow(
+    logs_dir: Path, event_filter: EventFilter, printer: _Printer, context: Context, last: int
+) -> int:
+    # The follower takes its place at the end before the history is read, so nothing written
+    # meanwhile falls between the two or shows twice.
+    follower = Follower(logs_dir, event_filter, context.warn)
+    history = read_events(logs_dir, event_filter, context.warn, stop_at=follower.position)
+    printer.print_all(deque(history, maxlen=last))
+
+    async def follow() -> None:
+        async for records in follower.run():
+            printer.print_all(records)
+
+    try:
+        asyncio.run(follow())
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how --follow ends
+    finally:
+        follower.close()
+    return 0
+
+
+class _Printer:
+    def __init__(self, out: TextIO, *, as_json: bool) -> None:
+        self.out = out
+        self.as_json = as_json
+        self.width = shutil.get_terminal_size().columns if out.isatty() else None
+
+    def print_all(self, records: Iterable[Record]) -> None:
+        write = self.out.write
+        if self.as_json:
+            for record in records:
+                write(record.raw.decode() + "\n")
+        else:
+            for record in records:
+                write(summary_line(record.event, self.width) + "\n")
+        self.out.flush()
+
+    def print_one(self, record: Record) -> None:
+        self.print_all((record,))

@@ -1,0 +1,76 @@
+"""Where wisp keeps its files (D2), and the modes that keep them private.
+
+Everything lives under ``WISP_HOME`` (default ``~/.wisp``). Folders are 0700 and files with
+conversation content 0600 *whatever the umask*: ``os.mkdir``/``os.open`` modes are masked by
+the umask, so each is set again with ``chmod`` after creation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    """The paths under one ``WISP_HOME``."""
+
+    root: Path
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Home:
+        """The home named by ``WISP_HOME``, else ``~/.wisp``."""
+        env = os.environ if environ is None else environ
+        value = env.get("WISP_HOME", "").strip()
+        root = Path(value).expanduser() if value else Path.home() / ".wisp"
+        return cls(root.absolute())
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def audit_file(self) -> Path:
+        return self.logs_dir / "audit.jsonl"
+
+    def ensure(self) -> Path:
+        """Create the home folder (0700) if needed and return it."""
+        return ensure_private_dir(self.root)
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` and its missing parents; the folders wisp creates are made 0700."""
+    missing: list[Path] = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        # Another wisp may make it first; its mode is set just the same below.
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=DIR_MODE)
+        os.chmod(folder, DIR_MODE)
+    if not missing and path.is_dir() and path.stat().st_mode & 0o777 != DIR_MODE:
+        os.chmod(path, DIR_MODE)
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """Open (creating if asked) a file that only its owner may read: mode 0600."""
+    fd = os.open(path, flags, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

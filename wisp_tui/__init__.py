@@ -1,0 +1,1 @@
+"""wisp-tui: the full-screen Textual front end for ``wisp chat --json``."""
