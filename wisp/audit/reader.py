@@ -230,10 +230,40 @@ class Follower:
         records = self._drain()
         if self._rotated():
             records += self._drain()  # what was written between the last read and the rename
+            old_inode = self._inode
             self._close_fd()
             self._open(at_end=False)
+            records += self._files_between(old_inode, self._inode)
             records += self._drain()
         return records
+
+    def _files_between(self, old_inode: int, new_inode: int) -> list[Record]:
+        """Files rotated out after ours and before the one now open (several rotations may
+        come between two polls), read whole, oldest first."""
+        rotated = self._rotated_files()  # newest first
+        inodes = [inode for _, inode in rotated]
+        # The file now open may itself have been rotated since: only older ones count.
+        start = inodes.index(new_inode) + 1 if new_inode in inodes else 0
+        end = inodes.index(old_inode) if old_inode in inodes else len(rotated)
+        records: list[Record] = []
+        for path, _ in reversed(rotated[start:end]):
+            data = path.read_bytes()
+            complete = data.rfind(b"\n") + 1
+            records += _records(path, data, complete, self.event_filter, self.warn)
+            if complete < len(data):
+                self.warn(_partial_line(path))
+        return records
+
+    def _rotated_files(self) -> list[tuple[Path, int]]:
+        """(path, inode) of each rotated file, newest (audit.1.jsonl) first."""
+        files: list[tuple[Path, int]] = []
+        for index in sorted(rotated_indices(self.path.parent)):
+            path = self.path.with_name(f"audit.{index}.jsonl")
+            try:
+                files.append((path, os.stat(path).st_ino))
+            except FileNotFoundError:
+                continue
+        return files
 
     async def run(self, poll_seconds: float = 0.2) -> AsyncIterator[list[Record]]:
         """Batches of new events, polling until cancelled."""

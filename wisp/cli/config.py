@@ -20,9 +20,10 @@ from wisp.config import (
     locked_config,
     save_config,
     set_value,
+    unknown_keys_in,
     unset_value,
 )
-from wisp.errors import WispError
+from wisp.errors import ConfigValueError, WispError
 
 EPILOG = """\
 examples:
@@ -119,18 +120,31 @@ def run_unset(args: argparse.Namespace, context: Context) -> int:
 
 def _change(context: Context, key: str, apply: Callable[[Config], Change]) -> int:
     with locked_config(context.home.config_file) as config:
-        before = audit_settings(config)
+        was_recording = _is_recording(config)
         change = apply(config)
         if not change.changed:
             print(f"unchanged: {_describe(key, change.old)}", file=context.stdout)
             return 0
-        if key not in SETTINGS and change.new is not MISSING:
-            context.warn(f"warning: {key} is not a setting this wisp knows; kept as given")
         after = audit_settings(config)
         save_config(config)
-        _record(context, config, change, log_it=before.enabled or after.enabled)
+        _record(context, config, change, log_it=was_recording or after.enabled)
+    if change.new is not MISSING:
+        for unknown in unknown_keys_in(key, change.new):
+            context.warn(f"warning: {unknown} is not a setting this wisp knows; kept as given")
     print(_describe_change(change), file=context.stdout)
     return 0
+
+
+def _is_recording(config: Config) -> bool:
+    """Whether the log is on; a bad stored audit.enabled counts as on, so its repair is recorded.
+
+    Only audit.enabled is checked here: any other bad audit setting must still be repairable
+    with ``wisp config set``, and is checked once the change is made.
+    """
+    try:
+        return config.checked_value("audit.enabled")
+    except ConfigValueError:
+        return True
 
 
 def _record(context: Context, config: Config, change: Change, *, log_it: bool) -> None:

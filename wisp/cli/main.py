@@ -11,6 +11,7 @@ from wisp import __version__, diagnostics
 from wisp.cli import config as config_command
 from wisp.cli import logs as logs_command
 from wisp.cli.context import Context
+from wisp.diagnostics import logger
 from wisp.errors import WispError
 from wisp.home import Home
 
@@ -57,6 +58,7 @@ def main(argv: Sequence[str] | None = None, context: Context | None = None) -> i
     if args.command is None:
         parser.print_help(context.stderr)
         return 2
+    logger.debug("wisp %s: %s, home %s", __version__, args.command, context.home.root)
     try:
         return args.handler(args, context)
     except WispError as exc:

@@ -9,6 +9,7 @@ from wisp.config.store import (
     locked_config,
     save_config,
     set_value,
+    unknown_keys_in,
     unset_value,
 )
 
@@ -22,5 +23,6 @@ __all__ = [
     "locked_config",
     "save_config",
     "set_value",
+    "unknown_keys_in",
     "unset_value",
 ]

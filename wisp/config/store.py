@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from wisp.config.settings import SETTINGS, Setting
+from wisp.diagnostics import logger
 from wisp.errors import ConfigError, ConfigValueError, UsageError
 from wisp.home import FILE_MODE, ensure_private_dir, open_private
 
@@ -84,6 +85,11 @@ def is_known(key: str) -> bool:
     return key in SETTINGS
 
 
+def unknown_keys_in(key: str, value: Any) -> list[str]:
+    """The keys storing ``value`` at ``key`` writes that are not settings: an object's leaves."""
+    return [leaf for leaf, _ in _leaves({key: value}, "") if not is_known(leaf)]
+
+
 def check_value(setting: Setting, value: Any, *, where: str | None = None) -> Any:
     """The value, checked; the error names ``where`` (the file) when it came from one."""
     try:
@@ -108,10 +114,15 @@ def load_config(path: Path) -> Config:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
+        logger.debug("no %s: every setting has its default", path)
         return Config(path, {})
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
-    return Config(path, parse_config(raw, path))
+    config = Config(path, parse_config(raw, path))
+    logger.debug("read %s (%d bytes)", path, len(raw))
+    for key in config.unknown_keys():
+        logger.info("%s: %s is not a setting this wisp knows; kept", path, key)
+    return config
 
 
 def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
@@ -127,15 +138,25 @@ def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
 
 
 def _position(raw: bytes, message: str) -> str:
-    """``line:column`` (1-based) of the byte offset msgspec names, as editors count them."""
-    marker = "(byte "
-    if marker not in message:
-        return "1:1"
-    offset = int(message.rsplit(marker, 1)[1].rstrip(")"))
-    before = raw[:offset]
+    """``line:column`` (1-based) of the error's byte offset, as editors count them."""
+    before = raw[: _offset(raw, message)]
     line = before.count(b"\n") + 1
     column = len(before[before.rfind(b"\n") + 1 :].decode(errors="replace")) + 1
     return f"{line}:{column}"
+
+
+def _offset(raw: bytes, message: str) -> int:
+    """The byte msgspec names; two of its errors name none, so those are found here."""
+    marker = "(byte "
+    if marker in message:
+        return int(message.rsplit(marker, 1)[1].rstrip(")"))
+    try:
+        raw.decode()
+    except UnicodeDecodeError as exc:
+        return exc.start  # "Invalid UTF-8 encoded string"
+    if "truncated" in message:
+        return len(raw.rstrip())  # the file ends where more JSON was due
+    return 0
 
 
 def _reason(message: str) -> str:
@@ -164,8 +185,13 @@ def _canonical(value: Any) -> bytes | None:
 @contextlib.contextmanager
 def locked_config(path: Path) -> Iterator[Config]:
     """The config, read under an exclusive lock held until the block ends (read-modify-write)."""
-    ensure_private_dir(path.parent)
-    lock_fd = open_private(path.with_name(".config.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
+    try:
+        ensure_private_dir(path.parent)
+        lock_fd = open_private(
+            path.with_name(".config.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
+        )
+    except OSError as exc:
+        raise _cannot_write(path, exc) from exc
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
         yield load_config(path)
@@ -176,6 +202,7 @@ def locked_config(path: Path) -> Iterator[Config]:
 def set_value(config: Config, key: str, value: Any) -> Change:
     """Store ``value`` at ``key`` in ``config.data`` (checked if known); the caller saves."""
     parts = split_path(key)
+    _check_not_beneath_setting(parts)
     if is_known(key):
         value = check_value(SETTINGS[key], value)
     _check_subtree(key, value)
@@ -201,6 +228,17 @@ def unset_value(config: Config, key: str) -> Change:
         if parent:
             break
     return Change(key, old, MISSING)
+
+
+def _check_not_beneath_setting(parts: list[str]) -> None:
+    """``audit.keepFiles.x`` would turn the setting ``audit.keepFiles`` into an object."""
+    for depth in range(1, len(parts)):
+        above = ".".join(parts[:depth])
+        if is_known(above):
+            setting = SETTINGS[above]
+            raise ConfigValueError(
+                f"{'.'.join(parts)}: {above} is a setting ({setting.expected}), not an object"
+            )
 
 
 def _check_subtree(key: str, value: Any) -> None:
@@ -232,7 +270,18 @@ def _parent(config: Config, parts: list[str], *, create: bool) -> dict[str, Any]
 def save_config(config: Config) -> None:
     """Write atomically: a private temporary file beside config.json, renamed over it."""
     text = msgspec.json.format(msgspec.json.encode(config.data), indent=2) + b"\n"
-    folder = ensure_private_dir(config.path.parent)
+    try:
+        _replace(config.path, text)
+    except OSError as exc:
+        raise _cannot_write(config.path, exc) from exc
+
+
+def _cannot_write(path: Path, exc: OSError) -> ConfigError:
+    return ConfigError(f"{path}: cannot write: {exc.strerror}; the file was left as it was")
+
+
+def _replace(path: Path, text: bytes) -> None:
+    folder = ensure_private_dir(path.parent)
     fd, temporary = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=folder)
     try:
         os.fchmod(fd, FILE_MODE)
@@ -240,7 +289,7 @@ def save_config(config: Config) -> None:
             file.write(text)
             file.flush()
             os.fsync(file.fileno())
-        os.replace(temporary, config.path)
+        os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)

@@ -1,0 +1,131 @@
+"""`wisp logs`, through the real console script, as a person runs it."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import msgspec
+
+from wisp.audit import AuditLog, FileSink
+from wisp.audit.kinds import ConfigChange, Error, ToolCall, ToolResult
+
+WISP_LINE = b'{"schema":1,"id":"%s","time":"2026-11-30T10:00:00.000Z","version":"0.1.0",'
+
+
+def audit_log(home: Path, session: str = "5fd0cf21aaaabbbb", **limits: int) -> AuditLog:
+    sink = FileSink(
+        home / "logs" / "audit.jsonl",
+        max_file_bytes=limits.get("max_file_bytes", 1 << 30),
+        keep_files=limits.get("keep_files", 1000),
+    )
+    return AuditLog(sink, session=session)
+
+
+def test_no_logs_folder_prints_nothing_and_succeeds(run_wisp, wisp_home: Path) -> None:
+    result = run_wisp("logs")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert not wisp_home.exists()
+
+
+def test_kind_last_json_prints_exactly_the_newest_such_lines(run_wisp, wisp_home: Path) -> None:
+    log = audit_log(wisp_home)
+    for index in range(12):
+        log.record(ConfigChange(path="k", old=index, new=index + 1, source="cli"))
+        log.record(Error(message=f"noise {index}", context=""))
+    result = run_wisp("logs", "--kind", "config.change", "--last", "5", "--json")
+    assert result.returncode == 0, result.stderr
+    stored = (wisp_home / "logs" / "audit.jsonl").read_text().splitlines()
+    changes = [line for line in stored if '"kind":"config.change"' in line]
+    assert result.stdout.splitlines() == changes[-5:]
+
+
+def test_summary_lines_name_time_session_turn_kind_and_detail(run_wisp, wisp_home) -> None:
+    log = audit_log(wisp_home)
+    log.turn = 3
+    log.record(ToolCall(tool="current_date", arguments={}), call="c1")
+    log.record(
+        ToolResult(tool="current_date", output="2026-11-30", bytes=10, seconds=0.002), call="c1"
+    )
+    result = run_wisp("logs")
+    call, outcome = result.stdout.splitlines()
+    assert call.split()[2:] == ["5fd0cf21", "t3", "tool.call", "current_date", "{}"]
+    assert outcome.split()[2:6] == ["5fd0cf21", "t3", "tool.result", "current_date"]
+    assert '"2026-11-30"' in outcome
+
+
+def test_unknown_kind_is_shown_and_a_torn_line_noted(run_wisp, wisp_home: Path) -> None:
+    audit_log(wisp_home).record(Error(message="known", context=""))
+    with open(wisp_home / "logs" / "audit.jsonl", "ab") as file:
+        file.write(WISP_LINE % b"00000000000000ff")
+        file.write(b'"pid":7,"session":"feedfacefeedface","kind":"future.kind",')
+        file.write(b'"details":{"what":"from a newer wisp"}}\n')
+        file.write(b'{"schema":1,"id":"ab')  # a writer killed mid-line
+    result = run_wisp("logs")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2
+    assert "future.kind" in lines[1] and "from a newer wisp" in lines[1]
+    note = result.stderr.strip()
+    assert note.count("\n") == 0
+    assert "audit.jsonl" in note and "partial line" in note
+
+
+def test_filters_combine(run_wisp, wisp_home: Path) -> None:
+    audit_log(wisp_home, "aaaa111100000000").record(Error(message="a", context=""))
+    audit_log(wisp_home, "bbbb222200000000").record(Error(message="b", context=""))
+    audit_log(wisp_home, "bbbb222200000000").record(
+        ConfigChange(path="x", old=None, new=1, source="cli")
+    )
+    result = run_wisp("logs", "--session", "bbbb", "--kind", "error", "--json")
+    assert [
+        msgspec.json.decode(line)["details"]["message"] for line in result.stdout.splitlines()
+    ] == ["b"]
+
+
+def test_a_kind_this_wisp_does_not_know_gets_a_hint(run_wisp, wisp_home: Path) -> None:
+    audit_log(wisp_home).record(Error(message="e", context=""))
+    result = run_wisp("logs", "--kind", "config.chnage")
+    assert result.returncode == 0
+    assert "did you mean config.change?" in result.stderr
+
+
+def test_bad_usage_exits_2_without_a_traceback(run_wisp) -> None:
+    result = run_wisp("logs", "--last", "many")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "--last" in result.stderr
+
+
+def test_help_explains_the_options(run_wisp) -> None:
+    result = run_wisp("logs", "--help")
+    assert result.returncode == 0
+    for option in ("--session", "--kind", "--tool", "--last", "--json", "--follow"):
+        assert option in result.stdout
+
+
+async def test_follow_prints_new_events_across_rotations(
+    wisp_script: Path, wisp_env: dict[str, str], wisp_home: Path
+) -> None:
+    log = audit_log(wisp_home, max_file_bytes=2048, keep_files=100)
+    log.record(Error(message="history", context=""))
+    process = await asyncio.create_subprocess_exec(
+        str(wisp_script), "logs", "--follow", "--json",
+        env=wisp_env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None
+
+    async def next_message() -> str:
+        line = await asyncio.wait_for(process.stdout.readline(), timeout=20)
+        return msgspec.json.decode(line)["details"]["message"]
+
+    try:
+        assert await next_message() == "history"  # the follower is in place from here on
+        for index in range(40):  # about ten rotations
+            log.record(Error(message=f"new {index}", context="x" * 100))
+        assert [await next_message() for _ in range(40)] == [f"new {i}" for i in range(40)]
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout=20)
+    assert process.returncode == 0
+    assert b"Traceback" not in stderr

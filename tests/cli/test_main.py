@@ -1,0 +1,73 @@
+"""The `wisp` command itself: version, help, usage errors, diagnostics."""
+
+from __future__ import annotations
+
+import subprocess
+
+from wisp import __version__
+
+
+def test_version_names_the_release(run_wisp) -> None:
+    result = run_wisp("--version")
+    assert (result.returncode, result.stdout.strip()) == (0, f"wisp {__version__}")
+
+
+def test_help_lists_the_commands_and_the_environment(run_wisp) -> None:
+    result = run_wisp("--help")
+    assert result.returncode == 0
+    for word in ("config", "logs", "WISP_HOME", "WISP_LOG", "examples:"):
+        assert word in result.stdout
+
+
+def test_no_command_shows_help_on_stderr_and_exits_2(run_wisp) -> None:
+    result = run_wisp()
+    assert result.returncode == 2
+    assert result.stdout == "" and "usage: wisp" in result.stderr
+
+
+def test_an_unknown_command_is_a_usage_error(run_wisp) -> None:
+    result = run_wisp("frobnicate")
+    assert result.returncode == 2
+    assert "invalid choice: 'frobnicate'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_every_subcommand_has_help(run_wisp) -> None:
+    for args in (["config"], ["config", "list"], ["config", "get"], ["config", "set"],
+                 ["config", "unset"], ["logs"]):  # fmt: skip
+        result = run_wisp(*args, "--help")
+        assert result.returncode == 0, args
+        assert result.stdout.startswith("usage: wisp"), args
+
+
+def test_wisp_log_mirrors_diagnostics_to_stderr_never_stdout(run_wisp, wisp_env) -> None:
+    wisp_env["WISP_LOG"] = "debug"
+    result = run_wisp("config", "get", "model")
+    assert result.stdout == "local\n"
+    assert "wisp DEBUG" in result.stderr
+
+
+def test_without_wisp_log_there_are_no_diagnostics(run_wisp) -> None:
+    result = run_wisp("config", "get", "model")
+    assert (result.stdout, result.stderr) == ("local\n", "")
+
+
+def test_a_bad_wisp_log_level_is_named(run_wisp, wisp_env) -> None:
+    wisp_env["WISP_LOG"] = "loud"
+    result = run_wisp("config", "get", "model")
+    assert result.stdout == "local\n"
+    assert "WISP_LOG='loud' is not a level" in result.stderr
+
+
+def test_python_dash_m_wisp_is_the_same_command(wisp_env) -> None:
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "wisp", "--version"], env=wisp_env, capture_output=True, text=True
+    )
+    assert result.stdout.strip() == f"wisp {__version__}"
+
+
+def test_wisp_tui_has_version_and_help(wisp_script, wisp_env) -> None:
+    tui = wisp_script.with_name("wisp-tui")
+    result = subprocess.run([str(tui), "--help"], env=wisp_env, capture_output=True, text=True)
+    assert result.returncode == 0 and "usage: wisp-tui" in result.stdout

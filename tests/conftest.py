@@ -1,0 +1,76 @@
+"""Fixtures every test may use: a fresh WISP_HOME, and the real `wisp` console script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import pytest
+
+WISP = Path(sys.executable).parent / "wisp"
+
+RunWisp = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caller's wisp settings stay out of every test."""
+    for name in ("WISP_HOME", "WISP_LOG"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def wisp_home(tmp_path: Path) -> Path:
+    """A WISP_HOME that does not exist yet, as on a fresh machine."""
+    return tmp_path / "wisp-home"
+
+
+@pytest.fixture
+def wisp_env(wisp_home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("WISP_HOME", "WISP_LOG")}
+    env["WISP_HOME"] = str(wisp_home)
+    return env
+
+
+@pytest.fixture
+def wisp_script() -> Path:
+    """The installed `wisp` console script, beside this Python."""
+    return WISP
+
+
+@pytest.fixture
+def run_wisp(wisp_env: dict[str, str]) -> RunWisp:
+    """Run the installed `wisp` script with the fresh home; returns the finished process."""
+
+    def run(
+        *args: str, input: str | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(WISP), *args],
+            env=wisp_env,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    return run
+
+
+@pytest.fixture
+def audit_lines(wisp_home: Path) -> Callable[[], list[dict]]:
+    """Every line of every audit file under the home, oldest first, decoded."""
+    from wisp.audit.reader import log_files
+
+    def read() -> list[dict]:
+        return [
+            msgspec.json.decode(line)
+            for path in log_files(wisp_home / "logs")
+            for line in path.read_bytes().splitlines()
+        ]
+
+    return read
