@@ -1,0 +1,1 @@
+"""The agent: one conversation's turns, the tool loop, and the checks under each reply."""

@@ -1,0 +1,208 @@
+"""The agent's vocabulary: messages, tool calls, stream events, and the contracts it relies on.
+
+The agent loop is handed a model backend, tools, a store and an audit log; it never imports
+them. This module is the one they share: ``Backend`` (a model that streams one request),
+``Tool`` (one callable tool) and the values that pass between them. Everything here is data or
+a ``Protocol``; nothing does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+from wisp.errors import WispError
+
+# -- messages ------------------------------------------------------------------------------
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(msgspec.Struct, frozen=True):
+    """One call the model asked for. ``id`` is wisp's (8 lowercase hex, unique in a session)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class Message(msgspec.Struct, kw_only=True):
+    """One chat message as every backend takes it; each backend maps it to its wire format."""
+
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
+    """An assistant message's calls."""
+    tool_call_id: str | None = None
+    """A tool message: the call it answers."""
+    tool_name: str | None = None
+    """A tool message: the tool that produced it (Ollama wants it)."""
+
+
+class ToolSpec(msgspec.Struct, frozen=True):
+    """A tool as offered to a model: its name, what it does, and its JSON Schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class Usage(msgspec.Struct, frozen=True):
+    """Tokens one request (or a turn's requests, summed) used, as the runtime reported them."""
+
+    input: int = 0
+    output: int = 0
+    cached: int = 0
+    reasoning: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cached + other.cached,
+            self.reasoning + other.reasoning,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """Everything one model request carries: the whole composition (backends are stateless)."""
+
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+    think: bool | str | None = None
+    """The thinking switch to send, or None to send nothing."""
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+# -- what a request streams back -------------------------------------------------------------
+
+
+class ThinkingDelta(msgspec.Struct, frozen=True):
+    """A fragment of the model's thinking (never sent back to it)."""
+
+    text: str
+
+
+class TextDelta(msgspec.Struct, frozen=True):
+    """A fragment of the reply."""
+
+    text: str
+
+
+class ToolCallRequested(msgspec.Struct, frozen=True):
+    """A whole tool call, once the model has finished writing it. The agent gives it its id."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+class UsageReport(msgspec.Struct, frozen=True):
+    """The request's token counts, when the runtime reports them."""
+
+    usage: Usage
+
+
+StreamEvent = ThinkingDelta | TextDelta | ToolCallRequested | UsageReport
+
+
+# -- models -------------------------------------------------------------------------------
+
+Capability = Literal["toolCalling", "guidedGeneration", "reasoning", "vision"]
+CapabilitySource = Literal["runtime", "configuration", "undeclared"]
+
+
+class Backend(Protocol):
+    """One resolved model that can answer requests.
+
+    ``stream`` yields events until the reply is complete and returns; it raises ``ModelError``
+    (or ``ContextOverflow``) on failure. Cancelling the task that iterates it stops the request
+    (D8): an HTTP stream is closed, the local model stops between tokens, a script between
+    chunks.
+    """
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(slots=True)
+class ResolvedModel:
+    """A model chosen and checked, ready for a conversation (models.md §2)."""
+
+    selection: str
+    """The canonical selection: ``local``, ``ollama:qwen3:latest``, ``script:/abs/path.json``."""
+    backend_name: str
+    """``local`` or the scheme, for ``model.resolved``'s ``backend``."""
+    backend: Backend
+    capabilities: list[Capability]
+    capability_source: CapabilitySource
+    asset: str | None
+    """What backs it, for the audit: a real path, or ``<baseURL> <server id>``; never a key."""
+    context_size: int | None
+    context_note: str | None
+
+    @property
+    def can_call_tools(self) -> bool:
+        return "toolCalling" in self.capabilities
+
+
+class ModelError(WispError):
+    """A model request failed; the message says why, in the runtime's terms."""
+
+
+class ContextOverflow(ModelError):
+    """The prompt did not fit the model's window."""
+
+
+class ModelUnavailable(ModelError):
+    """The model cannot be used: no server, no such model, a missing extra, bad selection."""
+
+
+# -- tools --------------------------------------------------------------------------------
+
+
+class ConversationView(Protocol):
+    """What a tool may read of the conversation it runs in (inspect, memory, edit_file)."""
+
+    session: str
+    turn: int
+    model: str
+    tool_names: list[str]
+    store: Any
+    """The ``wisp.store.ConversationStore``."""
+    home: Path
+    """``WISP_HOME``."""
+    config: Any
+    """The ``wisp.config.Config`` in force."""
+    audit_file: Path | None
+    """The audit file, None when the audit log is off."""
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a tool may use while it runs. Passed in per call; tools keep no global state."""
+
+    working_directory: Path
+    call_id: str
+    output_budget: int
+    """B: the bytes of output a result may carry (agent.md §4.2)."""
+    record: Callable[[Any], Any]
+    """Records an audit event (a ``wisp.audit`` Details) under this call's id; returns it."""
+    conversation: ConversationView
+
+
+class Tool(Protocol):
+    """One tool the model can call. Ordinary failures are results starting ``error:``."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str: ...
