@@ -1,0 +1,93 @@
+"""A conversation over the real `script:` backend, a memory audit sink and real tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from wisp.agent.events import AgentEvent
+from wisp.agent.loop import Conversation
+from wisp.agent.prompt import system_prompt
+from wisp.agent.recorder import Recorder
+from wisp.agent.types import Tool, ToolContext
+from wisp.audit import AuditLog, MemorySink
+from wisp.config import Config
+from wisp.models.script import resolve as resolve_script
+from wisp.store import ConversationStore, PendingEntry
+from wisp.tools.current_date import CurrentDateTool
+
+
+class EchoTool:
+    """A real tool for tests: says back what it was given (or fails on ``fail``)."""
+
+    name = "echo"
+    description = "Says back its text."
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    }
+    read_only = True
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        text = str(arguments.get("text", ""))
+        if text == "raise":
+            raise RuntimeError("the echo broke")
+        if text == "fail":
+            return "error: asked to fail"
+        return text
+
+
+@pytest.fixture
+def sink() -> MemorySink:
+    return MemorySink()
+
+
+@pytest.fixture
+def write_script(tmp_path: Path) -> Callable[..., Path]:
+    def write(*responses: dict[str, Any], **top: Any) -> Path:
+        path = tmp_path / "script.json"
+        path.write_text(json.dumps({"responses": list(responses), **top}))
+        return path
+
+    return write
+
+
+@pytest.fixture
+def make_conversation(tmp_path: Path, sink: MemorySink) -> Callable[..., Conversation]:
+    async def make(
+        script: Path, tools: list[Tool] | None = None, store: ConversationStore | None = None
+    ) -> Conversation:
+        model = await resolve_script(str(script))
+        tools = [CurrentDateTool(), EchoTool()] if tools is None else tools
+        instructions = system_prompt(
+            has_tools=bool(tools), has_memory=False, extension=None, instructions=None
+        )
+        if store is None:
+            store = ConversationStore()
+            store.add(
+                PendingEntry("instructions", instructions), turn=None, origin="carried", time=None
+            )
+        return Conversation(
+            model=model,
+            tools=tools,
+            store=store,
+            recorder=Recorder(AuditLog(sink, session="5e55105e5e55105e")),
+            instructions=instructions,
+            home=tmp_path / "home",
+            config=Config(tmp_path / "config.json", {}),
+            working_directory=tmp_path,
+            audit_file=None,
+            max_steps=5,
+        )
+
+    return make  # type: ignore[return-value]
+
+
+@pytest.fixture
+def events() -> list[AgentEvent]:
+    return []

@@ -1,0 +1,205 @@
+"""A turn end to end over the real `script:` backend: entries, audit order, checks, stops."""
+
+from __future__ import annotations
+
+import asyncio
+
+from msgspec import UNSET
+
+from wisp.agent.compose import compose
+from wisp.agent.events import TextFragment, ThinkingEnded, ToolFinished
+from wisp.audit import MemorySink
+from wisp.store import transcripts
+
+
+def kinds(sink: MemorySink) -> list[str]:
+    return sink.kinds()
+
+
+async def test_a_turn_calls_tools_and_replies(make_conversation, write_script, sink, events):
+    script = write_script(
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "hello"}}]},
+        {"text": "The echo said hello.", "usage": {"input": 120, "output": 9}},
+    )
+    conversation = await make_conversation(script)
+    result = await conversation.run_turn("say hello", events.append)
+    assert result.outcome == "ok"
+    assert result.text == "The echo said hello."
+    assert result.ran == "ran: echo"
+    assert kinds(sink) == ["prompt", "tool.call", "tool.result", "response"]
+    call, outcome = sink.events[1], sink.events[2]
+    assert call.call == outcome.call and len(call.call) == 8
+    assert all(event.turn == 1 for event in sink.events)
+    response = sink.events[-1].details
+    assert (response.usage.input, response.usage.output) == (120, 9)
+    assert [e.kind for e in conversation.store] == [
+        "instructions", "prompt", "toolCalls", "toolOutput", "response"
+    ]  # fmt: skip
+    assert "".join(e.text for e in events if isinstance(e, TextFragment)) == result.text
+    assert [e.output for e in events if isinstance(e, ToolFinished)] == ["hello"]
+
+
+async def test_entries_link_to_the_events_that_recorded_them(
+    make_conversation, write_script, sink, events
+):
+    script = write_script(
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "x"}}]}, {"text": "done"}
+    )
+    conversation = await make_conversation(script)
+    await conversation.run_turn("go", events.append)
+    ids = {event.kind: event.id for event in sink.events}
+    by_kind = {entry.kind: entry for entry in conversation.store}
+    assert by_kind["prompt"].sources[0].event == ids["prompt"]
+    assert by_kind["toolCalls"].sources[0].event == ids["tool.call"]
+    assert by_kind["toolOutput"].sources[0].event == ids["tool.result"]
+    assert by_kind["response"].sources[0].event == ids["response"]
+
+
+async def test_a_second_identical_call_is_marked_repeat(
+    make_conversation, write_script, sink, events
+):
+    call = {"name": "echo", "arguments": {"text": "again"}}
+    script = write_script({"tool_calls": [call, call]}, {"text": "twice"})
+    conversation = await make_conversation(script)
+    result = await conversation.run_turn("twice", events.append)
+    results = [e.details for e in sink.events if e.kind == "tool.result"]
+    assert [r.repeat for r in results] == [UNSET, 2]
+    assert result.ran == "ran: echo ×2"
+
+
+async def test_a_failing_tool_is_a_failed_call_not_a_failed_turn(
+    make_conversation, write_script, sink, events
+):
+    script = write_script(
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "fail"}}]},
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "raise"}}]},
+        {"text": "It failed twice."},
+    )
+    conversation = await make_conversation(script)
+    result = await conversation.run_turn("try", events.append)
+    assert result.outcome == "ok"
+    assert result.ran == "ran: echo ×2 (2 failed)"
+    errors = [e for e in sink.events if e.kind == "error"]
+    assert len(errors) == 1 and errors[0].call is not None
+    assert errors[0].details.message == "RuntimeError: the echo broke"
+
+
+async def test_the_step_limit_ends_the_turn_with_an_error(
+    make_conversation, write_script, sink, events
+):
+    call = {"tool_calls": [{"name": "current_date", "arguments": {}}]}
+    conversation = await make_conversation(write_script(*[call] * 6))
+    result = await conversation.run_turn("loop forever", events.append)
+    assert result.outcome == "error"
+    assert result.error == (
+        "the model made 5 requests without a final reply; the turn was stopped there"
+    )
+    assert kinds(sink)[-1] == "error"
+    assert sink.events[-1].details.context == "turn"
+    assert conversation.store.entries[1].kind == "prompt"  # the failed turn is still stored
+
+
+async def test_a_model_failure_is_an_error_outcome(make_conversation, write_script, sink, events):
+    conversation = await make_conversation(write_script({"error": "the server fell over"}))
+    result = await conversation.run_turn("hi", events.append)
+    assert (result.outcome, result.error) == ("error", "the server fell over")
+
+
+async def test_thinking_is_recorded_at_both_edges_and_stored(
+    make_conversation, write_script, sink, events
+):
+    script = write_script({"thinking": "Let me think about it.", "text": "Yes."})
+    conversation = await make_conversation(script)
+    result = await conversation.run_turn("well?", events.append)
+    reasoning = [e.details for e in sink.events if e.kind == "model.reasoning"]
+    assert [r.phase for r in reasoning] == ["start", "end"]
+    assert reasoning[1].text == "Let me think about it."
+    assert reasoning[1].tokens == 6  # one a streamed chunk (4 characters each)
+    assert [e.kind for e in conversation.store][-2:] == ["reasoning", "response"]
+    (thought,) = [e for e in events if isinstance(e, ThinkingEnded)]
+    assert result.thoughts == [thought]
+    # Reasoning is never sent back to the model.
+    messages = compose("sys", conversation.store, [], memory=False)
+    assert all("Let me think" not in m.content for m in messages)
+
+
+async def test_cited_entries_are_checked_against_the_store(
+    make_conversation, write_script, sink, events
+):
+    script = write_script(
+        {"tool_calls": [{"name": "current_date", "arguments": {}}]},
+        {"text": "Checked (entry 3); all steps logged in entries 3-9."},
+    )
+    conversation = await make_conversation(script)
+    result = await conversation.run_turn("check", events.append)
+    assert len(conversation.store) == 5
+    assert result.unknown_entries == [6, 7, 8, 9]
+    assert result.cited == "cited but not in this conversation: entries 6–9 (4)"
+
+
+async def test_ran_no_tools_when_the_reply_names_a_tool_it_did_not_call(
+    make_conversation, write_script, events
+):
+    conversation = await make_conversation(write_script({"text": "I ran current_date."}))
+    result = await conversation.run_turn("date?", events.append)
+    assert result.ran == "ran: no tools"
+
+
+async def test_a_stopped_turn_keeps_its_prompt_and_finished_calls(
+    make_conversation, write_script, sink, events
+):
+    script = write_script(
+        {
+            "tool_calls": [
+                {"name": "echo", "arguments": {"text": "first"}},
+            ]
+        },
+        {"text": "a long reply " * 50, "delay_ms": 50},
+    )
+    conversation = await make_conversation(script)
+    task = asyncio.create_task(conversation.run_turn("go", events.append))
+    while not any(isinstance(e, TextFragment) for e in events):
+        await asyncio.sleep(0.01)
+    conversation.stop()
+    result = await task
+    assert result.outcome == "stopped"
+    assert kinds(sink)[-1] == "turn.stopped"
+    assert "response" not in kinds(sink)
+    assert [e.kind for e in conversation.store][1:] == ["prompt", "toolCalls", "toolOutput"]
+
+
+async def test_earlier_outputs_go_as_references_from_the_next_turn(
+    make_conversation, write_script, events
+):
+    long_text = "line of output\n" * 100
+    script = write_script(
+        {"tool_calls": [{"name": "echo", "arguments": {"text": long_text}}]},
+        {"text": "done"},
+        {"text": "second"},
+    )
+    conversation = await make_conversation(script)
+    await conversation.run_turn("first", events.append)
+    output = next(e for e in conversation.store if e.kind == "toolOutput")
+    await conversation.run_turn("second", events.append)
+    assert output.referenced_at == 2
+    messages = compose(conversation.instructions, conversation.store, [], memory=False)
+    tool_message = next(m for m in messages if m.role == "tool")
+    assert tool_message.content.startswith(f"[output of entry {output.id} not repeated: echo")
+
+
+async def test_a_resumed_store_keeps_its_entry_numbers(
+    make_conversation, write_script, tmp_path, events
+):
+    first = await make_conversation(
+        write_script({"tool_calls": [{"name": "current_date", "arguments": {}}]}, {"text": "ok"})
+    )
+    await first.run_turn("what day is it?", events.append)
+    transcripts.save(first.store, tmp_path / "transcripts", "x")
+    store = transcripts.load(tmp_path / "transcripts", "x")
+    assert [e.origin for e in store][1:] == ["resumed"] * 4
+    second = await make_conversation(
+        write_script({"text": "As entry 4 showed, it is today."}), store=store
+    )
+    result = await second.run_turn("and again?", events.append)
+    assert result.cited is None
+    assert [e.id for e in second.store] == [1, 2, 3, 4, 5, 6, 7]

@@ -1,0 +1,134 @@
+"""Every tool call goes through here (agent.md §4.1): ``tool.call``, the tool, ``tool.result``.
+
+A new tool is audited without doing anything. An output larger than the budget B is kept
+whole in the conversation's output store (``output.kept``) and the model is given its head and
+tail with a marker; the log records what the model saw, never more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from wisp.agent.recorder import Recorder
+from wisp.agent.text import held_back, utf8_len
+from wisp.agent.types import ConversationView, Tool, ToolCall, ToolContext
+from wisp.audit.kinds import Error, OutputKept, ToolResult
+from wisp.audit.kinds import ToolCall as ToolCallEvent
+
+OUTPUT_CEILING = 16 * 1024 * 1024
+READ_HINTS = {
+    "read_file": "read it in pages with offset",
+}
+DEFAULT_HINT = "narrow the request to see part of it"
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """What one audited call produced: the output the model got and the events' ids."""
+
+    output: str
+    seconds: float
+    call_event: str
+    result_event: str | None
+
+
+class AuditedTools:
+    """Runs the conversation's tools, each call recorded."""
+
+    def __init__(self, tools: list[Tool], recorder: Recorder, output_dir: Path) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+        self.recorder = recorder
+        self.output_dir = output_dir
+        self._repeats: Counter[tuple[str, bytes]] = Counter()
+
+    def new_turn(self) -> None:
+        self._repeats.clear()  # ``repeat`` counts within a turn
+
+    async def run(
+        self,
+        call: ToolCall,
+        *,
+        conversation: ConversationView,
+        working_directory: Path,
+        budget: int,
+    ) -> CallRecord:
+        record = self.recorder.record
+        call_event = record(ToolCallEvent(tool=call.name, arguments=call.arguments), call=call.id)
+        key = (call.name, msgspec.json.encode(call.arguments, order="sorted"))
+        self._repeats[key] += 1
+        started = time.monotonic()
+        tool = self.tools.get(call.name)
+        if tool is None:
+            output = f"error: no tool named {call.name}; tools: {', '.join(self.tools) or 'none'}"
+        else:
+            context = ToolContext(
+                working_directory=working_directory,
+                call_id=call.id,
+                output_budget=budget,
+                record=lambda details: record(details, call=call.id),
+                conversation=conversation,
+            )
+            try:
+                output = await tool.run(dict(call.arguments), context)
+            except Exception as exc:  # a tool's bug: recorded, and the model told
+                message = f"{type(exc).__name__}: {exc}"
+                record(Error(message=message, context=f"tool {call.name}"), call=call.id)
+                seconds = time.monotonic() - started
+                return CallRecord(f"error: {message}", seconds, call_event, None)
+        output = self._within_budget(call, output, budget)
+        seconds = time.monotonic() - started
+        repeat = self._repeats[key]
+        result = ToolResult(
+            tool=call.name, output=output, bytes=utf8_len(output), seconds=round(seconds, 6)
+        )
+        if repeat > 1:
+            result.repeat = repeat
+        result_event = record(result, call=call.id)
+        return CallRecord(output, seconds, call_event, result_event)
+
+    def _within_budget(self, call: ToolCall, output: str, budget: int) -> str:
+        if utf8_len(output) <= budget:
+            return output
+        self._keep(call, output)
+        hint = READ_HINTS.get(call.name, DEFAULT_HINT)
+        return held_back(output, budget, output_id=call.id, hint=hint)
+
+    def _keep(self, call: ToolCall, output: str) -> None:
+        """The whole output in output/<session>/<call> (0600), up to 16 MiB; ``output.kept``."""
+        data = output.encode()
+        kept = data[:OUTPUT_CEILING]
+        folder = self.output_dir / self.recorder.session
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(folder, 0o700)
+        fd = os.open(folder / call.id, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, kept)
+        finally:
+            os.close(fd)
+        self.recorder.record(
+            OutputKept(
+                tool=call.name,
+                bytes=len(kept),
+                lines=kept.count(b"\n") + 1,
+                sha256=hashlib.sha256(kept).hexdigest(),
+                cut=len(data) > OUTPUT_CEILING,
+                total_bytes=len(data),
+            ),
+            call=call.id,
+        )
+
+
+def new_call_id(used: set[str]) -> str:
+    """8 lowercase hex characters, unique within the session."""
+    while (candidate := os.urandom(4).hex()) in used:
+        pass
+    used.add(candidate)
+    return candidate

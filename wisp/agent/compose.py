@@ -1,0 +1,147 @@
+"""Composing a request from the store (agent.md §9.3) and the reference form (§5.1).
+
+Every request carries the whole composition: the instructions, the active entries in store
+order with earlier turns' tool outputs as references, then the running turn's own entries
+whole. Reasoning is never sent back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+import msgspec
+
+from wisp.agent.text import bounded, utf8_len
+from wisp.agent.types import Message, ToolCall
+from wisp.store import Entry, PendingEntry, ToolOutputValue
+
+READ_ONLY_TOOLS = frozenset({"read_file", "inspect", "system_info", "current_date"})
+REFERENCE_BYTES = 576  # 640 less 64 (agent.md §5.1)
+_NOT_CONTENT = ("exit status:", "stdout:", "stderr:", "timed out:", "stopped:")
+_TRAILING_MARKERS = ("[truncated:", "[held back:", "[more: call again with offset", "[end of file]")
+
+
+def compose(
+    instructions: str, stored: Iterable[Entry], running: Iterable[PendingEntry], *, memory: bool
+) -> list[Message]:
+    """The messages of one request."""
+    messages = [Message(role="system", content=instructions)]
+    stored = list(stored)
+    calls = calls_by_id(stored)
+    for entry in stored:
+        if entry.active and entry.kind != "instructions":
+            referenced = entry.referenced_at is not None
+            text = reference(entry, memory=memory, calls=calls) if referenced else None
+            _append(messages, entry.kind, entry.value, text)
+    for pending in running:
+        _append(messages, pending.kind, pending.value, None)
+    return messages
+
+
+def calls_by_id(entries: Iterable[Entry]) -> dict[str, ToolCall]:
+    """Every stored tool call by its id, for the references' ``arguments:`` lines."""
+    return {
+        call.id: call
+        for entry in entries
+        if entry.kind == "toolCalls"
+        for call in entry.value  # type: ignore[union-attr]
+    }
+
+
+def _append(messages: list[Message], kind: str, value: object, replaced: str | None) -> None:
+    match kind:
+        case "prompt" | "command" | "other":
+            messages.append(Message(role="user", content=str(value)))
+        case "response":
+            messages.append(Message(role="assistant", content=str(value)))
+        case "toolCalls":
+            calls = list(value)  # type: ignore[call-overload]
+            last = messages[-1]
+            if last.role == "assistant" and not last.tool_calls:
+                last.tool_calls = calls  # text the model wrote before its calls: one message
+            else:
+                messages.append(Message(role="assistant", tool_calls=calls))
+        case "toolOutput":
+            assert isinstance(value, ToolOutputValue)
+            content = value.text if replaced is None else replaced
+            messages.append(
+                Message(
+                    role="tool", content=content, tool_call_id=value.call_id, tool_name=value.tool
+                )
+            )
+        case _:
+            pass  # reasoning is never sent; instructions come first, from the caller
+
+
+def reference(entry: Entry, *, memory: bool, calls: dict[str, ToolCall] | None = None) -> str:
+    """``[output of entry 7 not repeated: read_file at 14:05:12, ok, 101 lines, …]`` and its
+    ``arguments:``, ``first line:``, ``last line:`` and ``paging:`` lines."""
+    value = entry.value
+    assert isinstance(value, ToolOutputValue)
+    text = value.text
+    header = f"output of entry {entry.id} not repeated: {value.tool[:40]}"
+    if clock := _local_time(entry.time):
+        header += f" at {clock}"
+    lines = text.split("\n")
+    count = len(lines)
+    header += f", {_status(value.tool, text)}, {count} line{'s' if count != 1 else ''}"
+    size = utf8_len(text)
+    header += f", {size} byte{'s' if size != 1 else ''}; {_hint(entry.id, value.tool, memory)}"
+    parts = [f"[{header}]"]
+    call = (calls or {}).get(value.call_id)
+    if call is not None:
+        arguments = " ".join(msgspec.json.encode(call.arguments).decode().split())
+        parts.append("arguments: " + _cut(arguments, 200))
+    content, paging = _content_lines(value.tool, lines)
+    if content:
+        parts.append("first line: " + _cut(content[0], 100))
+    if len(content) > 1:
+        parts.append("last line: " + _cut(content[-1], 100))
+    if paging:
+        parts.append(f"paging: more from offset {paging}")
+    return bounded("\n".join(parts), REFERENCE_BYTES)
+
+
+def _status(tool: str, text: str) -> str:
+    if text.startswith("error:"):
+        return "failed"
+    if tool == "run_command":
+        first = next((line for line in text.split("\n") if line.strip()), "")
+        if first.startswith("exit status: "):
+            return "exit status " + first.removeprefix("exit status: ").strip()
+    return "ok"
+
+
+def _hint(entry_id: int, tool: str, memory: bool) -> str:
+    if memory:
+        return f'to see it: memory "recall entry {entry_id}"'
+    if tool in READ_ONLY_TOOLS:
+        return "call it again to see it"
+    return "its output is not repeated; do not run it again to see it"
+
+
+def _content_lines(tool: str, lines: list[str]) -> tuple[list[str], str | None]:
+    content = [line.strip() for line in lines if line.strip()]
+    if tool == "run_command":
+        content = [line for line in content if not line.startswith(_NOT_CONTENT)]
+    paging = None
+    while content and content[-1].startswith(_TRAILING_MARKERS):
+        marker = content.pop()
+        if marker.startswith("[more: call again with offset"):
+            paging = marker.removeprefix("[more: call again with offset").strip(" ]")
+    return content, paging
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _local_time(iso: str | None) -> str | None:
+    if not iso:
+        return None
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.astimezone().strftime("%H:%M:%S")

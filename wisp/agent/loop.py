@@ -1,0 +1,377 @@
+"""One conversation's turns (agent.md §3): prompt → streamed request → tools → … → reply.
+
+``Conversation`` is handed its model, tools, store and audit recorder; it imports none of
+them. A turn streams what happens to the face through ``emit`` and ends with a ``TurnResult``
+carrying the lines under the reply, computed from the store and the audit trail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from wisp.agent import checks
+from wisp.agent.audited import AuditedTools, new_call_id
+from wisp.agent.compose import calls_by_id, compose, reference
+from wisp.agent.events import (
+    AgentEvent,
+    TextFragment,
+    ThinkingEnded,
+    ThinkingStarted,
+    ToolFinished,
+    ToolStarted,
+    TurnResult,
+)
+from wisp.agent.recorder import Recorder
+from wisp.agent.text import utf8_len
+from wisp.agent.types import (
+    ChatRequest,
+    ModelError,
+    ResolvedModel,
+    TextDelta,
+    ThinkingDelta,
+    Tool,
+    ToolCall,
+    ToolCallRequested,
+    ToolSpec,
+    Usage,
+    UsageReport,
+)
+from wisp.audit.kinds import (
+    ContextReference,
+    Error,
+    ModelReasoning,
+    Prompt,
+    Response,
+    TurnStopped,
+)
+from wisp.audit.kinds import Usage as UsageDetails
+from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
+
+Emit = Callable[[AgentEvent], None]
+DEFAULT_MAX_STEPS = 25
+MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
+
+
+def output_budget(context_size: int | None) -> int:
+    """B: an eighth of the window at 4 bytes a token, within [4 KiB, 64 KiB] (agent.md §4.2)."""
+    if not context_size:
+        return MIN_BUDGET
+    return max(MIN_BUDGET, min(MAX_BUDGET, context_size // 8 * 4))
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(slots=True)
+class _Turn:
+    """The running turn's state; kept apart so a stopped turn can still be stored."""
+
+    number: int
+    started: float
+    pending: list[PendingEntry] = field(default_factory=list)
+    usage: Usage | None = None
+    thoughts: list[ThinkingEnded] = field(default_factory=list)
+    calls: dict[str, ToolCall] = field(default_factory=dict)
+    answered: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Reply:
+    """What one request streamed back."""
+
+    text: str = ""
+    calls: list[ToolCallRequested] = field(default_factory=list)
+
+
+class Conversation:
+    """A conversation with one model over one store. Also the ``ConversationView`` tools read."""
+
+    def __init__(
+        self,
+        *,
+        model: ResolvedModel,
+        tools: list[Tool],
+        store: ConversationStore,
+        recorder: Recorder,
+        instructions: str,
+        home: Path,
+        config: Any,
+        working_directory: Path,
+        audit_file: Path | None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        memory: bool = False,
+    ) -> None:
+        self.resolved = model
+        self.tools = tools
+        self.store = store
+        self.recorder = recorder
+        self.instructions = instructions
+        self.home = home
+        self.config = config
+        self.working_directory = working_directory
+        self.audit_file = audit_file
+        self.max_steps = max_steps
+        self.memory = memory
+        self.turn = 0
+        self._audited = AuditedTools(tools, recorder, home / "output")
+        self._call_ids: set[str] = set()
+        self._stop = asyncio.Event()
+
+    # -- the ConversationView tools read ------------------------------------------------
+
+    @property
+    def session(self) -> str:
+        return self.recorder.session
+
+    @property
+    def model(self) -> str:
+        return self.resolved.selection
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [tool.name for tool in self.tools]
+
+    # -- turns ----------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """D8: stop the running turn (Ctrl-C, or an interrupt line). Safe when idle."""
+        self._stop.set()
+
+    async def run_turn(self, prompt: str, emit: Emit) -> TurnResult:
+        """Run one turn to its end: a reply, an error, or a stop."""
+        self.turn += 1
+        self.recorder.audit.turn = self.turn
+        self._stop.clear()
+        self._audited.new_turn()
+        turn = _Turn(self.turn, time.monotonic())
+        prompt_event = self.recorder.record(Prompt(text=prompt))
+        turn.pending.append(
+            PendingEntry("prompt", prompt, (self._source(prompt_event),), utc_now())
+        )
+        self._reference_outputs()
+        body = asyncio.create_task(self._run(turn, emit))
+        stopped = asyncio.create_task(self._stop.wait())
+        try:
+            await asyncio.wait({body, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not body.done():
+                body.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await body
+        if body.cancelled():
+            return self._stopped(turn)
+        return body.result()
+
+    def _reference_outputs(self) -> None:
+        """From the turn after its own, an output goes as its reference when that is shorter
+        (agent.md §3.1 step 2); each is recorded once, as ``context.reference``."""
+        calls = calls_by_id(self.store)
+        for entry in self.store:
+            if entry.kind != "toolOutput" or not entry.active or entry.referenced_at is not None:
+                continue
+            text = reference(entry, memory=self.memory, calls=calls)
+            size, reference_size = utf8_len(entry.text), utf8_len(text)
+            if reference_size >= size:
+                continue
+            entry.referenced_at = self.turn
+            details = ContextReference(
+                entry=entry.id,
+                tool=entry.value.tool,
+                bytes=size,
+                reference_bytes=reference_size,
+                tokens=(size - reference_size) // 4,
+            )
+            if entry.sources:
+                details.result = entry.sources[0].event
+            self.recorder.record(details)
+
+    async def _run(self, turn: _Turn, emit: Emit) -> TurnResult:
+        try:
+            text = await self._loop(turn, emit)
+        except ModelError as exc:
+            return self._failed(turn, str(exc))
+        return self._succeeded(turn, text)
+
+    async def _loop(self, turn: _Turn, emit: Emit) -> str:
+        specs = [ToolSpec(t.name, t.description, t.parameters) for t in self.tools]
+        budget = output_budget(self.resolved.context_size)
+        for _ in range(self.max_steps):
+            messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
+            reply = await self._request(turn, ChatRequest(messages, specs), emit)
+            if not reply.calls:
+                return reply.text
+            if reply.text:
+                turn.pending.append(PendingEntry("response", reply.text))
+            calls = [
+                ToolCall(new_call_id(self._call_ids), c.name, c.arguments) for c in reply.calls
+            ]
+            turn.calls.update((call.id, call) for call in calls)
+            turn.pending.append(PendingEntry("toolCalls", calls))
+            for call in calls:
+                await self._call(turn, call, budget, emit)
+        raise ModelError(
+            f"the model made {self.max_steps} requests without a final reply; "
+            "the turn was stopped there"
+        )
+
+    async def _call(self, turn: _Turn, call: ToolCall, budget: int, emit: Emit) -> None:
+        emit(ToolStarted(call))
+        done = await self._audited.run(
+            call, conversation=self, working_directory=self.working_directory, budget=budget
+        )
+        sources = [self._source(done.call_event)]
+        if done.result_event:
+            sources = [self._source(done.result_event)]
+        value = ToolOutputValue(call.id, call.name, done.output)
+        turn.pending.append(PendingEntry("toolOutput", value, tuple(sources), utc_now()))
+        turn.answered.add(call.id)
+        emit(ToolFinished(call, done.output, done.seconds, done.result_event or done.call_event))
+
+    async def _request(self, turn: _Turn, request: ChatRequest, emit: Emit) -> _Reply:
+        reply = _Reply()
+        thinking = _Thinking(self, turn, emit)
+        text: list[str] = []
+        async for event in self.resolved.backend.stream(request):
+            match event:
+                case ThinkingDelta(text=fragment):
+                    thinking.add(fragment)
+                case TextDelta(text=fragment):
+                    thinking.end()
+                    text.append(fragment)
+                    emit(TextFragment(fragment))
+                case ToolCallRequested():
+                    thinking.end()
+                    reply.calls.append(event)
+                case UsageReport(usage=usage):
+                    turn.usage = usage if turn.usage is None else turn.usage + usage
+                    thinking.reported_tokens = usage.reasoning or None
+        thinking.end()
+        reply.text = "".join(text)
+        return reply
+
+    # -- endings ----------------------------------------------------------------------------
+
+    def _succeeded(self, turn: _Turn, text: str) -> TurnResult:
+        seconds = time.monotonic() - turn.started
+        response = Response(text=text, condensed=False, seconds=round(seconds, 3))
+        if turn.usage is not None:
+            u = turn.usage
+            response.usage = UsageDetails(
+                input=u.input, output=u.output, cached=u.cached, reasoning=u.reasoning
+            )
+        event = self.recorder.record(response)
+        turn.pending.append(PendingEntry("response", text, (self._source(event),)))
+        result = self._store(turn, "ok", seconds)
+        result.text = text
+        self._check(result, text)
+        return result
+
+    def _failed(self, turn: _Turn, message: str) -> TurnResult:
+        self.recorder.record(Error(message=message, context="turn"))
+        result = self._store(turn, "error", time.monotonic() - turn.started)
+        result.error = message
+        return result
+
+    def _stopped(self, turn: _Turn) -> TurnResult:
+        seconds = time.monotonic() - turn.started
+        self.recorder.record(TurnStopped(seconds=round(seconds, 3), killed=False))
+        # D8: calls that never started are dropped, so every stored call has its output.
+        kept: list[PendingEntry] = []
+        for entry in turn.pending:
+            if entry.kind == "toolCalls":
+                calls = [c for c in entry.value if c.id in turn.answered]  # type: ignore[attr-defined]
+                if not calls:
+                    continue
+                entry = PendingEntry("toolCalls", calls, entry.sources, entry.time)
+            kept.append(entry)
+        turn.pending = kept
+        return self._store(turn, "stopped", seconds)
+
+    def _store(self, turn: _Turn, outcome: str, seconds: float) -> TurnResult:
+        self._link_calls(turn)
+        self.store.add_turn(turn.pending, turn=turn.number, time=utc_now())
+        return TurnResult(
+            turn=turn.number,
+            outcome=outcome,  # type: ignore[arg-type]
+            seconds=seconds,
+            usage=turn.usage,
+            thoughts=turn.thoughts,
+        )
+
+    def _link_calls(self, turn: _Turn) -> None:
+        """A toolCalls entry's sources: the tool.call events of its calls (agent.md §2.4)."""
+        trail = self.recorder.take_turn(turn.number)
+        call_events = {
+            event.call: event_id for event_id, event in trail if event.kind == "tool.call"
+        }
+        self._trail = [event for _, event in trail]
+        for index, entry in enumerate(turn.pending):
+            if entry.kind == "toolCalls":
+                sources = tuple(
+                    self._source(call_events[c.id])
+                    for c in entry.value
+                    if c.id in call_events  # type: ignore[attr-defined]
+                )
+                turn.pending[index] = PendingEntry(entry.kind, entry.value, sources, entry.time)
+
+    def _check(self, result: TurnResult, text: str) -> None:
+        """``ran:`` from the turn's audit trail, ``cited`` against the store (agent.md §8)."""
+        result.ran = checks.ran_line(checks.call_outcomes(self._trail), text, self.tool_names)
+        citations = checks.cited_entries(text)
+        result.unknown_entries = checks.unknown_entries(citations, self.store.has)
+        result.cited = checks.cited_line(result.unknown_entries, capped=citations.capped)
+
+    def _source(self, event_id: str) -> Source:
+        return Source(session=self.session, turn=self.turn, event=event_id)
+
+
+class _Thinking:
+    """One request's thinking stretch: ``model.reasoning`` start at the first chunk, end at the
+    first reply or tool-call chunk (or the stream's end), and a ``reasoning`` entry."""
+
+    def __init__(self, conversation: Conversation, turn: _Turn, emit: Emit) -> None:
+        self.conversation = conversation
+        self.turn = turn
+        self.emit = emit
+        self.parts: list[str] = []
+        self.started: float | None = None
+        self.reported_tokens: int | None = None
+
+    def add(self, fragment: str) -> None:
+        if self.started is None:
+            self.started = time.monotonic()
+            self.conversation.recorder.record(ModelReasoning(phase="start"))
+            self.emit(ThinkingStarted())
+        self.parts.append(fragment)
+
+    def end(self) -> None:
+        if self.started is None:
+            return
+        text = "".join(self.parts)
+        seconds = time.monotonic() - self.started
+        tokens = self.reported_tokens or len(self.parts)  # one a chunk when none is reported
+        event = self.conversation.recorder.record(
+            ModelReasoning(
+                phase="end",
+                text=text,
+                bytes=len(text.encode()),
+                tokens=tokens,
+                seconds=round(seconds, 3),
+            )
+        )
+        source = (self.conversation._source(event),)
+        self.turn.pending.append(PendingEntry("reasoning", text, source, utc_now()))
+        ended = ThinkingEnded(text, seconds, tokens, event)
+        self.turn.thoughts.append(ended)
+        self.emit(ended)
+        self.started = None
+        self.parts = []

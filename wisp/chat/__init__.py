@@ -1,0 +1,1 @@
+"""The faces of a conversation: one-shot, plain chat at the terminal, and (later) headless."""

@@ -1,0 +1,51 @@
+"""The one-shot face: the reply streamed to stdout, everything else to stderr."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from wisp.agent.checks import thought_line
+from wisp.agent.events import AgentEvent, Note, TextFragment, ThinkingEnded, TurnResult
+
+EXIT_STOPPED = 130
+
+
+class OneShotFace:
+    """Prints one turn: stdout carries only the reply, so it can be piped."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.ends_with_newline = True
+
+    def emit(self, event: AgentEvent) -> None:
+        match event:
+            case TextFragment(text=text):
+                self.out.write(text)
+                self.out.flush()
+                self.ends_with_newline = text.endswith("\n")
+            case ThinkingEnded(seconds=seconds, tokens=tokens):
+                self.note(thought_line(seconds, tokens))
+            case Note(text=text):
+                self.note(text)
+            case _:
+                pass  # tool lines are for chat; the audit log has every call
+
+    def note(self, text: str) -> None:
+        print(text, file=self.err, flush=True)
+
+    def finish(self, result: TurnResult) -> int:
+        """The lines under the reply, and the exit status: 0 ok, 1 error, 130 stopped."""
+        if not self.ends_with_newline:
+            self.out.write("\n")
+            self.out.flush()
+        for line in (result.ran, result.cited):
+            if line:
+                self.note(line)
+        if result.outcome == "error":
+            self.note(f"wisp: {result.error or 'the turn failed'}")
+            return 1
+        if result.outcome == "stopped":
+            self.note("(stopped)")
+            return EXIT_STOPPED
+        return 0
