@@ -1,0 +1,121 @@
+"""`wisp PROMPT` and `wisp chat` end to end, through the real console script and `script:`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def script(tmp_path: Path):
+    def write(*responses: dict, name: str = "script.json") -> Path:
+        path = tmp_path / name
+        path.write_text(json.dumps({"responses": list(responses)}))
+        return path
+
+    return write
+
+
+CHECK_THE_CONFIG = (
+    {"tool_calls": [{"name": "inspect", "arguments": {"what": "config"}}]},
+    {"tool_calls": [{"name": "system_info", "arguments": {"topic": "memory", "process": ""}}]},
+    {
+        "text": "Checked. (All steps logged in entries 16-30; timestamps omitted for brevity.)",
+        "usage": {"input": 300, "output": 30},
+    },
+)
+
+
+def test_a_prompt_prints_the_reply_and_its_checked_lines(run_wisp, script, audit_lines) -> None:
+    result = run_wisp("-m", f"script:{script(*CHECK_THE_CONFIG)}", "check the config")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "Checked. (All steps logged in entries 16-30; timestamps omitted for brevity.)\n"
+    )
+    lines = result.stderr.splitlines()
+    assert "ran: inspect · system_info" in lines
+    # The store holds 7 entries (instructions, prompt, two calls with outputs, the reply).
+    assert "cited but not in this conversation: entries 16–30 (15)" in lines
+
+    events = audit_lines()
+    assert len({event["session"] for event in events}) == 1
+    kinds = [event["kind"] for event in events]
+    assert kinds == [
+        "session.start", "model.resolved", "prompt",
+        "tool.call", "tool.result", "tool.call", "tool.result", "response",
+    ]  # fmt: skip
+    calls = [e for e in events if e["kind"] in ("tool.call", "tool.result")]
+    assert calls[0]["call"] == calls[1]["call"] != calls[2]["call"] == calls[3]["call"]
+    response = events[-1]["details"]
+    assert response["usage"] == {"input": 300, "output": 30, "cached": 0, "reasoning": 0}
+
+
+def test_a_failed_turn_exits_1_with_the_reason(run_wisp, script) -> None:
+    result = run_wisp("-m", f"script:{script({'error': 'the model fell over'})}", "hi")
+    assert result.returncode == 1
+    assert "the model fell over" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_failed_tool_is_not_a_failed_turn(run_wisp, script) -> None:
+    path = script(
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "/no/such/file"}}]},
+        {"text": "There is no such file."},
+    )
+    result = run_wisp("-m", f"script:{path}", "read it")
+    assert result.returncode == 0
+    assert "ran: read_file (1 failed)" in result.stderr
+
+
+def test_an_unknown_model_is_an_error_naming_it(run_wisp) -> None:
+    result = run_wisp("-m", "nosuch:thing", "hi")
+    assert result.returncode == 1
+    assert "no model backend 'nosuch'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_no_prompt_words_is_a_usage_error(run_wisp) -> None:
+    result = run_wisp("-m", "local")
+    assert result.returncode == 2
+
+
+def test_a_saved_conversation_resumes_with_its_entry_numbers(run_wisp, script) -> None:
+    first = script(
+        {"tool_calls": [{"name": "current_date", "arguments": {}}]},
+        {"text": "It is today."},
+        name="first.json",
+    )
+    assert run_wisp("-m", f"script:{first}", "--save", "x", "what day is it?").returncode == 0
+    second = script({"text": "As entry 4 shows, it is today."}, name="second.json")
+    result = run_wisp("-m", f"script:{second}", "--resume", "x", "and again?")
+    assert result.returncode == 0, result.stderr
+    assert "cited but not" not in result.stderr
+    invented = script({"text": "As entry 40 shows."}, name="third.json")
+    result = run_wisp("-m", f"script:{invented}", "--resume", "x", "once more?")
+    assert "cited but not in this conversation: entry 40" in result.stderr
+
+
+def test_resuming_a_missing_transcript_says_so(run_wisp, script) -> None:
+    result = run_wisp("-m", f"script:{script({'text': 'x'})}", "--resume", "nope", "hi")
+    assert result.returncode == 1
+    assert "no transcript named 'nope'" in result.stderr
+
+
+def test_plain_chat_in_a_pipe(run_wisp, script) -> None:
+    path = script(
+        {"text": "Hello! What would you like?"},
+        {"tool_calls": [{"name": "current_date", "arguments": {}}]},
+        {"text": "Done."},
+    )
+    result = run_wisp(
+        "chat", "-m", f"script:{path}", input="hi\n/tools\nwhat day?\n/show 2\n/quit\n"
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Hello! What would you like?" in out
+    assert "current_date" in out and "read_file" in out  # /tools
+    assert "↳ current_date:" in out
+    assert "ran: current_date" in out
+    assert "[entry 2, prompt, turn 1]\nhi" in out  # /show 2

@@ -1,0 +1,229 @@
+"""Opening a conversation: the model resolved, tools chosen, the store begun or resumed, and
+``session.start`` and ``model.resolved`` recorded. Shared by one-shot prompts and chat, for
+which it is also the ``ChatHost`` (``/model``, ``/new``, ``/save``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from wisp.models.registry import resolve_model
+from wisp.tools.registry import default_tools
+
+from wisp.agent.loop import Conversation
+from wisp.agent.prompt import system_prompt
+from wisp.agent.recorder import Recorder
+from wisp.agent.types import ResolvedModel, Tool
+from wisp.audit import AuditLog, open_sink
+from wisp.audit.kinds import ModelResolved, SessionStart
+from wisp.cli.context import Context, audit_settings
+from wisp.config import Config
+from wisp.store import ConversationStore, PendingEntry, transcripts
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationOptions:
+    """What the command line asked for."""
+
+    entry_point: str
+    model: str | None = None
+    no_tools: bool = False
+    resume: str | None = None
+    save: str | None = None
+
+
+class ChatSession:
+    """One session: its audit log, HTTP client and current conversation."""
+
+    def __init__(
+        self, context: Context, options: ConversationOptions, config: Config, log: AuditLog
+    ) -> None:
+        self.context = context
+        self.options = options
+        self.config = config
+        self.log = log
+        self.client = httpx.AsyncClient()
+        self.recorder = Recorder(log)
+        self.notes: list[str] = []
+        self.conversation: Conversation
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(
+        cls, context: Context, options: ConversationOptions
+    ) -> AsyncIterator[ChatSession]:
+        """A session with its conversation open; everything is closed on the way out."""
+        config = context.load_config()
+        context.home.ensure()
+        log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
+        session = cls(context, options, config, log)
+        try:
+            model = await session._resolve(options.model or config.value("model"))
+            store = session._first_store(model, options.no_tools)
+            session.conversation = session._converse(model, store, options.no_tools)
+            yield session
+        finally:
+            await session.aclose()
+
+    async def aclose(self) -> None:
+        conversation = getattr(self, "conversation", None)
+        if conversation is not None:
+            await conversation.resolved.backend.aclose()
+        await self.client.aclose()
+        self.log.close()
+
+    # -- ChatHost -----------------------------------------------------------------------
+
+    async def switch_model(self, name: str) -> list[str]:
+        """/model NAME: the new model over the same store."""
+        model = await self._resolve(name)
+        old = self.conversation
+        await old.resolved.backend.aclose()
+        self.notes = []
+        self.conversation = self._converse(model, old.store, self.options.no_tools, turn=old.turn)
+        return self.notes
+
+    def new_conversation(self) -> None:
+        """/new: a store holding only the instructions; the turn count goes on."""
+        old = self.conversation
+        store = self._new_store(old.instructions)
+        self.log.record(SessionStart(reason="new", tools=old.tool_names, model=old.model))
+        self.conversation = self._rebuild(old, store)
+
+    def save(self, name: str) -> Path:
+        return transcripts.save(self.conversation.store, self._transcripts, name)
+
+    # -- building ---------------------------------------------------------------------------
+
+    @property
+    def _transcripts(self) -> Path:
+        return self.context.home.root / "transcripts"
+
+    async def _resolve(self, selection: str) -> ResolvedModel:
+        return await resolve_model(
+            selection, config=self.config, environ=self.context.environ, client=self.client
+        )
+
+    def _tools(self, model: ResolvedModel, no_tools: bool) -> list[Tool]:
+        tools: list[Tool] = [] if no_tools else default_tools(self.config)
+        if tools and not model.can_call_tools:
+            # models.md §3, the local exception: a text-only model runs with tools off, said once.
+            self.notes.append(
+                f"{model.selection} is text only (no tool calling recorded for it): "
+                "this conversation has no tools"
+            )
+            return []
+        return tools
+
+    def _instructions(self, tools: list[Tool]) -> str:
+        names = [tool.name for tool in tools]
+        return system_prompt(
+            has_tools=bool(tools),
+            has_memory="memory" in names,
+            extension=self._extension(),
+            instructions=None,
+        )
+
+    def _extension(self) -> str | None:
+        value = self.config.checked_value("systemPromptExtension")
+        return value if value.strip() else None
+
+    def _first_store(self, model: ResolvedModel, no_tools: bool) -> ConversationStore:
+        tools = self._tools(model, no_tools)
+        self.notes = []  # said again when the conversation opens
+        if self.options.resume:
+            return transcripts.load(self._transcripts, self.options.resume)
+        return self._new_store(self._instructions(tools))
+
+    def _new_store(self, instructions: str) -> ConversationStore:
+        store = ConversationStore()
+        store.add(
+            PendingEntry("instructions", instructions), turn=None, origin="carried", time=None
+        )
+        return store
+
+    def _converse(
+        self, model: ResolvedModel, store: ConversationStore, no_tools: bool, turn: int = 0
+    ) -> Conversation:
+        tools = self._tools(model, no_tools)
+        names = [tool.name for tool in tools]
+        if turn == 0:
+            self._record_start(model, names, store)
+        self.log.record(_resolved(model, names))
+        conversation = Conversation(
+            model=model,
+            tools=tools,
+            store=store,
+            recorder=self.recorder,
+            instructions=self._instructions(tools),
+            home=self.context.home.root,
+            config=self.config,
+            working_directory=Path.cwd(),
+            audit_file=self.context.home.audit_file if self.log_enabled else None,
+            max_steps=self.config.checked_value("agent.maxSteps"),
+            memory="memory" in names,
+        )
+        conversation.turn = turn
+        return conversation
+
+    def _rebuild(self, old: Conversation, store: ConversationStore) -> Conversation:
+        conversation = Conversation(
+            model=old.resolved,
+            tools=old.tools,
+            store=store,
+            recorder=self.recorder,
+            instructions=old.instructions,
+            home=old.home,
+            config=old.config,
+            working_directory=old.working_directory,
+            audit_file=old.audit_file,
+            max_steps=old.max_steps,
+            memory=old.memory,
+        )
+        conversation.turn = old.turn
+        return conversation
+
+    @property
+    def log_enabled(self) -> bool:
+        return audit_settings(self.config).enabled
+
+    def _record_start(
+        self, model: ResolvedModel, names: list[str], store: ConversationStore
+    ) -> None:
+        start = SessionStart(
+            entry_point=self.options.entry_point,
+            system_prompt_extension=self._extension(),
+            instructions=None,
+            tools=names,
+            model=model.selection,
+            unsafe=False,
+            auto_approve=False,
+            resume=self.options.resume,
+        )
+        if self.options.resume:
+            start.carried_from = transcripts.carried_from(store)
+        self.log.record(start)
+
+
+def _resolved(model: ResolvedModel, tools: list[str]) -> ModelResolved:
+    resolved = ModelResolved(
+        model=model.selection,
+        backend=model.backend_name,
+        asset=model.asset,
+        capabilities=list(model.capabilities),
+        capability_source=model.capability_source,
+        tools=tools,
+        context_size=model.context_size,
+    )
+    if model.context_note:
+        resolved.context_note = model.context_note
+    return resolved
+
+
+def save_if_asked(session: ChatSession) -> Path | None:
+    """The save a one-shot run asked for (``--save``, or ``--resume`` saves back)."""
+    name = session.options.save or session.options.resume
+    return session.save(name) if name else None

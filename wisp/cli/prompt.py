@@ -1,0 +1,89 @@
+"""``wisp [-m MODEL] [--no-tools] PROMPT…``: one turn; the reply on stdout, its lines on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from typing import TYPE_CHECKING
+
+from wisp.cli.context import Context
+
+if TYPE_CHECKING:
+    from wisp.cli.conversation import ConversationOptions
+
+DESCRIPTION = """\
+Run one turn: send PROMPT to the model, let it use its tools, and print the reply on stdout.
+Under the reply, on stderr: ran: (the tools that really ran), cited entries that do not exist,
+and how long the model thought. Exit 0 on a reply, 1 when the turn failed, 2 on bad usage."""
+
+EPILOG = """\
+examples:
+  wisp "what is the date today?"
+  wisp -m ollama:qwen3 "which ports are listening?"
+  wisp -m local --no-tools "What is the capital of France? One word."
+  wisp --save notes "summarise README.md"      then: wisp --resume notes "and the docs?"
+  wisp -m script:demo.json "check the config"  replay a recorded model, for demos and tests"""
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-m", "--model", metavar="MODEL", help="local, local:PATH.gguf, ollama:NAME, "
+        "llamacpp:NAME, lmstudio:NAME, openai:NAME or script:PATH (default: config's model)",
+    )  # fmt: skip
+    parser.add_argument("--no-tools", action="store_true", help="offer the model no tools")
+    parser.add_argument("--save", metavar="NAME", help="save the conversation as NAME afterwards")
+    parser.add_argument(
+        "--resume", "-r", metavar="NAME", help="continue the conversation saved as NAME"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wisp",
+        usage="wisp [-m MODEL] [--no-tools] [--save NAME] [--resume NAME] PROMPT...",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_model_options(parser)
+    parser.add_argument("prompt", nargs="+", metavar="PROMPT", help="what to ask")
+    return parser
+
+
+def run_prompt(args: argparse.Namespace, context: Context) -> int:
+    # Imported here: `wisp logs` and `wisp config` need none of the agent, httpx, models or
+    # asyncio (asyncio alone is a quarter of `wisp logs`'s startup; see docs/performance.md).
+    import asyncio
+
+    from wisp.cli.conversation import ConversationOptions
+
+    options = ConversationOptions(
+        entry_point="respond",
+        model=args.model,
+        no_tools=args.no_tools,
+        resume=args.resume,
+        save=args.save,
+    )
+    prompt = " ".join(args.prompt)
+    return asyncio.run(_run(context, options, prompt))
+
+
+async def _run(context: Context, options: ConversationOptions, prompt: str) -> int:
+    import asyncio
+
+    from wisp.chat.oneshot import OneShotFace
+    from wisp.cli.conversation import ChatSession, save_if_asked
+
+    face = OneShotFace(context.stdout, context.stderr)
+    async with ChatSession.open(context, options) as session:
+        for note in session.notes:
+            face.note(note)
+        conversation = session.conversation
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, conversation.stop)  # D8: Ctrl-C stops the turn
+        try:
+            result = await conversation.run_turn(prompt, face.emit)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+        save_if_asked(session)
+    return face.finish(result)
