@@ -8,8 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from wisp import __version__, diagnostics
+from wisp.cli import chat as chat_command
 from wisp.cli import config as config_command
 from wisp.cli import logs as logs_command
+from wisp.cli import prompt as prompt_command
 from wisp.cli.context import Context
 from wisp.diagnostics import logger
 from wisp.errors import WispError
@@ -21,6 +23,8 @@ recorded in an audit log you own, and shown to you."""
 
 EPILOG = """\
 examples:
+  wisp "what is the date today?"        one turn: the reply on stdout (see wisp PROMPT --help)
+  wisp chat                             a conversation at the terminal
   wisp config set audit.keepFiles 3     change a setting (recorded in the audit log)
   wisp logs --last 20                   the newest audit events, one line each
   wisp logs --kind config.change --json the stored lines themselves
@@ -30,18 +34,39 @@ environment:
   WISP_LOG    debug, info or error: mirror wisp's diagnostic log to stderr"""
 
 
+COMMANDS = frozenset({"config", "logs", "chat"})
+_OPTIONS_WITH_VALUES = frozenset({"-m", "--model", "--save", "--resume", "-r"})
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wisp",
+        usage="wisp [-m MODEL] PROMPT... | wisp COMMAND [options]",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"wisp {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
+    chat_command.add_parser(commands)
     config_command.add_parser(commands)
     logs_command.add_parser(commands)
     return parser
+
+
+def is_prompt(argv: Sequence[str]) -> bool:
+    """Whether the command line is ``wisp [options] PROMPT…`` rather than ``wisp COMMAND``."""
+    expecting_value = False
+    for word in argv:
+        if expecting_value:
+            expecting_value = False
+        elif word == "--":
+            return True
+        elif word in _OPTIONS_WITH_VALUES:
+            expecting_value = True
+        elif not word.startswith("-"):
+            return word not in COMMANDS
+    return False
 
 
 def main(argv: Sequence[str] | None = None, context: Context | None = None) -> int:
@@ -50,11 +75,14 @@ def main(argv: Sequence[str] | None = None, context: Context | None = None) -> i
     warning = diagnostics.configure(context.environ)
     if warning:
         context.warn(warning)
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = prompt_command.build_parser() if is_prompt(argv) else build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error argparse has printed
         return exc.code if isinstance(exc.code, int) else 2
+    if getattr(args, "prompt", None):
+        args.command, args.handler = "prompt", prompt_command.run_prompt
     if args.command is None:
         parser.print_help(context.stderr)
         return 2
