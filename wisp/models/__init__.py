@@ -1,0 +1,1 @@
+"""Model backends: one module per runtime, each resolving a selection to a ResolvedModel."""

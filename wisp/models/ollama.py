@@ -1,0 +1,336 @@
+"""``ollama:NAME``: a model served by Ollama, over its own API (models.md §7).
+
+Resolution lists ``/api/tags`` and asks ``/api/show`` for capabilities and shape; the window is
+fixed then (``num_ctx`` on every request). A chat is one ``POST /api/chat`` whose NDJSON lines
+carry thinking, text, tool calls and, on the last (``done: true``), the token counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+import httpx
+import msgspec
+
+from wisp.agent.types import (
+    Capability,
+    CapabilitySource,
+    ChatRequest,
+    Message,
+    ModelError,
+    ModelUnavailable,
+    ResolvedModel,
+    StreamEvent,
+    ToolSpec,
+    Usage,
+    UsageReport,
+)
+from wisp.diagnostics import logger
+from wisp.models import ollama_window
+from wisp.models.http import (
+    RESOLVE_TIMEOUT,
+    ConfigReader,
+    ReplyAssembly,
+    Server,
+    context_length_in,
+    declared_capabilities,
+    model_section,
+    ndjson_lines,
+    read_error_body,
+    server_error,
+    stopped_early,
+    transport_errors,
+)
+from wisp.models.ollama_wire import (
+    ChatBody,
+    Chunk,
+    Options,
+    Running,
+    Show,
+    Tag,
+    Tags,
+    WireCall,
+    WireFunction,
+    WireMessage,
+    WireTool,
+    WireToolFunction,
+)
+from wisp.models.selection import canonical_name
+
+SCHEME = "ollama"
+RUNTIME = "Ollama"
+START_HINT = "start it with ollama serve, or set ollama.baseURL"
+
+CAPABILITY_NAMES: dict[str, Capability] = {
+    "tools": "toolCalling",
+    "completion": "guidedGeneration",
+    "thinking": "reasoning",
+    "vision": "vision",
+}
+
+_chunk_decoder = msgspec.json.Decoder(Chunk)
+_T = TypeVar("_T")
+
+# -- the backend -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class OllamaBackend:
+    """One Ollama model, its window fixed at selection. The HTTP client belongs to the caller."""
+
+    client: httpx.AsyncClient
+    server: Server
+    model: str
+    """The installed name, tag included: ``qwen3:latest``."""
+    context_length: int
+    can_think: bool
+    default_think: bool | str | None
+    """``ollama.models.<name>.think``, then ``ollama.think``: sent when a request names none."""
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        body = msgspec.json.encode(self.body_for(request))
+        logger.debug(
+            "POST %s model=%s num_ctx=%d",
+            self.server.url("/api/chat"),
+            self.model,
+            self.context_length,
+        )
+        with transport_errors(self.server):
+            async with self.client.stream(
+                "POST",
+                self.server.url("/api/chat"),
+                content=body,
+                headers={"Content-Type": "application/json"},
+                timeout=self.server.timeout,
+            ) as response:
+                if response.status_code != 200:
+                    message = server_error(await read_error_body(response)).message
+                    raise ModelError(
+                        f"{RUNTIME} returned HTTP {response.status_code}: {message[:200]}"
+                    )
+                async for event in self._events(response, request.tools):
+                    yield event
+
+    async def _events(
+        self, response: httpx.Response, tools: list[ToolSpec]
+    ) -> AsyncIterator[StreamEvent]:
+        reply = ReplyAssembly(tools)
+        async for line in ndjson_lines(response):
+            chunk = _decode(line)
+            if chunk.error is not None:
+                raise stopped_early(self.server, chunk.error)
+            if chunk.message is not None:
+                for event in reply.thinking(chunk.message.thinking):
+                    yield event
+                for event in reply.text(chunk.message.content):
+                    yield event
+                for call in chunk.message.tool_calls:
+                    reply.call(call.function.name, call.function.arguments)
+            if chunk.done:
+                for event in reply.finish():
+                    yield event
+                yield UsageReport(_usage(chunk, reply.thinking_chunks))
+                return
+        raise stopped_early(self.server, "the stream ended without done: true")
+
+    def body_for(self, request: ChatRequest) -> ChatBody:
+        think = request.think if request.think is not None else self.default_think
+        options = Options(num_ctx=self.context_length)
+        if request.temperature is not None:
+            options.temperature = request.temperature
+        if request.max_tokens is not None:
+            options.num_predict = request.max_tokens
+        return ChatBody(
+            model=self.model,
+            messages=[_wire_message(message) for message in request.messages],
+            options=options,
+            tools=[_wire_tool(tool) for tool in request.tools] or msgspec.UNSET,
+            # §7.3: only to a model that reports it can think.
+            think=think if think is not None and self.can_think else msgspec.UNSET,
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release: the client is the caller's, and each request closes its stream."""
+
+
+def _decode(line: str) -> Chunk:
+    try:
+        return _chunk_decoder.decode(line)
+    except msgspec.DecodeError as exc:
+        raise ModelError(f"{RUNTIME} sent a line wisp cannot read ({exc}): {line[:200]}") from exc
+
+
+def _usage(final: Chunk, thinking_chunks: int) -> Usage:
+    return Usage(
+        input=final.prompt_eval_count,
+        output=max(final.eval_count, thinking_chunks),
+        cached=0,
+        reasoning=thinking_chunks,
+    )
+
+
+def _wire_message(message: Message) -> WireMessage:
+    wire = WireMessage(role=message.role, content=message.content)
+    if message.tool_calls:
+        wire.tool_calls = [
+            WireCall(WireFunction(call.name, call.arguments)) for call in message.tool_calls
+        ]
+    if message.role == "tool" and message.tool_name:
+        wire.tool_name = message.tool_name
+    return wire
+
+
+def _wire_tool(tool: ToolSpec) -> WireTool:
+    return WireTool(WireToolFunction(tool.name, tool.description, tool.parameters))
+
+
+# -- resolution --------------------------------------------------------------------------------
+
+
+def server_for(config: ConfigReader) -> Server:
+    return Server(
+        runtime=RUNTIME,
+        scheme=SCHEME,
+        base_url=str(config.checked_value("ollama.baseURL")).rstrip("/"),
+        start_hint=START_HINT,
+        idle_seconds=float(config.checked_value("ollama.timeoutSeconds")),
+    )
+
+
+async def resolve(
+    name: str,
+    config: ConfigReader,
+    environ: Mapping[str, str],
+    client: httpx.AsyncClient,
+    *,
+    memory: ollama_window.Memory | None = None,
+) -> ResolvedModel:
+    """``ollama:NAME`` checked against the server; ``memory`` stands in for this machine's."""
+    server = server_for(config)
+    tags = await _get(client, server, "GET", "/api/tags", Tags)
+    tag = _find(tags, name)
+    show = await _get(client, server, "POST", "/api/show", Show, {"model": tag.name})
+    capabilities, source = _capabilities(show, config, tag.name)
+    window, note = await _window(client, server, config, tag, show, memory)
+    backend = OllamaBackend(
+        client=client,
+        server=server,
+        model=tag.name,
+        context_length=window,
+        can_think="reasoning" in capabilities,
+        default_think=_default_think(config, tag.name),
+    )
+    return ResolvedModel(
+        selection=f"{SCHEME}:{tag.name}",
+        backend_name=SCHEME,
+        backend=backend,
+        capabilities=capabilities,
+        capability_source=source,
+        asset=f"{server.base_url} {tag.name}",
+        context_size=window,
+        context_note=note,
+    )
+
+
+async def _get(
+    client: httpx.AsyncClient,
+    server: Server,
+    method: str,
+    path: str,
+    into: type[_T],
+    body: dict[str, str] | None = None,
+) -> _T:
+    with transport_errors(server, waiting=f"{method} {path}"):
+        response = await client.request(
+            method, server.url(path), json=body, timeout=RESOLVE_TIMEOUT
+        )
+    if response.status_code != 200:
+        message = server_error(response.content[:4096]).message
+        raise ModelUnavailable(f"{RUNTIME} returned HTTP {response.status_code}: {message[:200]}")
+    try:
+        return msgspec.json.decode(response.content, type=into)
+    except msgspec.DecodeError as exc:
+        raise ModelUnavailable(f"{RUNTIME} sent {path} wisp cannot read: {exc}") from exc
+
+
+def _find(tags: Tags, name: str) -> Tag:
+    wanted = {name, canonical_name(SCHEME, name)}
+    for tag in tags.models:
+        if tag.name in wanted:
+            return tag
+    installed = ", ".join(tag.name for tag in tags.models) or "none"
+    raise ModelUnavailable(f"{RUNTIME} has no model '{name}'; installed: {installed}")
+
+
+def _capabilities(
+    show: Show, config: ConfigReader, name: str
+) -> tuple[list[Capability], CapabilitySource]:
+    if show.capabilities is None:  # an Ollama that predates the report
+        declared = declared_capabilities(config, SCHEME, _section_name(config, name))
+        return (declared, "configuration") if declared is not None else ([], "undeclared")
+    if "completion" not in show.capabilities:
+        reported = ", ".join(show.capabilities) or "none"
+        raise ModelUnavailable(
+            f"{RUNTIME} reports it cannot hold a conversation (capabilities: {reported})"
+        )
+    mapped = [CAPABILITY_NAMES[item] for item in show.capabilities if item in CAPABILITY_NAMES]
+    return list(dict.fromkeys(mapped)), "runtime"
+
+
+def _section_name(config: ConfigReader, name: str) -> str:
+    """The name ``ollama.models`` knows this model by: whole, or without ``:latest``."""
+    for spelling in (name, name.removesuffix(":latest")):
+        if model_section(config, SCHEME, spelling):
+            return spelling
+    return name
+
+
+def _default_think(config: ConfigReader, name: str) -> bool | str | None:
+    think = model_section(config, SCHEME, _section_name(config, name)).get("think")
+    if isinstance(think, bool | str):
+        return think
+    return config.checked_value("ollama.think")
+
+
+async def _window(
+    client: httpx.AsyncClient,
+    server: Server,
+    config: ConfigReader,
+    tag: Tag,
+    show: Show,
+    memory: ollama_window.Memory | None,
+) -> tuple[int, str]:
+    """§7.5: per-model config, then ``ollama.contextLength``, then sized from memory."""
+    spelling = _section_name(config, tag.name)
+    value = model_section(config, SCHEME, spelling).get("contextLength")
+    if value is not None:
+        where = f"{SCHEME}.models.{spelling}.contextLength"
+        return context_length_in(config, where, value), f"set for this model ({where})"
+    configured = config.checked_value("ollama.contextLength")
+    if configured is not None:
+        return configured, "configured (ollama.contextLength)"
+    shape = ollama_window.shape_from(show.model_info, show.modelfile)
+    if shape is None:
+        return ollama_window.FLOOR, ollama_window.NO_SHAPE_NOTE
+    memory = memory or await ollama_window.probe_memory()
+    if memory is None:
+        return min(ollama_window.FLOOR, shape.maximum), (
+            "the default: wisp could not read this machine's memory to size from"
+        )
+    held = await _held_bytes(client, server, tag.name, memory.is_gpu)
+    budget = ollama_window.budget_for(memory, held)
+    return ollama_window.size_window(shape, tag.size, budget)
+
+
+async def _held_bytes(client: httpx.AsyncClient, server: Server, name: str, is_gpu: bool) -> int:
+    """Bytes Ollama already holds for this model (``/api/ps``); they count as available."""
+    try:
+        running = await _get(client, server, "GET", "/api/ps", Running)
+    except ModelError:
+        return 0  # an Ollama without /api/ps, or one that failed to answer: hold nothing
+    for loaded in running.models:
+        if loaded.name == name:
+            return loaded.size_vram if is_gpu else loaded.size
+    return 0

@@ -1,0 +1,244 @@
+"""One executor for OpenAI-compatible servers, and a resolver per runtime (models.md §8).
+
+``llamacpp:``, ``lmstudio:`` and ``openai:`` differ in names, hints, the thinking switch and
+how they report models (their ``Dialect``); a chat is the same for all three: one
+``POST /v1/chat/completions``, streamed as server-sent events whose deltas carry thinking, text
+and tool-call fragments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+
+import httpx
+import msgspec
+
+from wisp.agent.types import ChatRequest, ModelError, ResolvedModel, StreamEvent, UsageReport
+from wisp.diagnostics import logger
+from wisp.models.http import (
+    ApiKey,
+    ConfigReader,
+    ReplyAssembly,
+    Server,
+    ServerError,
+    api_key,
+    auth_headers,
+    read_error_body,
+    server_error,
+    sse_payloads,
+    stopped_early,
+    transport_errors,
+)
+from wisp.models.openai_listing import (
+    Listing,
+    default_think,
+    served_by,
+    server_for,
+    settle_capabilities,
+    settle_window,
+)
+from wisp.models.openai_wire import (
+    DIALECTS,
+    LLAMACPP,
+    LMSTUDIO,
+    OPENAI,
+    CallGatherer,
+    ChatBody,
+    Chunk,
+    Dialect,
+    TemplateKwargs,
+    WireUsage,
+    overflow,
+    parse_call,
+    refusal,
+    thinking_switch,
+    usage_from,
+    wire_messages,
+    wire_tool,
+)
+from wisp.models.parsing import is_overflow_message
+from wisp.models.selection import canonical_name
+
+__all__ = [
+    "DIALECTS",
+    "LLAMACPP",
+    "LMSTUDIO",
+    "OPENAI",
+    "Dialect",
+    "OpenAICompatBackend",
+    "resolve_llamacpp",
+    "resolve_lmstudio",
+    "resolve_openai",
+    "resolve_with",
+]
+
+_chunk_decoder = msgspec.json.Decoder(Chunk)
+
+
+# -- the executor ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class OpenAICompatBackend:
+    """One model on an OpenAI-compatible server. The HTTP client belongs to the caller."""
+
+    client: httpx.AsyncClient
+    dialect: Dialect
+    server: Server
+    model_id: str
+    """The server's id for it, sent as ``model``."""
+    key: ApiKey | None
+    default_think: bool | None = None
+    """``<scheme>.models.<name>.think``, then ``<scheme>.think``: used when a request names none."""
+
+    def body_for(self, request: ChatRequest) -> ChatBody:
+        body = ChatBody(model=self.model_id, messages=wire_messages(request.messages))
+        if request.tools:
+            body.tools = [wire_tool(tool) for tool in request.tools]
+        if request.temperature is not None:
+            body.temperature = request.temperature
+        if request.max_tokens is not None:
+            body.max_tokens = request.max_tokens
+        think = request.think if request.think is not None else self.default_think
+        if think is not None and self.dialect.has_think_switch:
+            body.chat_template_kwargs = TemplateKwargs(thinking_switch(think))
+        return body
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        url = self.server.url("/v1/chat/completions")
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+            **auth_headers(self.key),
+        }
+        content = msgspec.json.encode(self.body_for(request), order="sorted")
+        logger.debug("POST %s model=%s", url, self.model_id)  # never the headers: the key
+        with transport_errors(self.server):
+            async with self.client.stream(
+                "POST", url, content=content, headers=headers, timeout=self.server.timeout
+            ) as response:
+                if response.status_code != 200:
+                    error = server_error(await read_error_body(response))
+                    raise refusal(
+                        self.dialect, self.server, response.status_code, error, bool(self.key)
+                    )
+                async for event in self._events(response, request):
+                    yield event
+
+    async def _events(
+        self, response: httpx.Response, request: ChatRequest
+    ) -> AsyncIterator[StreamEvent]:
+        reply, calls = ReplyAssembly(request.tools), CallGatherer()
+        usage: WireUsage | None = None
+        finish_reason: str | None = None
+        is_done = False
+        async for payload in sse_payloads(response):
+            if payload == "[DONE]":
+                is_done = True
+                break
+            chunk = self._decode(payload)
+            if chunk.error:
+                self._refuse_midstream(ServerError.of(chunk.error))
+            usage = chunk.usage or usage  # the last report wins
+            for choice in chunk.choices:
+                delta = choice.delta
+                for event in reply.thinking(delta.reasoning_content or delta.reasoning or ""):
+                    yield event
+                for event in reply.text(delta.content or ""):
+                    yield event
+                for fragment in delta.tool_calls or []:
+                    calls.add(fragment)
+                finish_reason = choice.finish_reason or finish_reason
+        self._check_ending(finish_reason, is_done, request)
+        for call in calls.calls:
+            reply.call(*parse_call(call, self.dialect.runtime))
+        for event in reply.finish():
+            yield event
+        if usage is not None:
+            yield UsageReport(usage_from(usage, reply.thinking_chunks))
+
+    def _decode(self, payload: str) -> Chunk:
+        try:
+            return _chunk_decoder.decode(payload)
+        except msgspec.DecodeError as exc:
+            raise ModelError(
+                f"{self.dialect.runtime} sent an event wisp cannot read ({exc}): {payload[:200]}"
+            ) from exc
+
+    def _refuse_midstream(self, error: ServerError) -> None:
+        if is_overflow_message(error.message, error.type):
+            raise overflow(self.dialect, error.message)
+        raise stopped_early(self.server, error.message[:200])
+
+    def _check_ending(self, finish_reason: str | None, is_done: bool, request: ChatRequest) -> None:
+        if finish_reason == "length" and request.max_tokens is None:
+            # Cut off with no limit asked: the window itself ran out.
+            raise overflow(self.dialect, "the reply was cut off at the window's end")
+        if finish_reason is None and not is_done:
+            raise stopped_early(self.server, "the stream ended without finish_reason or [DONE]")
+
+    async def aclose(self) -> None:
+        """Nothing to release: the client is the caller's, and each request closes its stream."""
+
+
+# -- resolution --------------------------------------------------------------------------------
+
+
+async def resolve_with(
+    dialect: Dialect,
+    name: str,
+    config: ConfigReader,
+    environ: Mapping[str, str],
+    client: httpx.AsyncClient,
+) -> ResolvedModel:
+    """``<scheme>:NAME`` checked against the server at ``<scheme>.baseURL``."""
+    server = server_for(dialect, config)
+    key = api_key(dialect.scheme, config, environ)
+    if dialect is LMSTUDIO and isinstance(config.get("lmstudio.models"), dict):
+        logger.warning(
+            "lmstudio.models in %s is ignored: LM Studio reports its models", config.path
+        )
+    served = await served_by(Listing(client, dialect, server, key), name)
+    canonical = canonical_name(dialect.scheme, served.id)
+    window, note = settle_window(dialect, config, canonical, served)
+    capabilities, source = settle_capabilities(dialect, config, canonical, served)
+    backend = OpenAICompatBackend(
+        client=client,
+        dialect=dialect,
+        server=server,
+        model_id=served.id,
+        key=key,
+        default_think=default_think(dialect, config, canonical),
+    )
+    return ResolvedModel(
+        selection=f"{dialect.scheme}:{canonical}",
+        backend_name=dialect.scheme,
+        backend=backend,
+        capabilities=capabilities,
+        capability_source=source,
+        asset=f"{server.base_url} {served.id}",
+        context_size=window,
+        context_note=note,
+    )
+
+
+async def resolve_llamacpp(
+    name: str, config: ConfigReader, environ: Mapping[str, str], client: httpx.AsyncClient
+) -> ResolvedModel:
+    """``llamacpp:NAME``: a model llama.cpp's llama-server serves at ``llamacpp.baseURL``."""
+    return await resolve_with(LLAMACPP, name, config, environ, client)
+
+
+async def resolve_lmstudio(
+    name: str, config: ConfigReader, environ: Mapping[str, str], client: httpx.AsyncClient
+) -> ResolvedModel:
+    """``lmstudio:NAME``: a model LM Studio's server has, at ``lmstudio.baseURL``."""
+    return await resolve_with(LMSTUDIO, name, config, environ, client)
+
+
+async def resolve_openai(
+    name: str, config: ConfigReader, environ: Mapping[str, str], client: httpx.AsyncClient
+) -> ResolvedModel:
+    """``openai:NAME``: a model an OpenAI-compatible server serves at ``openai.baseURL``."""
+    return await resolve_with(OPENAI, name, config, environ, client)

@@ -1,0 +1,76 @@
+"""The model backends this build has, keyed by scheme, and the one way in: ``resolve_model``.
+
+Each backend module is imported when its scheme is first resolved, never at import time, so
+one backend's missing module or optional dependency cannot stop the others from working.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Awaitable, Callable, Mapping
+from types import ModuleType
+from typing import Any
+
+import httpx
+
+from wisp.agent.types import ModelUnavailable, ResolvedModel
+from wisp.models.selection import parse_selection
+
+Resolver = Callable[[str, Any, Mapping[str, str], httpx.AsyncClient], Awaitable[ResolvedModel]]
+
+BACKENDS: dict[str, tuple[str, str]] = {
+    "local": ("wisp.models.local", "resolve"),
+    "ollama": ("wisp.models.ollama", "resolve"),
+    "llamacpp": ("wisp.models.openai_compat", "resolve_llamacpp"),
+    "lmstudio": ("wisp.models.openai_compat", "resolve_lmstudio"),
+    "openai": ("wisp.models.openai_compat", "resolve_openai"),
+    "script": ("wisp.models.script", "resolve"),
+}
+"""Scheme → (module, resolver function), in the order models.md §1 lists them."""
+
+
+async def resolve_model(
+    selection: str,
+    *,
+    config: Any,
+    environ: Mapping[str, str],
+    client: httpx.AsyncClient,
+) -> ResolvedModel:
+    """The model ``selection`` names, checked and ready; ``ModelUnavailable`` if it cannot be.
+
+    ``config`` is the ``wisp.config.Config`` in force; ``client`` the session's HTTP client.
+    """
+    parsed = parse_selection(selection)
+    resolver = backend_resolver(parsed.scheme)
+    resolved = await resolver(parsed.name, config, environ, client)
+    # One canonical spelling everywhere, whatever the backend found the model as (§1).
+    return dataclasses.replace(resolved, selection=parsed.canonical)
+
+
+def backend_resolver(scheme: str) -> Resolver:
+    """The resolve function for ``scheme``; ``ModelUnavailable`` when this build lacks it."""
+    if scheme not in BACKENDS:
+        raise ModelUnavailable(
+            f"no model backend '{scheme}' in this build; available: {', '.join(BACKENDS)}"
+        )
+    module_name, function_name = BACKENDS[scheme]
+    module = _import_backend(scheme, module_name)
+    resolver = getattr(module, function_name, None)
+    if resolver is None:
+        raise ModelUnavailable(
+            f"the {scheme} backend is not complete in this build ({module_name} has no "
+            f"{function_name})"
+        )
+    return resolver  # type: ignore[no-any-return]
+
+
+def _import_backend(scheme: str, module_name: str) -> ModuleType:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise  # something the backend imports is missing: a real bug, not a missing backend
+        raise ModelUnavailable(
+            f"the {scheme} backend is not in this build ({module_name} is missing)"
+        ) from exc
