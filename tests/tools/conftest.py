@@ -1,0 +1,75 @@
+"""Fixtures for running a tool as the agent would: real folders, a real store, a recorded list.
+
+``Conversation`` is a plain value with the fields of ``ConversationView``; ``context`` hands a
+tool the working directory, a 4 KiB budget and a ``record`` that keeps every Details it gets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wisp.agent.types import ToolContext
+from wisp.config import Config
+from wisp.store import ConversationStore
+
+CALL_ID = "3f2a9c1e"
+
+
+@dataclass
+class Conversation:
+    """What a tool may read of its conversation (``ConversationView``), as a value."""
+
+    home: Path
+    config: Config
+    store: ConversationStore = field(default_factory=ConversationStore)
+    session: str = "5fd0cf21a0b1c2d3"
+    turn: int = 3
+    model: str = "script:/tmp/replies.json"
+    tool_names: list[str] = field(default_factory=lambda: ["current_date", "read_file"])
+    audit_file: Path | None = None
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """wisp's working directory."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """WISP_HOME, outside the working directory."""
+    folder = tmp_path / "wisp-home"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def conversation(home: Path) -> Conversation:
+    return Conversation(home=home, config=Config(home / "config.json", {}))
+
+
+@pytest.fixture
+def recorded() -> list[Any]:
+    """Every Details a tool recorded, in order."""
+    return []
+
+
+@pytest.fixture
+def context(workdir: Path, conversation: Conversation, recorded: list[Any]) -> ToolContext:
+    def record(details: Any) -> Any:
+        recorded.append(details)
+        return details
+
+    return ToolContext(
+        working_directory=workdir,
+        call_id=CALL_ID,
+        output_budget=4096,
+        record=record,
+        conversation=conversation,
+    )

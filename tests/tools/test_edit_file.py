@@ -1,0 +1,303 @@
+"""edit_file: each mode's result line, its refusals, its confinement, and file.write (§6.4)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wisp.agent.types import ToolContext
+from wisp.audit.kinds import FileWrite
+from wisp.tools.edit_file import EditFileTool
+
+
+async def edit(context: ToolContext, tool: EditFileTool | None = None, **arguments: Any) -> str:
+    return await (tool or EditFileTool()).run(dict(arguments), context)
+
+
+# -- write and append ----------------------------------------------------------------------
+
+
+async def test_write_creates_a_file(context: ToolContext, workdir: Path) -> None:
+    result = await edit(context, path="new.txt", mode="write", content="hello\n")
+    assert result == f"created {workdir / 'new.txt'}; now 6 bytes"
+    assert (workdir / "new.txt").read_text() == "hello\n"
+
+
+async def test_write_records_file_write_after_it_lands(
+    context: ToolContext, workdir: Path, recorded: list[Any]
+) -> None:
+    await edit(context, path="new.txt", mode="write", content="hello\n")
+    assert recorded == [
+        FileWrite(
+            path=str(workdir / "new.txt"),
+            mode="write",
+            created=True,
+            bytes_before=0,
+            bytes_after=6,
+        )
+    ]
+
+
+async def test_write_replaces_an_existing_file(
+    context: ToolContext, workdir: Path, recorded: list[Any]
+) -> None:
+    (workdir / "a.txt").write_text("old contents\n")
+    result = await edit(context, path="a.txt", mode="write", content="new\n")
+    assert result == f"wrote {workdir / 'a.txt'}; now 4 bytes"
+    assert recorded[0].created is False
+    assert (recorded[0].bytes_before, recorded[0].bytes_after) == (13, 4)
+
+
+async def test_write_creates_missing_folders(context: ToolContext, workdir: Path) -> None:
+    await edit(context, path="src/pkg/mod.py", mode="write", content="x = 1\n")
+    assert (workdir / "src/pkg/mod.py").read_text() == "x = 1\n"
+
+
+async def test_write_keeps_an_existing_files_mode(context: ToolContext, workdir: Path) -> None:
+    script = workdir / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o750)
+    await edit(context, path="run.sh", mode="write", content="#!/bin/sh\necho hi\n")
+    assert script.stat().st_mode & 0o777 == 0o750
+
+
+async def test_a_write_leaves_no_temporary_file(context: ToolContext, workdir: Path) -> None:
+    await edit(context, path="a.txt", mode="write", content="x")
+    await edit(context, path="a.txt", mode="append", content="y")
+    assert sorted(os.listdir(workdir)) == ["a.txt"]
+
+
+async def test_append_adds_at_the_end(context: ToolContext, workdir: Path) -> None:
+    (workdir / "log.txt").write_text("one\n")
+    result = await edit(context, path="log.txt", mode="append", content="two\n")
+    assert result == f"appended to {workdir / 'log.txt'}; now 8 bytes"
+    assert (workdir / "log.txt").read_text() == "one\ntwo\n"
+
+
+async def test_append_to_a_missing_file_creates_it(context: ToolContext, workdir: Path) -> None:
+    result = await edit(context, path="log.txt", mode="append", content="one\n")
+    assert result == f"created {workdir / 'log.txt'}; now 4 bytes"
+
+
+# -- replace by line ------------------------------------------------------------------------
+
+
+async def test_replace_a_line(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("one\ntwo\nthree\n")
+    result = await edit(context, path="a.txt", mode="replace", line=2, content="TWO")
+    assert result == f'replaced at line 2 of {workdir / "a.txt"}; now 14 bytes; line 2 now: "TWO"'
+    assert (workdir / "a.txt").read_text() == "one\nTWO\nthree\n"
+
+
+async def test_replace_a_line_keeps_its_indentation(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.py").write_text("def f():\n    return 1\n")
+    result = await edit(context, path="a.py", mode="replace", line=2, content="return 2")
+    assert result == (
+        f"replaced at line 2 of {workdir / 'a.py'}, keeping the line's indentation (4 spaces); "
+        'now 22 bytes; line 2 now: "    return 2"'
+    )
+
+
+async def test_replace_a_line_goes_to_the_one_line_holding_find(
+    context: ToolContext, workdir: Path
+) -> None:
+    (workdir / "a.txt").write_text("alpha\nbeta\ngamma\n")
+    result = await edit(context, path="a.txt", mode="replace", line=2, find="gam", content="GAMMA")
+    assert result == (
+        f'line 2 did not contain "gam"; replaced line 3 of {workdir / "a.txt"}, the one line '
+        'that does; now 17 bytes; line 3 now: "GAMMA"'
+    )
+
+
+async def test_an_empty_find_beside_line_is_ignored(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("one\ntwo\n")
+    await edit(context, path="a.txt", mode="replace", line=1, find="", content="ONE")
+    assert (workdir / "a.txt").read_text() == "ONE\ntwo\n"
+
+
+async def test_replace_a_line_keeps_crlf(context: ToolContext, workdir: Path) -> None:
+    (workdir / "dos.txt").write_bytes(b"one\r\ntwo\r\n")
+    await edit(context, path="dos.txt", mode="replace", line=1, content="ONE")
+    assert (workdir / "dos.txt").read_bytes() == b"ONE\r\ntwo\r\n"
+
+
+async def test_a_line_edit_takes_one_line(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("one\ntwo\n")
+    result = await edit(context, path="a.txt", mode="replace", line=1, content="a\nb")
+    assert result == (
+        "error: a line edit replaces one line, and content has 2 lines; use find (the exact "
+        "text to replace) to change several lines"
+    )
+
+
+async def test_a_line_past_the_end_is_an_error(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("one\ntwo\n")
+    result = await edit(context, path="a.txt", mode="replace", line=5, content="x")
+    assert result == f"error: line 5 is not in {workdir / 'a.txt'}, which has 2 lines"
+
+
+async def test_the_quoted_line_is_cut_at_200_characters(
+    context: ToolContext, workdir: Path
+) -> None:
+    (workdir / "a.txt").write_text("one\n")
+    result = await edit(context, path="a.txt", mode="replace", line=1, content="y" * 300)
+    assert result.endswith(f'line 1 now: "{"y" * 200}"…')
+
+
+# -- replace by find ------------------------------------------------------------------------
+
+
+async def test_replace_found_text(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("one\nthe old value\nthree\n")
+    result = await edit(context, path="a.txt", mode="replace", find="old", content="new")
+    assert result == (
+        f'replaced at line 2 of {workdir / "a.txt"}; now 24 bytes; line 2 now: "the new value"'
+    )
+
+
+async def test_a_multi_line_replacement_shows_its_first_three_lines(
+    context: ToolContext, workdir: Path
+) -> None:
+    (workdir / "a.txt").write_text("start\nX\nend\n")
+    result = await edit(context, path="a.txt", mode="replace", find="X", content="a\nb\nc\nd")
+    assert result.endswith('; lines 2-5 now: "a\\nb\\nc" and 1 more')
+
+
+async def test_find_matches_a_crlf_file_written_with_lf(
+    context: ToolContext, workdir: Path
+) -> None:
+    (workdir / "dos.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    await edit(context, path="dos.txt", mode="replace", find="one\ntwo", content="1\n2")
+    assert (workdir / "dos.txt").read_bytes() == b"1\r\n2\r\nthree\r\n"
+
+
+async def test_text_not_found_is_an_error(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("one\n")
+    result = await edit(context, path="a.txt", mode="replace", find="zebra", content="x")
+    assert result == 'error: text to replace not found: "zebra"'
+
+
+async def test_text_found_twice_is_an_error(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("x = 1\nx = 1\n")
+    result = await edit(context, path="a.txt", mode="replace", find="x = 1", content="x = 2")
+    assert result == (
+        'error: text to replace occurs 2 times, include more surrounding text: "x = 1"'
+    )
+
+
+async def test_replace_needs_line_or_find(context: ToolContext, workdir: Path) -> None:
+    (workdir / "a.txt").write_text("one\n")
+    result = await edit(context, path="a.txt", mode="replace", content="x")
+    assert result == (
+        "error: replace needs line (from read_file) or find (the exact text to replace)"
+    )
+
+
+async def test_replace_refuses_a_file_over_one_mib(context: ToolContext, workdir: Path) -> None:
+    (workdir / "big.txt").write_text("x\n" * (600 * 1024))
+    result = await edit(context, path="big.txt", mode="replace", line=1, content="y")
+    assert result.startswith(f"error: cannot replace in {workdir / 'big.txt'}: it is 1228800")
+
+
+async def test_replace_in_a_missing_file_is_an_error(context: ToolContext, workdir: Path) -> None:
+    result = await edit(context, path="gone.txt", mode="replace", line=1, content="y")
+    assert result == (
+        f"error: cannot replace in {workdir / 'gone.txt'}: no such file; use mode write to "
+        "create it"
+    )
+
+
+async def test_an_unknown_mode_is_an_error(context: ToolContext) -> None:
+    result = await edit(context, path="a.txt", mode="delete", content="")
+    assert result == "error: mode must be write, append, or replace"
+
+
+async def test_a_refused_edit_records_nothing(
+    context: ToolContext, workdir: Path, recorded: list[Any]
+) -> None:
+    (workdir / "a.txt").write_text("one\n")
+    await edit(context, path="a.txt", mode="replace", find="zebra", content="x")
+    assert recorded == []
+    assert (workdir / "a.txt").read_text() == "one\n"
+
+
+# -- where it may write -----------------------------------------------------------------------
+
+
+async def test_a_path_outside_the_working_directory_is_refused(
+    context: ToolContext, workdir: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.txt"
+    result = await edit(context, path=str(outside), mode="write", content="x")
+    assert result == f"error: cannot write {outside}: outside the writable directories ({workdir})"
+    assert not outside.exists()
+
+
+async def test_a_dot_dot_path_out_of_the_working_directory_is_refused(
+    context: ToolContext, tmp_path: Path
+) -> None:
+    result = await edit(context, path="../escape.txt", mode="write", content="x")
+    assert result.startswith(f"error: cannot write {tmp_path / 'escape.txt'}: outside")
+
+
+async def test_a_configured_writable_root_may_be_written(
+    context: ToolContext, tmp_path: Path
+) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    tool = EditFileTool(writable_roots=[extra])
+    result = await edit(context, tool, path=str(extra / "a.txt"), mode="write", content="x")
+    assert result == f"created {extra / 'a.txt'}; now 1 byte"
+
+
+async def test_the_refusal_lists_every_writable_directory(
+    context: ToolContext, workdir: Path, tmp_path: Path
+) -> None:
+    extra = tmp_path / "extra"
+    tool = EditFileTool(writable_roots=[extra])
+    result = await edit(context, tool, path="/etc/passwd", mode="append", content="x")
+    assert result.endswith(f"outside the writable directories ({workdir}, {extra})")
+
+
+async def test_wisp_home_is_refused_even_inside_the_working_directory(
+    context: ToolContext, workdir: Path, conversation: Any
+) -> None:
+    conversation.home = workdir / ".wisp"
+    conversation.home.mkdir()
+    result = await edit(context, path=".wisp/config.json", mode="write", content="{}")
+    assert result == (
+        f"error: cannot write {workdir / '.wisp/config.json'}: inside WISP_HOME "
+        f"({workdir / '.wisp'}), which wisp protects"
+    )
+    assert not (workdir / ".wisp/config.json").exists()
+
+
+async def test_a_symlink_out_of_the_working_directory_is_refused(
+    context: ToolContext, workdir: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (workdir / "link").symlink_to(outside)
+    result = await edit(context, path="link/a.txt", mode="write", content="x")
+    assert result.startswith(f"error: cannot write {workdir / 'link/a.txt'}: outside")
+    assert not (outside / "a.txt").exists()
+
+
+async def test_a_symlinked_file_inside_is_written_through_and_kept_a_link(
+    context: ToolContext, workdir: Path
+) -> None:
+    (workdir / "real.txt").write_text("one\n")
+    (workdir / "alias.txt").symlink_to(workdir / "real.txt")
+    await edit(context, path="alias.txt", mode="append", content="two\n")
+    assert (workdir / "alias.txt").is_symlink()
+    assert (workdir / "real.txt").read_text() == "one\ntwo\n"
+
+
+@pytest.mark.parametrize("mode", ["write", "append"])
+async def test_a_folder_cannot_be_written(context: ToolContext, workdir: Path, mode: str) -> None:
+    (workdir / "sub").mkdir()
+    result = await edit(context, path="sub", mode=mode, content="x")
+    assert result == f"error: cannot write {workdir / 'sub'}: it is a folder"

@@ -1,0 +1,89 @@
+"""The registry: the built-ins in the spec's order, memory only when configured, plugins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wisp.agent.types import ToolContext
+from wisp.config import Config
+from wisp.errors import ConfigValueError
+from wisp.tools import BUILTIN_TOOLS, ToolRegistry, default_tools, register
+from wisp.tools.edit_file import EditFileTool
+
+
+def config(data: dict[str, Any] | None = None) -> Config:
+    return Config(Path("/nonexistent/config.json"), data or {})
+
+
+def test_the_built_ins_come_in_the_spec_order_without_memory() -> None:
+    names = [tool.name for tool in default_tools(config())]
+    assert names == ["current_date", "read_file", "edit_file", "inspect", "system_info"]
+
+
+def test_memory_comes_last_when_the_config_asks_for_it() -> None:
+    names = [tool.name for tool in default_tools(config({"context": {"memory": True}}))]
+    assert names == list(BUILTIN_TOOLS)
+
+
+def test_edit_file_gets_the_configured_writable_roots() -> None:
+    roots = {"tools": {"editFile": {"writableRoots": ["/srv/site"]}}}
+    edit_file = next(tool for tool in default_tools(config(roots)) if tool.name == "edit_file")
+    assert isinstance(edit_file, EditFileTool)
+    assert edit_file.writable_roots == [Path("/srv/site")]
+
+
+def test_a_relative_writable_root_is_a_config_error() -> None:
+    with pytest.raises(ConfigValueError, match=r"tools\.editFile\.writableRoots"):
+        default_tools(config({"tools": {"editFile": {"writableRoots": ["site"]}}}))
+
+
+def test_every_tool_offers_an_object_schema_and_says_if_it_only_reads() -> None:
+    for tool in default_tools(config({"context": {"memory": True}})):
+        assert tool.parameters["type"] == "object", tool.name
+        assert "$ref" not in str(tool.parameters), tool.name
+        assert tool.description, tool.name
+    read_only = {t.name for t in default_tools(config()) if t.read_only}
+    assert read_only == {"current_date", "read_file", "inspect", "system_info"}
+
+
+class EchoTool:
+    name = "echo"
+    description = "Says its text back."
+    read_only = True
+
+    def __init__(self) -> None:
+        self.parameters = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        return str(arguments.get("text", ""))
+
+
+def test_a_plugin_registers_after_the_built_ins() -> None:
+    registry = ToolRegistry()
+    register(registry)
+    registry.register("echo", lambda config: EchoTool())
+    assert [tool.name for tool in registry.tools(config())][-1] == "echo"
+
+
+def test_a_name_registered_twice_is_refused() -> None:
+    registry = ToolRegistry()
+    register(registry)
+    with pytest.raises(ValueError, match="'read_file' is registered twice"):
+        registry.register("read_file", lambda config: EchoTool())
+
+
+def test_a_tool_must_answer_to_the_name_it_was_registered_under() -> None:
+    registry = ToolRegistry()
+    registry.register("shout", lambda config: EchoTool())
+    with pytest.raises(ValueError, match="registered as 'shout' calls itself 'echo'"):
+        registry.tools(config())
+
+
+def test_a_factory_may_leave_its_tool_out() -> None:
+    registry = ToolRegistry()
+    registry.register("echo", lambda config: None)
+    assert registry.tools(config()) == []
+    assert registry.names == ["echo"]

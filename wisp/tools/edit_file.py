@@ -1,0 +1,347 @@
+"""``edit_file``: write, append to, or change one place in a text file (agent.md §6.4).
+
+Every write is atomic (a temporary file beside the target, renamed over it) and confined: the
+real target must lie inside the working directory or a configured writable root, and never
+inside ``WISP_HOME`` (policy.md §5.2, checked as real paths, so a symlink cannot lead out).
+An edit that lands is recorded as ``file.write``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from wisp.agent.types import ToolContext
+from wisp.audit.kinds import FileWrite
+from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
+from wisp.tools.output import split_lines
+
+MODES = ("write", "append", "replace")
+REPLACE_MAX_BYTES = 1 << 20
+"""``replace`` reads the whole file to edit it: larger files are refused (§6.4)."""
+
+
+class EditFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
+    path: Annotated[str, msgspec.Meta(description="The file; relative to the working directory")]
+    mode: Annotated[
+        str,
+        msgspec.Meta(
+            description="write replaces the whole file (creating it); append adds at the end; "
+            "replace changes one line (line) or one exact text (find)"
+        ),
+    ]
+    content: Annotated[
+        str,
+        msgspec.Meta(
+            description="The text to write or append; for replace, the whole new line (with "
+            "line) or the replacement for find"
+        ),
+    ]
+    find: (
+        Annotated[str, msgspec.Meta(description="replace: the exact text to replace, once")]
+        | UnsetType
+    ) = UNSET
+    line: (
+        Annotated[int, msgspec.Meta(description="replace: the line number, from read_file")]
+        | UnsetType
+    ) = UNSET
+
+
+def _parameters() -> dict[str, Any]:
+    schema = schema_of(EditFileArgs)
+    # Checked by hand for §6.4's own error text, but offered to the model as the enum it is.
+    schema["properties"]["mode"]["enum"] = list(MODES)
+    return schema
+
+
+@dataclass(frozen=True, slots=True)
+class _Landed:
+    """An edit that landed: what to tell the model and what to record."""
+
+    result: str
+    record: FileWrite
+
+
+class EditFileTool:
+    """Writes a text file: the whole of it, at its end, or one line or text in it."""
+
+    name = "edit_file"
+    description = (
+        "Writes a text file. mode write replaces the whole file (creating it); append adds "
+        "content at the end; replace changes one line given line (from read_file) with content "
+        "as the whole new line, or the one place where find occurs with content. Read first."
+    )
+    parameters = _parameters()
+    read_only = False
+
+    def __init__(self, writable_roots: Sequence[Path] = ()) -> None:
+        self.writable_roots = list(writable_roots)
+        """``tools.editFile.writableRoots``: writable besides the working directory."""
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        args = parse_arguments(self.name, arguments, EditFileArgs)
+        if isinstance(args, str):
+            return args
+        if args.mode not in MODES:
+            return "error: mode must be write, append, or replace"
+        find = "" if args.find is UNSET else args.find
+        line = None if args.line is UNSET else args.line
+        if args.mode == "replace" and line is None and not find:
+            return "error: replace needs line (from read_file) or find (the exact text to replace)"
+        path = resolve_path(args.path, context.working_directory)
+        roots = [context.working_directory, *self.writable_roots]
+        refusal = confinement_error(path, roots, context.conversation.home)
+        if refusal:
+            return refusal
+        landed = await asyncio.to_thread(_edit, path, args.mode, args.content, find, line)
+        if isinstance(landed, str):
+            return landed
+        context.record(landed.record)  # after the edit lands (§6.4)
+        return landed.result
+
+
+def confinement_error(path: Path, roots: Sequence[Path], home: Path) -> str | None:
+    """Why ``path`` may not be written, or None: its real target must be inside a root and
+    outside ``home``. ``realpath`` resolves the longest existing prefix, so a path through a
+    symlink is judged by where it leads."""
+    real = os.path.realpath(path)
+    protected = os.path.realpath(home)
+    if _is_within(real, protected):
+        return f"error: cannot write {path}: inside WISP_HOME ({home}), which wisp protects"
+    if any(_is_within(real, os.path.realpath(root)) for root in roots):
+        return None
+    shown = ", ".join(str(root) for root in roots)
+    return f"error: cannot write {path}: outside the writable directories ({shown})"
+
+
+def _is_within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _edit(path: Path, mode: str, content: str, find: str, line: int | None) -> _Landed | str:
+    real = Path(os.path.realpath(path))
+    if real.is_dir():
+        return f"error: cannot write {path}: it is a folder"
+    try:
+        before = real.read_bytes() if real.exists() else None
+    except OSError as exc:
+        return f"error: cannot read {path}: {exc.strerror or exc}"
+    try:
+        data, line_edit = _apply(path, before, mode, content, find, line)
+    except EditRefused as exc:
+        return f"error: {exc}"
+    try:
+        write_atomically(real, data)
+    except OSError as exc:
+        return f"error: cannot write {path}: {exc.strerror or exc}"
+    size = f"now {len(data)} byte" + ("" if len(data) == 1 else "s")
+    if line_edit is not None:
+        result = line_edit.describe(path, size)
+    elif before is None:
+        result = f"created {path}; {size}"
+    else:
+        result = f"appended to {path}; {size}" if mode == "append" else f"wrote {path}; {size}"
+    record = FileWrite(
+        path=str(real),
+        mode=mode,
+        created=before is None,
+        bytes_before=0 if before is None else len(before),
+        bytes_after=len(data),
+    )
+    return _Landed(result, record)
+
+
+def _apply(
+    path: Path, before: bytes | None, mode: str, content: str, find: str, line: int | None
+) -> tuple[bytes, LineEdit | None]:
+    """The file's new bytes, and for ``replace`` what changed; ``EditRefused`` says why not."""
+    if mode == "write":
+        return content.encode(), None
+    if mode == "append":
+        return (before or b"") + content.encode(), None
+    if before is None:
+        raise EditRefused(f"cannot replace in {path}: no such file; use mode write to create it")
+    if len(before) > REPLACE_MAX_BYTES:
+        raise EditRefused(
+            f"cannot replace in {path}: it is {len(before)} bytes, and replace edits files up "
+            "to 1 MiB; use mode write to replace the whole file"
+        )
+    try:
+        text = before.decode()
+    except UnicodeDecodeError as exc:
+        raise EditRefused(f"cannot replace in {path}: it is not UTF-8 text") from exc
+    if line is not None:
+        new_text, line_edit = replace_line(text, line, content, find, path)
+    else:
+        new_text, line_edit = replace_text(text, find, content)
+    return new_text.encode(), line_edit
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``, keeping
+    an existing file's mode (a new file gets the usual ``0666 & ~umask``)."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wisp-tmp", dir=folder)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    # os.umask() can only be read by setting it, which races with other threads: Linux shows it.
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+# -- replace: the text edits, pure ------------------------------------------------------------
+
+QUOTE_CHARACTERS = 200
+SHOWN_LINES = 3
+
+
+class EditRefused(Exception):
+    """An edit that cannot be made as asked; the message is the result after ``error: ``."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineEdit:
+    """Where a ``replace`` landed, for its one-line result."""
+
+    first: int
+    """The first line changed (1-based)."""
+    shown: list[str]
+    """The changed lines as they now read (a multi-line replacement: its first few)."""
+    count: int
+    """How many lines the replacement now spans."""
+    asked: int | None = None
+    """The line the model named, when the edit went to the one line holding ``find`` instead."""
+    find: str = ""
+    indentation: str = ""
+    """The indentation kept from the old line, when the new line came without one."""
+
+    def describe(self, path: Path, size: str) -> str:
+        if self.asked is not None:
+            where = (
+                f"line {self.asked} did not contain {quote(self.find)}; "
+                f"replaced line {self.first} of {path}, the one line that does"
+            )
+        else:
+            where = f"replaced at line {self.first} of {path}"
+        if self.indentation:
+            where += f", keeping the line's indentation ({_indentation_words(self.indentation)})"
+        if self.count <= 1:
+            now = f"line {self.first} now: {quote(self.shown[0] if self.shown else '')}"
+        else:
+            last = self.first + self.count - 1
+            now = f"lines {self.first}-{last} now: {quote(chr(10).join(self.shown))}"
+            if self.count > len(self.shown):
+                now += f" and {self.count - len(self.shown)} more"
+        return f"{where}; {size}; {now}"
+
+
+def quote(text: str) -> str:
+    """``text`` in double quotes with JSON escapes, cut at 200 characters (then ``…``)."""
+    shown = msgspec.json.encode(text[:QUOTE_CHARACTERS]).decode()
+    return shown + ("…" if len(text) > QUOTE_CHARACTERS else "")
+
+
+def _indentation_words(indentation: str) -> str:
+    count = len(indentation)
+    if set(indentation) == {" "}:
+        return "1 space" if count == 1 else f"{count} spaces"
+    if set(indentation) == {"\t"}:
+        return "1 tab" if count == 1 else f"{count} tabs"
+    return f"{count} whitespace characters"
+
+
+def _ending(line: str) -> str:
+    if line.endswith("\r\n"):
+        return "\r\n"
+    return "\n" if line.endswith("\n") else ""
+
+
+def replace_line(text: str, line: int, content: str, find: str, path: Path) -> tuple[str, LineEdit]:
+    """``text`` with line ``line`` (or, when it lacks ``find``, the one line holding it) made
+    ``content``, keeping the line's ending, and its indentation when ``content`` has none."""
+    content = content.removesuffix("\n").removesuffix("\r")
+    if "\n" in content:
+        raise EditRefused(
+            f"a line edit replaces one line, and content has {content.count(chr(10)) + 1} "
+            "lines; use find (the exact text to replace) to change several lines"
+        )
+    lines = split_lines(text)
+    if not 1 <= line <= len(lines):
+        raise EditRefused(f"line {line} is not in {path}, which has {len(lines)} lines")
+    target, asked = line, None
+    if find and find not in lines[line - 1]:
+        holders = [number for number, held in enumerate(lines, start=1) if find in held]
+        if not holders:
+            raise EditRefused(f"text to replace not found: {quote(find)}")
+        if len(holders) > 1:
+            raise EditRefused(
+                f"text to replace occurs {len(holders)} times, include more surrounding "
+                f"text: {quote(find)}"
+            )
+        target, asked = holders[0], line
+    old = lines[target - 1]
+    ending = _ending(old)
+    body = old[: len(old) - len(ending)]
+    indentation = body[: len(body) - len(body.lstrip(" \t"))]
+    kept = ""
+    if indentation and content and content[0] not in " \t":
+        content, kept = indentation + content, indentation
+    lines[target - 1] = content + ending
+    edit = LineEdit(target, [content], 1, asked, find if asked else "", kept)
+    return "".join(lines), edit
+
+
+def replace_text(text: str, find: str, content: str) -> tuple[str, LineEdit]:
+    """``text`` with the one occurrence of ``find`` replaced by ``content``."""
+    asked, count = find, text.count(find)
+    if count == 0 and "\r\n" in text and "\n" in find and "\r\n" not in find:
+        # A CRLF file, and a model that wrote its text with LF: match it as the file has it.
+        find = find.replace("\n", "\r\n")
+        content = content.replace("\r\n", "\n").replace("\n", "\r\n")
+        count = text.count(find)
+    if count == 0:
+        raise EditRefused(f"text to replace not found: {quote(asked)}")
+    if count > 1:
+        raise EditRefused(
+            f"text to replace occurs {count} times, include more surrounding text: {quote(asked)}"
+        )
+    start = text.index(find)
+    new_text = text[:start] + content + text[start + len(find) :]
+    first = text.count("\n", 0, start) + 1
+    end = start + len(content)
+    last = new_text.count("\n", 0, end - 1) + 1 if content else first
+    lines = split_lines(new_text)[first - 1 : last]
+    shown = [line.removesuffix("\n").removesuffix("\r") for line in lines[:SHOWN_LINES]]
+    return new_text, LineEdit(first, shown, max(last - first + 1, 1))

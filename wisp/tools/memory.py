@@ -1,0 +1,359 @@
+"""``memory``: this conversation's memory, read back on request (agent.md §6.9, §7).
+
+``recall`` works in full over the conversation store: an entry, a turn, the task (the first
+prompt, while there are no facts), a kept output, paged within B with the §7.1 modifiers.
+Facts, the running summary, ``note``, ``task TEXT``, ``summarise`` and ``condense`` need parts
+this wisp does not have yet (facts, the output readers, a model for memory): they answer with
+what is true, never a guess. Every call is recorded as ``context.memory``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET
+
+from wisp.agent.types import ConversationView, ToolContext
+from wisp.audit.kinds import ContextMemory
+from wisp.store import ConversationStore, Entry
+from wisp.tools.arguments import parse_arguments, schema_of
+from wisp.tools.memory_page import END, Modifiers, Page, page_lines, split_modifiers
+from wisp.tools.output import split_lines
+
+FROM_STORE = "from the conversation's store"
+NOTHING_STORED = (
+    "memory: nothing earlier is stored yet; this is the conversation's first turn, and all of it "
+    "is in your context as the person wrote it"
+)
+_NO_FACTS = "this conversation keeps no facts yet"
+NO_FACTS_TO_NOTE = "error: this conversation keeps no facts, so nothing can be noted"
+NO_FACTS_FOR_TASK = "error: this conversation keeps no facts, so the task cannot be noted"
+INSTRUCTIONS_TEXT = "(the instructions, which every request carries in full)"
+REASONING_TEXT = "(the model's thinking, kept for the person and not recalled)"
+_VERBS = {
+    "recall": "recall",
+    "note": "note",
+    "remember": "note",
+    "task": "task",
+    "summarise": "summarise",
+    "summarize": "summarise",
+    "condense": "condense",
+}
+_FACT_ID = re.compile(r"(?:fact\s+)?([cps]\d+)")
+_OUTPUT_ID = re.compile(r"\boutput\s+([0-9a-f]{8})\b")
+_NUMBER = re.compile(r"\d+")
+_COMMAND_NOTICE = re.compile(
+    r"ran `(?P<line>.*?)` themselves in (?P<dir>.+?) at .*?\(exit status (?P<status>-?\d+)"
+)
+"""A person's command notice (§5.2), for its label line."""
+
+
+class MemoryArgs(msgspec.Struct, kw_only=True):
+    request: Annotated[
+        str,
+        msgspec.Meta(
+            description='What to do, such as "recall entry 7", "recall turn 3", '
+            '"recall entry 7 from line 41", "recall entry 7 matching error" or "recall task"'
+        ),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """One recall's result and what to record of it."""
+
+    text: str
+    target: str
+    found: bool
+    entries: list[int]
+    events: list[str]
+    page: Page | None = None
+
+
+class MemoryTool:
+    """Recalls what this conversation's earlier turns held: an entry, a turn, or the task."""
+
+    name = "memory"
+    description = (
+        "This conversation's memory (not the machine's RAM, which is system_info). Earlier turns "
+        "may reach you only as references; recall what they left out instead of guessing or "
+        'running a tool again: "recall entry N", "recall turn N", "recall task", with '
+        '"from line N", "matching TEXT", "lines A-B", "head K" or "tail K" at the end.'
+    )
+    parameters = schema_of(MemoryArgs)
+    # Not among §5.1's read-only tools: note and task change what the conversation holds.
+    read_only = False
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        args = parse_arguments(self.name, arguments, MemoryArgs)
+        if isinstance(args, str):
+            return args
+        verb, rest = parse_request(args.request)
+        if verb == "task" and not rest:
+            verb, rest = "recall", "task"
+        if verb != "recall":
+            result, record = _not_yet(verb, rest, args.request)
+            context.record(record)
+            return result
+        recalled = recall(rest, context.conversation, context.output_budget)
+        context.record(_recall_record(args.request, recalled))
+        return recalled.text
+
+
+def parse_request(request: str) -> tuple[str, str]:
+    """(verb, the rest): quotes and backticks around it stripped; no verb means recall."""
+    text = request.strip().strip("\"'`").strip()
+    first, _, rest = text.partition(" ")
+    verb = _VERBS.get(first.lower().rstrip(":"))
+    if verb is None:
+        return "recall", text
+    return verb, rest.strip()
+
+
+def _not_yet(verb: str, rest: str, request: str) -> tuple[str, ContextMemory]:
+    """note, task TEXT, summarise and condense: each needs a part this wisp lacks, and says so."""
+    match verb:
+        case "note":
+            return NO_FACTS_TO_NOTE, ContextMemory(
+                request=request, action="note", noted=False, failure="off"
+            )
+        case "task":
+            return NO_FACTS_FOR_TASK, ContextMemory(
+                request=request, action="task", noted=False, value=rest, failure="off"
+            )
+        case _:
+            target = rest.split(":", 1)[0].strip()
+            what = "the output readers" if verb == "summarise" else "a model attached to memory"
+            text = (
+                f"error: {verb} needs {what}, which this wisp does not have yet; "
+                f'page through it with "recall {target or "entry N"}" instead'
+            )
+            record = ContextMemory(
+                request=request, action=verb, target=target, found=False, failure="off"
+            )
+            return text, record
+
+
+def _recall_record(request: str, recalled: Recalled) -> ContextMemory:
+    page = recalled.page
+    return ContextMemory(
+        request=request,
+        action="recall",
+        target=recalled.target,
+        found=recalled.found,
+        entries=recalled.entries,
+        events=recalled.events,
+        from_="store",
+        filter=page.matching if page and page.matching else UNSET,
+        offset=page.first if page else UNSET,
+        bytes=len(recalled.text.encode()),
+    )
+
+
+# -- recall -----------------------------------------------------------------------------------
+
+
+def recall(request: str, view: ConversationView, budget: int) -> Recalled:
+    """What ``recall <request>`` finds (§7.1), paged within ``budget`` bytes."""
+    what, modifiers = split_modifiers(request)
+    lowered = what.lower()
+    store: ConversationStore = view.store
+    if not lowered:
+        return _missing(
+            "",
+            'memory: say what to recall, such as "recall entry 7", '
+            '"recall turn 2" or "recall task"',
+        )
+    if match := _FACT_ID.fullmatch(lowered):
+        return _missing(f"fact {match[1]}", f"memory: no fact {match[1]}; {_NO_FACTS}")
+    if "summary" in lowered:
+        return _missing(
+            "summary", "memory: there is no running summary; this conversation keeps none yet"
+        )
+    if lowered.startswith("fact"):
+        return _fact_query(what)
+    numbers = _NUMBER.findall(lowered)
+    if "task" in lowered and not numbers:
+        return _recall_task(store, modifiers, budget)
+    if numbers and "turn" in lowered:
+        return _recall_turn(store, int(numbers[0]), modifiers, budget)
+    if match := _OUTPUT_ID.search(lowered):
+        return _recall_output(view, match[1], modifiers, budget)
+    if numbers:
+        return _recall_entry(store, int(numbers[0]), modifiers, budget)
+    return _fact_query(what)
+
+
+def _missing(target: str, text: str) -> Recalled:
+    return Recalled(text, target, False, [], [])
+
+
+def _fact_query(query: str) -> Recalled:
+    return _missing(
+        query,
+        f"memory: {_NO_FACTS}, so there is nothing to search for {query!r}; recall an entry or "
+        'a turn by its number instead, such as "recall entry 7" or "recall turn 2"',
+    )
+
+
+def _nothing_stored(store: ConversationStore) -> bool:
+    return all(entry.kind == "instructions" for entry in store)
+
+
+def _recall_entry(store: ConversationStore, number: int, mods: Modifiers, budget: int) -> Recalled:
+    target = f"entry {number}"
+    if _nothing_stored(store):
+        return _missing(target, NOTHING_STORED)
+    entry = store.get(number)
+    if entry is None:
+        return _missing(
+            target,
+            f"memory: no entry {number} in this conversation; entries run from 1 to "
+            f"{store.last_id}, and this turn's own are already in view",
+        )
+    header = [f"entry {number}: {_label(entry)}{_when(entry)}, {FROM_STORE}"]
+    if entry.kind == "toolOutput":
+        header.append(f"arguments: {_arguments_of(store, entry)}")
+    return _paged(target, header, _body(entry), mods, budget, [entry])
+
+
+def _recall_turn(store: ConversationStore, turn: int, mods: Modifiers, budget: int) -> Recalled:
+    target = f"turn {turn}"
+    turns = store.turns()
+    if not turns:
+        return _missing(target, NOTHING_STORED)
+    entries = store.turn_entries(turn)
+    if not entries:
+        return _missing(
+            target,
+            f"memory: no turn {turn} in this conversation's store; turns run from {min(turns)} "
+            f"to {max(turns)}, and this turn is already in view",
+        )
+    first, last = entries[0].id, entries[-1].id
+    span = f"entry {first}" if first == last else f"entries {first}-{last}"
+    lines: list[str] = []
+    for entry in entries:
+        lines.append(f"[entry {entry.id}, {_label(entry)}]")
+        lines.extend(_body(entry))
+    return _paged(target, [f"turn {turn}: {span}, {FROM_STORE}"], lines, mods, budget, entries)
+
+
+def _recall_task(store: ConversationStore, mods: Modifiers, budget: int) -> Recalled:
+    prompt = next((entry for entry in store if entry.kind == "prompt"), None)
+    if prompt is None:
+        return _missing("task", NOTHING_STORED)
+    header = [
+        f"task: no task is recorded, as {_NO_FACTS}; the first prompt, entry {prompt.id}"
+        f"{_when(prompt)}, {FROM_STORE}"
+    ]
+    return _paged("task", header, _body(prompt), mods, budget, [prompt])
+
+
+def _recall_output(
+    view: ConversationView, output_id: str, mods: Modifiers, budget: int
+) -> Recalled:
+    target = f"output {output_id}"
+    store: ConversationStore = view.store
+    entry = next(
+        (e for e in store if e.kind == "toolOutput" and e.value.call_id == output_id), None
+    )
+    kept = view.home / "output" / view.session / output_id
+    try:
+        # The output store holds an output whole when its result had to be cut (§4.2).
+        text = kept.read_text(errors="replace")
+        source = "kept whole in the output store"
+    except OSError:
+        if entry is None:
+            return _missing(target, f"memory: no output {output_id} in this conversation")
+        text, source = entry.value.text, FROM_STORE
+    label = f"{entry.value.tool} output, entry {entry.id}" if entry else "tool output"
+    header = [f"output {output_id}: {label}, {source}"]
+    lines = [line.removesuffix("\n") for line in split_lines(text)]
+    return _paged(target, header, lines, mods, budget, [entry] if entry else [])
+
+
+def _paged(
+    target: str,
+    header: list[str],
+    lines: list[str],
+    mods: Modifiers,
+    budget: int,
+    entries: list[Entry],
+) -> Recalled:
+    room = budget - sum(len(line.encode()) + 1 for line in header)
+    page = page_lines(lines, mods, room)
+    last = END if page.next_line is None else page.more(target)
+    text = "\n".join([*header, *page.lines, last])
+    events = [source.event for entry in entries for source in entry.sources]
+    return Recalled(text, target, True, [entry.id for entry in entries], events, page)
+
+
+# -- entries as recall shows them --------------------------------------------------------------
+
+
+def _label(entry: Entry) -> str:
+    match entry.kind:
+        case "toolOutput":
+            return f"{entry.value.tool} output"
+        case "prompt":
+            return "prompt"
+        case "response":
+            return "reply"
+        case "toolCalls":
+            return "tool calls"
+        case "instructions":
+            return "the instructions"
+        case "reasoning":
+            return "the model's thinking"
+        case "command":
+            notice = _COMMAND_NOTICE.search(entry.text)
+            if notice is None:
+                return "the person's command"
+            return (
+                f"the person's command `{notice['line']}` in {notice['dir']}, "
+                f"exit status {notice['status']}"
+            )
+        case _:
+            return entry.kind
+
+
+def _body(entry: Entry) -> list[str]:
+    if entry.kind == "instructions":
+        return [INSTRUCTIONS_TEXT]
+    if entry.kind == "reasoning":
+        return [REASONING_TEXT]
+    return [line.removesuffix("\n") for line in split_lines(entry.text)] or [""]
+
+
+def _when(entry: Entry) -> str:
+    """``, turn 2 at 14:05:12`` (local time), each part only when known."""
+    turn = f", turn {entry.turn}" if entry.turn is not None else ""
+    clock = _local_clock(entry.time)
+    return f"{turn} at {clock}" if clock and turn else turn
+
+
+def _local_clock(stamp: str | None) -> str | None:
+    if not stamp:
+        return None
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%H:%M:%S")
+    except ValueError:
+        return None
+
+
+def _arguments_of(store: ConversationStore, output: Entry) -> str:
+    """The JSON arguments of the call an output answers, on one line, cut at 200 characters."""
+    call_id = output.value.call_id
+    for entry in reversed(store.entries[: output.id - 1]):
+        if entry.kind != "toolCalls":
+            continue
+        for call in entry.value:
+            if call.id == call_id:
+                text = msgspec.json.encode(call.arguments).decode()
+                text = text.replace("\n", " ").replace("\t", " ")
+                return text if len(text) <= 200 else text[:200] + "…"
+    return "(not found)"

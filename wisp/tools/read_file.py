@@ -1,0 +1,153 @@
+"""``read_file``: a page of a text file's lines, numbered, with where the next page starts (§6.3).
+
+A page holds at most ``limit`` lines and at most B bytes (the tool-output budget), so a result
+never needs the output store. Reading is lazy and bounded: the file is read line by line, and
+a line longer than B is read only as far as the page can show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, BinaryIO
+
+import msgspec
+
+from wisp.agent.types import ToolContext
+from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
+from wisp.tools.output import bounded
+
+END_OF_FILE = "[end of file]"
+NO_LINES = "(no lines in range)"
+_BINARY_PROBE = 8192
+"""A NUL byte in this much of the file's start means it is binary (§6.3: "the first chunk")."""
+_MARKER_ROOM = 64
+"""Bytes kept free of lines for the page's last line (``[more: call again with offset N]``)."""
+
+
+class ReadFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
+    path: Annotated[
+        str, msgspec.Meta(description="The file to read; relative to the working directory")
+    ]
+    offset: Annotated[int, msgspec.Meta(description="The first line to read, from 1")] = 1
+    limit: Annotated[int, msgspec.Meta(description="How many lines to read at most")] = 100
+
+
+def more_marker(next_line: int) -> str:
+    """The last line of a page that stopped before the end (the reference form reads it)."""
+    return f"[more: call again with offset {next_line}]"
+
+
+class ReadFileTool:
+    """Reads a page of numbered lines from a text file."""
+
+    name = "read_file"
+    description = (
+        "Reads a page of numbered lines (N<TAB>text) from a text file; "
+        "follow the [more: call again with offset N] hint for the next page."
+    )
+    parameters = schema_of(ReadFileArgs)
+    read_only = True
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        args = parse_arguments(self.name, arguments, ReadFileArgs)
+        if isinstance(args, str):
+            return args
+        if args.offset < 1:
+            return f"error: offset must be 1 or more (lines count from 1), got {args.offset}"
+        if args.limit < 1:
+            return f"error: limit must be 1 or more, got {args.limit}"
+        path = resolve_path(args.path, context.working_directory)
+        return await asyncio.to_thread(
+            read_page, path, args.offset, args.limit, context.output_budget
+        )
+
+
+def read_page(path: Path, offset: int, limit: int, budget: int) -> str:
+    """The page of ``path`` from line ``offset``, or an ``error:`` result."""
+    refusal = _refusal(path)
+    if refusal:
+        return refusal
+    try:
+        with path.open("rb") as file:
+            if b"\0" in file.read(_BINARY_PROBE):
+                return f"error: {path} looks binary (it has a NUL byte); read_file reads text only"
+            file.seek(0)
+            return _page(file, offset, limit, budget)
+    except OSError as exc:
+        return f"error: cannot read {path}: {exc.strerror or exc}"
+
+
+def _refusal(path: Path) -> str | None:
+    if path.is_dir():
+        return f"error: {path} is a folder, not a file; list it with run_command, e.g. ls '{path}'"
+    if path.is_file():
+        return None
+    if path.exists():
+        # A FIFO or a terminal would block the read; a device may never end.
+        return f"error: {path} is not a regular file; read_file reads files only"
+    if glob.has_magic(str(path)):
+        return (
+            f"error: read_file takes one path, not a pattern: {path}; "
+            f"list matches with run_command, e.g. ls {path}"
+        )
+    return f"error: no such file: {path}"
+
+
+@dataclass(slots=True)
+class _Line:
+    text: bytes
+    """The line without its ending, or as much of it as was read."""
+    size: int
+    """Its whole length in bytes, without the ending."""
+
+
+def _page(file: BinaryIO, offset: int, limit: int, budget: int) -> str:
+    room = max(budget - _MARKER_ROOM, _MARKER_ROOM)
+    shown: list[str] = []
+    used = 0
+    for number, line in enumerate(_lines(file, budget), start=1):
+        if number < offset:
+            continue
+        if len(shown) == limit:
+            return _join(shown, more_marker(number))
+        prefix = f"{number}\t"
+        text = prefix + line.text.decode("utf-8", errors="replace")
+        # Its whole size: what was read may be only its start, and a bad byte decodes longer.
+        whole = max(len(prefix) + line.size, len(text.encode()))
+        if used + whole + 1 > room:
+            if shown:
+                return _join(shown, more_marker(number))
+            # A line longer than the page: show its start, and say how long it is.
+            text = bounded(text, room - _MARKER_ROOM, total=whole)
+            whole = room
+        shown.append(text)
+        used += whole + 1
+    if not shown:
+        return f"{NO_LINES}\n{END_OF_FILE}"
+    return _join(shown, END_OF_FILE)
+
+
+def _join(shown: list[str], last: str) -> str:
+    return "\n".join([*shown, last])
+
+
+def _lines(file: BinaryIO, keep: int) -> Iterator[_Line]:
+    """Each line of the file, its ending (LF or CRLF) removed; of a line longer than ``keep``
+    bytes only the first ``keep`` are held, and the rest is read past in chunks."""
+    while True:
+        head = file.readline(keep + 1)
+        if not head:
+            return
+        size, last_two, chunk = len(head), head[-2:], head
+        while not chunk.endswith(b"\n"):
+            chunk = file.readline(1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            last_two = (last_two + chunk)[-2:]
+        ending = 2 if last_two == b"\r\n" else 1 if last_two.endswith(b"\n") else 0
+        yield _Line(text=head[: min(len(head), size - ending)], size=size - ending)

@@ -1,0 +1,84 @@
+"""The tools a conversation offers: built-ins and plugins, registered the same way.
+
+A tool is registered by name with a factory that makes it from the config in force, or
+returns None when that config leaves it out (``memory`` without ``context.memory``). The
+built-ins register through ``register`` in the spec's order (agent.md §6), exactly as a
+plugin's ``register(registry)`` would; there is no global registry, each caller builds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from wisp.agent.types import Tool
+from wisp.config import Config
+from wisp.tools.current_date import CurrentDateTool
+from wisp.tools.edit_file import EditFileTool
+from wisp.tools.inspect import InspectTool
+from wisp.tools.memory import MemoryTool
+from wisp.tools.read_file import ReadFileTool
+from wisp.tools.system_info import SystemInfoTool
+
+ToolFactory = Callable[[Config], Tool | None]
+"""Makes a tool from the config in force; None leaves it out of this conversation."""
+
+BUILTIN_TOOLS = ("current_date", "read_file", "edit_file", "inspect", "system_info", "memory")
+"""The built-ins this wisp has, in the spec's registry order (run_command, notify and ask come
+later, in their places)."""
+
+
+class ToolRegistry:
+    """Tool factories by name, in the order they were registered."""
+
+    def __init__(self) -> None:
+        self._factories: dict[str, ToolFactory] = {}
+
+    def register(self, name: str, factory: ToolFactory) -> None:
+        """Add a tool; a name already taken is a mistake in the plugin that repeats it."""
+        if name in self._factories:
+            raise ValueError(f"tool {name!r} is registered twice")
+        self._factories[name] = factory
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._factories)
+
+    def tools(self, config: Config) -> list[Tool]:
+        """Every registered tool the config lets in, in registration order."""
+        made: list[Tool] = []
+        for name, factory in self._factories.items():
+            tool = factory(config)
+            if tool is None:
+                continue
+            if tool.name != name:
+                raise ValueError(f"tool registered as {name!r} calls itself {tool.name!r}")
+            made.append(tool)
+        return made
+
+
+def register(registry: ToolRegistry) -> None:
+    """Register the built-in tools, in the spec's order."""
+    registry.register("current_date", lambda config: CurrentDateTool())
+    registry.register("read_file", lambda config: ReadFileTool())
+    registry.register("edit_file", _edit_file)
+    registry.register("inspect", lambda config: InspectTool())
+    registry.register("system_info", lambda config: SystemInfoTool())
+    registry.register("memory", _memory)
+
+
+def default_tools(config: Config) -> list[Tool]:
+    """The built-in tools this config gives a conversation."""
+    registry = ToolRegistry()
+    register(registry)
+    return registry.tools(config)
+
+
+def _edit_file(config: Config) -> Tool:
+    roots = config.checked_value("tools.editFile.writableRoots")
+    return EditFileTool(writable_roots=[Path(root) for root in roots])
+
+
+def _memory(config: Config) -> Tool | None:
+    # §7: a conversation has memory only when the config asks for it.
+    return MemoryTool() if config.checked_value("context.memory") else None
