@@ -18,6 +18,19 @@ ALLOWED: dict[str, set[str]] = {
     "wisp.diagnostics": set(),
     "wisp.config": set(),
     "wisp.audit": {"wisp"},  # the version it stamps
+    # The agent is handed its backend, tools, store and audit log; it knows their data only.
+    "wisp.agent": {"wisp.audit.kinds", "wisp.store", "wisp.protocol"},
+    "wisp.store": {"wisp.agent.types"},
+    "wisp.models": {"wisp.agent.types"},
+    "wisp.tools": {
+        "wisp",  # inspect reports the version
+        "wisp.agent.types",
+        "wisp.agent.text",
+        "wisp.audit",  # the kinds tools record, and inspect's view of the log
+        "wisp.config",
+        "wisp.store",
+    },
+    "wisp.chat": {"wisp.agent", "wisp.store", "wisp.protocol"},
     "wisp.cli": {"*"},  # the one place that wires everything
     "wisp_tui": {"wisp.protocol"},  # D1: the front end knows the backend only by its protocol
 }

@@ -396,7 +396,10 @@ def test_list_shows_every_known_setting_with_its_default(wisp_cli) -> None:
     result = wisp_cli("config", "list")
     rows = [line.split() for line in result.stdout.splitlines()]
     assert rows == [
-        [key, _shown(setting.default), "(default)"] for key, setting in SETTINGS.items()
+        [key, "-", "(not", "set)"]
+        if setting.default is None
+        else [key, _shown(setting.default), "(default)"]
+        for key, setting in SETTINGS.items()
     ]
 
 
@@ -417,6 +420,8 @@ def test_list_shows_unknown_keys_as_kept(wisp_cli) -> None:
 
 
 def _shown(value: Any) -> str:
+    if value == "":
+        return '""'
     return value if isinstance(value, str) else msgspec.json.encode(value).decode()
 
 

@@ -25,10 +25,18 @@ def test_no_command_shows_help_on_stderr_and_exits_2(run_wisp) -> None:
     assert result.stdout == "" and "usage: wisp" in result.stderr
 
 
-def test_an_unknown_command_is_a_usage_error(run_wisp) -> None:
-    result = run_wisp("frobnicate")
+def test_an_unknown_option_is_a_usage_error(run_wisp) -> None:
+    result = run_wisp("--frobnicate")
     assert result.returncode == 2
-    assert "invalid choice: 'frobnicate'" in result.stderr and "Traceback" not in result.stderr
+    assert "unrecognized arguments: --frobnicate" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_words_that_are_not_a_command_are_a_prompt(run_wisp, tmp_path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text('{"responses": [{"text": "a reply"}]}')
+    result = run_wisp("-m", f"script:{script}", "frobnicate")
+    assert (result.returncode, result.stdout) == (0, "a reply\n")
 
 
 def test_every_subcommand_has_help(run_wisp) -> None:

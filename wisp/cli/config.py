@@ -61,7 +61,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
     set_ = actions.add_parser("set", help="Set a setting; VALUE is JSON when it parses.")
     set_.add_argument("key", metavar="KEY", help="a dotted path, such as audit.keepFiles")
-    set_.add_argument("value", metavar="VALUE", help="JSON (3, true, [\"a\"]) or a plain string")
+    set_.add_argument("value", metavar="VALUE", help='JSON (3, true, ["a"]) or a plain string')
     set_.set_defaults(handler=run_set)
 
     unset = actions.add_parser("unset", help="Remove a setting, so its default applies again.")
@@ -89,15 +89,24 @@ def run_list(args: argparse.Namespace, context: Context) -> int:
     rows: list[tuple[str, str, str]] = []
     for key, setting in SETTINGS.items():
         stored = config.get(key)
-        note = "(default)" if stored is MISSING else ""
-        rows.append((key, show(setting.default if stored is MISSING else stored), note))
+        if stored is not MISSING:
+            rows.append((key, _listed(stored), ""))
+        elif setting.default is None:
+            rows.append((key, "-", "(not set)"))
+        else:
+            rows.append((key, _listed(setting.default), "(default)"))
     for key in config.unknown_keys():
-        rows.append((key, show(config.get(key)), "(not a setting this wisp knows; kept)"))
+        rows.append((key, _listed(config.get(key)), "(not a setting this wisp knows; kept)"))
     key_width = max(len(key) for key, _, _ in rows)
     value_width = max(len(value) for _, value, _ in rows)
     for key, value, note in rows:
         print(f"{key:<{key_width}}  {value:<{value_width}}  {note}".rstrip(), file=context.stdout)
     return 0
+
+
+def _listed(value: Any) -> str:
+    """As ``show``, but an empty string stays visible in a column."""
+    return '""' if value == "" else show(value)
 
 
 def run_get(args: argparse.Namespace, context: Context) -> int:

@@ -47,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"wisp {__version__}")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
+    commands = parser.add_subparsers(
+        title="commands", metavar="COMMAND", dest="command", prog="wisp"
+    )
     chat_command.add_parser(commands)
     config_command.add_parser(commands)
     logs_command.add_parser(commands)
