@@ -203,3 +203,25 @@ async def test_a_resumed_store_keeps_its_entry_numbers(
     result = await second.run_turn("and again?", events.append)
     assert result.cited is None
     assert [e.id for e in second.store] == [1, 2, 3, 4, 5, 6, 7]
+
+
+async def test_an_output_past_the_budget_is_kept_whole_and_held_back(
+    make_conversation, write_script, sink, events, tmp_path
+):
+    big = "".join(f"line {n}\n" for n in range(2000))  # ~16 KiB, past B = 4 KiB
+    script = write_script(
+        {"tool_calls": [{"name": "echo", "arguments": {"text": big}}]}, {"text": "long"}
+    )
+    conversation = await make_conversation(script)
+    await conversation.run_turn("long output", events.append)
+    assert kinds(sink) == ["prompt", "tool.call", "output.kept", "tool.result", "response"]
+    kept, result = sink.events[2], sink.events[3]
+    assert kept.call == result.call
+    assert kept.details.total_bytes == len(big.encode()) and not kept.details.cut
+    stored = tmp_path / "home" / "output" / conversation.session / kept.call
+    assert stored.read_text() == big
+    assert oct(stored.stat().st_mode & 0o777) == "0o600"
+    output = result.details.output
+    assert len(output.encode()) <= 4096
+    assert f"of output {kept.call}" in output and output.startswith("line 0\n")
+    assert output.rstrip().endswith("line 1999")

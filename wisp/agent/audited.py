@@ -17,16 +17,14 @@ from pathlib import Path
 import msgspec
 
 from wisp.agent.recorder import Recorder
-from wisp.agent.text import held_back, utf8_len
+from wisp.agent.text import COMMAND_HINT, READ_FILE_HINT, hold_back, utf8_len
 from wisp.agent.types import ConversationView, Tool, ToolCall, ToolContext
 from wisp.audit.kinds import Error, OutputKept, ToolResult
 from wisp.audit.kinds import ToolCall as ToolCallEvent
 
 OUTPUT_CEILING = 16 * 1024 * 1024
-READ_HINTS = {
-    "read_file": "read it in pages with offset",
-}
-DEFAULT_HINT = "narrow the request to see part of it"
+HINTS = {"read_file": READ_FILE_HINT, "run_command": COMMAND_HINT}
+DEFAULT_HINT = "call it with narrower arguments to see part of it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +40,11 @@ class CallRecord:
 class AuditedTools:
     """Runs the conversation's tools, each call recorded."""
 
-    def __init__(self, tools: list[Tool], recorder: Recorder, output_dir: Path) -> None:
+    def __init__(
+        self, tools: list[Tool], recorder: Recorder, output_dir: Path, *, memory: bool = False
+    ) -> None:
         self.tools = {tool.name: tool for tool in tools}
+        self.memory = memory
         self.recorder = recorder
         self.output_dir = output_dir
         self._repeats: Counter[tuple[str, bytes]] = Counter()
@@ -97,8 +98,8 @@ class AuditedTools:
         if utf8_len(output) <= budget:
             return output
         self._keep(call, output)
-        hint = READ_HINTS.get(call.name, DEFAULT_HINT)
-        return held_back(output, budget, output_id=call.id, hint=hint)
+        hint = HINTS.get(call.name, DEFAULT_HINT)
+        return hold_back(output, budget, output_id=call.id, hint=hint, memory=self.memory)
 
     def _keep(self, call: ToolCall, output: str) -> None:
         """The whole output in output/<session>/<call> (0600), up to 16 MiB; ``output.kept``."""

@@ -121,7 +121,7 @@ class Conversation:
         self.max_steps = max_steps
         self.memory = memory
         self.turn = 0
-        self._audited = AuditedTools(tools, recorder, home / "output")
+        self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
         self._stop = asyncio.Event()
 

@@ -1,50 +1,151 @@
-"""Cutting text to a size, at character boundaries (agent.md §4.1)."""
+"""Fitting text within a byte budget (agent.md §4.1, §4.2): tool results, references.
+
+``bounded`` keeps the head and says how much was cut. ``hold_back`` keeps a head and a tail at
+line boundaries with one marker between them naming the lines it held back; the marker never
+understates (sizes round up) and nothing is cut without one. Byte counts are UTF-8 bytes.
+"""
 
 from __future__ import annotations
 
+import math
 
-def bounded(text: str, max_bytes: int) -> str:
-    """The first ``max_bytes`` bytes cut back to a character boundary, plus a marker when cut."""
-    data = text.encode()
-    if len(data) <= max_bytes:
-        return text
-    head = data[:max_bytes].decode(errors="ignore")
-    return f"{head}\n[truncated: {len(data)} bytes, showing {max_bytes}]"
+READ_FILE_HINT = "read it in pages with offset"
+"""The held-back marker's tail for read_file without memory (Python wisp)."""
+COMMAND_HINT = "narrow the command (grep, head, tail) to see part of it"
+"""The held-back marker's tail for a command without memory."""
+
+_KIB = 1024
+_MIB = 1024 * 1024
 
 
 def utf8_len(text: str) -> int:
     return len(text.encode())
 
 
-def held_back(text: str, budget: int, *, output_id: str | None, hint: str) -> str:
-    """The head (up to a quarter of ``budget``) and tail of ``text`` at line boundaries, with
-    one marker between them naming what was held back (agent.md §4.2). ``text`` if it fits."""
-    if utf8_len(text) <= budget:
+def cut_to_bytes(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` within ``max_bytes`` UTF-8 bytes, whole characters only."""
+    data = text.encode()
+    if len(data) <= max_bytes:
         return text
-    lines = text.split("\n")
-    head_budget = budget // 4
-    head: list[str] = []
+    # A cut inside a multi-byte character leaves a partial sequence at the end: drop it.
+    return data[: max(max_bytes, 0)].decode("utf-8", errors="ignore")
+
+
+def bounded(text: str, max_bytes: int, *, total: int | None = None) -> str:
+    """``text`` whole when it fits, else its first ``max_bytes`` bytes and a truncation note.
+
+    ``total`` is the whole size when ``text`` is already only the start of something longer.
+    """
+    size = len(text.encode())
+    total = size if total is None else max(total, size)
+    if total <= max_bytes:
+        return text
+    return f"{cut_to_bytes(text, max_bytes)}\n[truncated: {total} bytes, showing {max_bytes}]"
+
+
+def format_size(size: int) -> str:
+    """A byte count for a person, rounded up so that it never understates: 180 KiB, 2.4 MiB."""
+    if size < _KIB:
+        return f"{size} byte" if size == 1 else f"{size} bytes"
+    if size < _MIB:
+        return f"{math.ceil(size / _KIB):,} KiB"
+    return f"{math.ceil(size * 10 / _MIB) / 10:,} MiB"
+
+
+def memory_hint(output_id: str, first_line: int) -> str:
+    """The held-back marker's tail when the conversation has ``memory``."""
+    return (
+        f'memory "recall output {output_id} from line {first_line}" pages it, '
+        f'"summarise output {output_id}" gives the notable lines, '
+        f'"condense output {output_id}: <question>" answers a question from all of it'
+    )
+
+
+def held_back_marker(
+    first: int,
+    last: int,
+    size: int,
+    *,
+    output_id: str | None,
+    hint: str,
+    exit_status: int | None = None,
+    first_error: int | None = None,
+) -> str:
+    """``[held back: lines 41–2,310 (180 KiB) of output 3f2a9c1e, exit status 1, …; hint]``."""
+    lines = f"line {first:,}" if first == last else f"lines {first:,}–{last:,}"
+    parts = [f"{lines} ({format_size(size)})" + (f" of output {output_id}" if output_id else "")]
+    if exit_status is not None:
+        parts.append(f"exit status {exit_status}")
+    if first_error is not None:
+        parts.append(f"first error at line {first_error:,}")
+    return f"[held back: {', '.join(parts)}; {hint}]"
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` as ``\\n``-separated lines, each keeping its newline (the last may lack one)."""
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    if pieces[-1]:
+        lines.append(pieces[-1])
+    return lines
+
+
+def hold_back(
+    text: str,
+    budget: int,
+    *,
+    output_id: str | None = None,
+    hint: str = READ_FILE_HINT,
+    memory: bool = False,
+    exit_status: int | None = None,
+    first_error: int | None = None,
+) -> str:
+    """``text`` whole when it fits ``budget`` bytes; else its head (up to a quarter of the room)
+    and its tail (the rest), at line boundaries, with the held-back marker between them.
+
+    With ``memory`` (and an ``output_id``) the marker tells the model how to page the rest.
+    """
+    total = len(text.encode())
+    if total <= budget:
+        return text
+    lines = split_lines(text)
+    sizes = [len(line.encode()) for line in lines]
+
+    def marker(first: int, last: int, size: int) -> str:
+        tail = memory_hint(output_id, first) if memory and output_id else hint
+        return held_back_marker(
+            first,
+            last,
+            size,
+            output_id=output_id,
+            hint=tail,
+            exit_status=exit_status,
+            first_error=first_error,
+        )
+
+    # Reserve room for the longest marker these numbers can make: the real one is no longer.
+    widest = max(total, 1023)
+    reserve = len(marker(len(lines), len(lines), widest).encode()) + 1
+    room = max(budget - reserve, 0)
+    head_count, head_bytes = _take(sizes, room // 4)
+    tail_count, tail_bytes = _take(sizes[head_count:][::-1], room - head_bytes)
+    if head_count == 0 and tail_count == 0:
+        # One line is longer than the room: show the part of it that fits, and hold it back
+        # whole in the marker (overstating what is held back is allowed, understating is not).
+        head = cut_to_bytes(lines[0], room).rstrip("\n") + "\n"
+        return head + marker(1, len(lines), total)
+    head = "".join(lines[:head_count])
+    tail = "".join(lines[len(lines) - tail_count :])
+    first, last = head_count + 1, len(lines) - tail_count
+    held = marker(first, last, total - head_bytes - tail_bytes)
+    return head + held + ("\n" + tail if tail else "")
+
+
+def _take(sizes: list[int], room: int) -> tuple[int, int]:
+    """How many of ``sizes``, from the front, fit in ``room`` bytes, and their total."""
     used = 0
-    for line in lines:
-        cost = utf8_len(line) + 1
-        if used + cost > head_budget:
-            break
-        head.append(line)
-        used += cost
-    tail: list[str] = []
-    for line in reversed(lines[len(head) :]):
-        cost = utf8_len(line) + 1
-        if used + cost > budget - 200:  # room for the marker
-            break
-        tail.append(line)
-        used += cost
-    tail.reverse()
-    first, last = len(head) + 1, len(lines) - len(tail)
-    held = "\n".join(lines[len(head) : len(lines) - len(tail)])
-    where = f" of output {output_id}" if output_id else ""
-    marker = f"[held back: lines {first:,}–{last:,} ({_size(utf8_len(held))}){where}; {hint}]"
-    return "\n".join([*head, marker, *tail])
-
-
-def _size(count: int) -> str:
-    return f"{count / 1024:.0f} KiB" if count >= 1024 else f"{count} bytes"
+    for count, size in enumerate(sizes):
+        if used + size > room:
+            return count, used
+        used += size
+    return len(sizes), used
