@@ -118,3 +118,13 @@ def test_one_line_longer_than_the_budget_is_cut_and_held_back_whole() -> None:
     fitted = hold_back("x" * 10_000, 1024)
     assert len(fitted.encode()) <= 1024
     assert fitted.endswith(f"[held back: line 1 (10 KiB); {READ_FILE_HINT}]")
+
+
+def test_a_held_back_result_never_passes_the_budget_whatever_the_marker_says() -> None:
+    from wisp.tools.output import hold_back
+
+    for count in (50, 999, 2000, 20_000):
+        text = "".join(f"line {n}\n" for n in range(count))
+        for budget in (300, 1024, 4096):
+            if len(text.encode()) > budget:
+                assert len(hold_back(text, budget, output_id="3f2a9c1e").encode()) <= budget

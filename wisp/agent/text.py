@@ -124,8 +124,11 @@ def hold_back(
         )
 
     # Reserve room for the longest marker these numbers can make: the real one is no longer.
-    widest = max(total, 1023)
-    reserve = len(marker(len(lines), len(lines), widest).encode()) + 1
+    # A range ("lines A–B") with the most digits, and either size form ("N KiB", "1,023 bytes").
+    last_line = len(lines)
+    reserve = 1 + max(
+        len(marker(max(last_line - 1, 1), last_line, size).encode()) for size in (total, 1023)
+    )
     room = max(budget - reserve, 0)
     head_count, head_bytes = _take(sizes, room // 4)
     tail_count, tail_bytes = _take(sizes[head_count:][::-1], room - head_bytes)
