@@ -119,3 +119,32 @@ def test_plain_chat_in_a_pipe(run_wisp, script) -> None:
     assert "↳ current_date:" in out
     assert "ran: current_date" in out
     assert "[entry 2, prompt, turn 1]\nhi" in out  # /show 2
+
+
+def test_chat_model_and_new_keep_the_session_and_the_turn_count(
+    run_wisp, script, audit_lines
+) -> None:
+    first = script({"text": "one"}, name="first.json")
+    second = script({"text": "two"}, {"text": "three"}, name="second.json")
+    lines = f"hi\n/model script:{second}\nstill there?\n/new\nfresh\n/inspect context\n/quit\n"
+    result = run_wisp("chat", "-m", f"script:{first}", input=lines)
+    assert result.returncode == 0, result.stderr
+    assert "(now script:" in result.stdout and "(a new conversation)" in result.stdout
+    events = audit_lines()
+    assert len({event["session"] for event in events}) == 1
+    assert [e["kind"] for e in events].count("model.resolved") == 2
+    starts = [e["details"] for e in events if e["kind"] == "session.start"]
+    assert starts[1] == {"tools": starts[0]["tools"], "model": f"script:{second}", "reason": "new"}
+    assert [e["turn"] for e in events if e["kind"] == "prompt"] == [1, 2, 3]
+    # After /new, the next request carries the instructions, the new turn, and nothing older.
+    context = [line.split() for line in result.stdout.split("(a new conversation)")[1].splitlines()]
+    roles = [line[0] for line in context if line and line[0] in ("system", "user", "assistant")]
+    assert roles == ["system", "user", "assistant"]
+    assert ["user", "5", "B", "fresh"] in context
+
+
+def test_the_local_model_answers_with_no_server(run_wisp) -> None:
+    result = run_wisp("-m", "local", "What is the capital of France? One word.", timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert "Paris" in result.stdout
+    assert "local is text only" in result.stderr
