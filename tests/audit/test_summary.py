@@ -53,3 +53,9 @@ def test_text_with_newlines_stays_on_one_line() -> None:
 def test_a_width_cuts_the_line_with_an_ellipsis() -> None:
     line = summary_line(event("prompt", text="x" * 500), width=80)
     assert len(line) == 80 and line.endswith("…")
+
+
+def test_a_long_value_is_cut_so_the_line_stays_a_summary() -> None:
+    line = summary_line(event("tool.result", tool="read_file", output="y" * 100_000, bytes=100_000))
+    assert len(line) < 400
+    assert line.endswith('y…"')

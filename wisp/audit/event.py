@@ -37,8 +37,9 @@ class AuditEvent(msgspec.Struct, kw_only=True):
     details: Details
 
 
-class StoredEvent(msgspec.Struct, kw_only=True):
-    """One line of the audit log, as read: details stay an open mapping (any kind, any release)."""
+class _StoredEnvelope(msgspec.Struct, kw_only=True):
+    """The envelope as read: every field lenient, because a line may come from another release
+    (no ``id`` before ids were added, a kind this build does not know)."""
 
     schema: int | UnsetType = UNSET
     id: str | UnsetType = UNSET
@@ -49,7 +50,29 @@ class StoredEvent(msgspec.Struct, kw_only=True):
     turn: int | None = None
     call: str | None = None
     kind: str = ""
+
+
+class StoredEvent(_StoredEnvelope, kw_only=True):
+    """One line of the audit log, as read: details stay an open mapping (any kind, any release)."""
+
     details: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class StoredDetailsHead(msgspec.Struct):
+    """Of a stored event's details, only what a filter reads (``tool``); the rest is skipped."""
+
+    tool: Any = None
+
+
+class StoredHead(_StoredEnvelope, kw_only=True):
+    """A stored line's envelope, for filtering without building its details (``wisp logs --json``).
+
+    It shares ``StoredEvent``'s envelope, so a line decodes as one where it decodes as the other,
+    save that the details' contents are only checked to be well-formed JSON in an object, not
+    turned into Python values (so, say, invalid UTF-8 inside a detail's string goes unnoticed).
+    """
+
+    details: StoredDetailsHead = msgspec.field(default_factory=StoredDetailsHead)
 
 
 class Stamper:

