@@ -129,3 +129,19 @@ async def test_follow_prints_new_events_across_rotations(
         _, stderr = await asyncio.wait_for(process.communicate(), timeout=20)
     assert process.returncode == 0
     assert b"Traceback" not in stderr
+
+
+def test_wisp_logs_starts_without_the_agents_libraries(wisp_env) -> None:
+    """Startup is most of `wisp logs` on a small log: it must not pay for httpx or Textual."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from wisp.cli.main import main; main(['logs']); "
+        "print(sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'httpx', 'textual', 'rich', 'asyncio', 'llama_cpp'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=wisp_env, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
