@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ import msgspec
 from wisp.config.settings import SETTINGS, Setting
 from wisp.diagnostics import logger
 from wisp.errors import ConfigError, ConfigValueError, UsageError
-from wisp.home import FILE_MODE, ensure_private_dir, open_private
+from wisp.home import ensure_private_dir, open_private, replace_atomically
 
 
 class _Missing:
@@ -281,16 +280,5 @@ def _cannot_write(path: Path, exc: OSError) -> ConfigError:
 
 
 def _replace(path: Path, text: bytes) -> None:
-    folder = ensure_private_dir(path.parent)
-    fd, temporary = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    ensure_private_dir(path.parent)
+    replace_atomically(path, text)

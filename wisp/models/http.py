@@ -311,3 +311,20 @@ class ReplyAssembly:
         events: list[StreamEvent] = [TextDelta(held)] if held else []
         events += [complete_call(call, self.tools) for call in [*text_calls, *self.calls]]
         return events
+
+
+class WireToolFunction(msgspec.Struct):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class WireTool(msgspec.Struct):
+    """A tool as both Ollama and OpenAI-compatible servers take it."""
+
+    function: WireToolFunction
+    type: str = "function"
+
+
+def wire_tool(tool: ToolSpec) -> WireTool:
+    return WireTool(WireToolFunction(tool.name, tool.description, tool.parameters))

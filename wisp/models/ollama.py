@@ -42,6 +42,7 @@ from wisp.models.http import (
     server_error,
     stopped_early,
     transport_errors,
+    wire_tool,
 )
 from wisp.models.ollama_wire import (
     ChatBody,
@@ -54,8 +55,6 @@ from wisp.models.ollama_wire import (
     WireCall,
     WireFunction,
     WireMessage,
-    WireTool,
-    WireToolFunction,
 )
 from wisp.models.selection import canonical_name
 
@@ -146,7 +145,7 @@ class OllamaBackend:
             model=self.model,
             messages=[_wire_message(message) for message in request.messages],
             options=options,
-            tools=[_wire_tool(tool) for tool in request.tools] or msgspec.UNSET,
+            tools=[wire_tool(tool) for tool in request.tools] or msgspec.UNSET,
             # §7.3: only to a model that reports it can think.
             think=think if think is not None and self.can_think else msgspec.UNSET,
         )
@@ -180,10 +179,6 @@ def _wire_message(message: Message) -> WireMessage:
     if message.role == "tool" and message.tool_name:
         wire.tool_name = message.tool_name
     return wire
-
-
-def _wire_tool(tool: ToolSpec) -> WireTool:
-    return WireTool(WireToolFunction(tool.name, tool.description, tool.parameters))
 
 
 # -- resolution --------------------------------------------------------------------------------

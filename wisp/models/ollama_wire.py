@@ -10,6 +10,8 @@ from typing import Any
 
 import msgspec
 
+from wisp.models.http import WireTool
+
 
 class TagDetails(msgspec.Struct):
     parameter_size: str = ""
@@ -63,17 +65,6 @@ class WireMessage(msgspec.Struct):
     content: str = ""
     tool_calls: list[WireCall] | msgspec.UnsetType = msgspec.UNSET
     tool_name: str | msgspec.UnsetType = msgspec.UNSET
-
-
-class WireToolFunction(msgspec.Struct):
-    name: str
-    description: str
-    parameters: dict[str, Any]
-
-
-class WireTool(msgspec.Struct):
-    function: WireToolFunction
-    type: str = "function"
 
 
 class Options(msgspec.Struct):

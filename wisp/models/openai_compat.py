@@ -29,6 +29,7 @@ from wisp.models.http import (
     sse_payloads,
     stopped_early,
     transport_errors,
+    wire_tool,
 )
 from wisp.models.openai_listing import (
     Listing,
@@ -55,7 +56,6 @@ from wisp.models.openai_wire import (
     thinking_switch,
     usage_from,
     wire_messages,
-    wire_tool,
 )
 from wisp.models.parsing import is_overflow_message
 from wisp.models.selection import canonical_name

@@ -13,8 +13,8 @@ from typing import Any
 
 import msgspec
 
-from wisp.agent.types import ContextOverflow, Message, ModelError, ToolSpec, Usage
-from wisp.models.http import ErrorDetail, Server, ServerError
+from wisp.agent.types import ContextOverflow, Message, ModelError, Usage
+from wisp.models.http import ErrorDetail, Server, ServerError, WireTool
 from wisp.models.parsing import is_overflow_message
 
 
@@ -88,17 +88,6 @@ class WireMessage(msgspec.Struct):
     tool_call_id: str | msgspec.UnsetType = msgspec.UNSET
 
 
-class WireToolFunction(msgspec.Struct):
-    name: str
-    description: str
-    parameters: dict[str, Any]
-
-
-class WireTool(msgspec.Struct):
-    function: WireToolFunction
-    type: str = "function"
-
-
 class StreamOptions(msgspec.Struct):
     include_usage: bool = True
 
@@ -164,10 +153,6 @@ def _answer(unanswered: list[tuple[str, str, str]], message: Message) -> str:
 
 def _json(arguments: dict[str, Any]) -> str:
     return msgspec.json.encode(arguments, order="sorted").decode()
-
-
-def wire_tool(tool: ToolSpec) -> WireTool:
-    return WireTool(WireToolFunction(tool.name, tool.description, tool.parameters))
 
 
 def thinking_switch(think: bool | str) -> bool:

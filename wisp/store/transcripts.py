@@ -6,16 +6,14 @@ numbers: a citation of an old entry still points at it.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from wisp.errors import WispError
-from wisp.home import FILE_MODE, ensure_private_dir
+from wisp.home import ensure_private_dir, replace_atomically
 from wisp.store.entries import Entry, decode_value
 from wisp.store.store import ConversationStore
 
@@ -45,15 +43,7 @@ def save(store: ConversationStore, folder: Path, name: str) -> Path:
     path = transcript_path(folder, name)
     ensure_private_dir(folder)
     body = msgspec.json.encode({"version": VERSION, "entries": store.entries})
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as file:
-            file.write(body)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_atomically(path, body)
     return path
 
 

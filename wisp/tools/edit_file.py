@@ -9,10 +9,8 @@ An edit that lands is recorded as ``file.write``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +21,7 @@ from msgspec import UNSET, UnsetType
 
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
+from wisp.home import replace_atomically
 from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
 from wisp.tools.output import split_lines
 
@@ -196,18 +195,7 @@ def write_atomically(path: Path, data: bytes) -> None:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wisp-tmp", dir=folder)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    replace_atomically(path, data, mode)
 
 
 def _umask() -> int:
