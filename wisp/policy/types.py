@@ -1,0 +1,83 @@
+"""The policy's vocabulary, shared by the splitter, the rules, the gate and the runner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+Level = Literal["safe", "moderate", "dangerous"]
+LEVEL_ORDER: dict[str, int] = {"safe": 0, "moderate": 1, "dangerous": 2}
+Threshold = Literal["safe", "moderate", "dangerous", "never"]
+Scope = Literal["once", "session", "project", "always"]
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """One simple command of a line (policy.md §7)."""
+
+    text: str
+    """The command's own text, trimmed."""
+    executable: str | None
+    """The program by basename, wrappers unwrapped; None when there is none to read."""
+    subcommand: str | None
+    """The verb of a multiplexer (``git status`` → ``status``)."""
+    pattern: str
+    """The approval key: ``"git push *"``, ``"ls *"``, or the exact text."""
+    legacy_pattern: str | None = None
+    """``"<exe> *"`` for a command with a verb, so approvals stored before verbs still count."""
+    readable: bool = True
+    """False when the parser could not read it: it is then rated as cautiously as possible."""
+
+
+@dataclass(slots=True)
+class Assessment:
+    """A verdict on one simple command (policy.md §8.1)."""
+
+    level: Level
+    reasons: list[str]
+    sources: list[str] = field(default_factory=lambda: ["rules"])
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalQuestion:
+    """What the person is asked about one command (or a whole line)."""
+
+    line: str
+    command: str
+    pattern: str
+    level: Level
+    reasons: list[str]
+    directory: Path
+    outside_sandbox: bool = False
+
+
+Answer = Literal["once", "session", "project", "always", "deny"]
+
+
+class Approver(Protocol):
+    """Asks the person; returns their answer, or None when none came (timed out, nobody)."""
+
+    can_ask: bool
+    """False when nobody can be asked (no terminal, no front end): every request is denied."""
+
+    async def ask(self, question: ApprovalQuestion, timeout: float | None) -> Answer | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionAnswer:
+    """The person's answer to the model's question (the ``ask`` tool, D7)."""
+
+    text: str | None = None
+    declined: bool = False
+
+
+class Asker(Protocol):
+    """Puts the model's question to the person (plain chat: the terminal; a front end: D7)."""
+
+    can_ask: bool
+
+    async def ask(
+        self, question: str, options: list[str], timeout: float | None
+    ) -> QuestionAnswer | None: ...
