@@ -225,3 +225,39 @@ async def test_an_output_past_the_budget_is_kept_whole_and_held_back(
     assert len(output.encode()) <= 4096
     assert f"of output {kept.call}" in output and output.startswith("line 0\n")
     assert output.rstrip().endswith("line 1999")
+
+
+def test_a_typed_command_reaches_the_model_as_the_persons_action() -> None:
+    from wisp.agent.compose import command_notice
+
+    short = command_notice(
+        line="git status --short", directory="/home/ann/harbour", clock="14:05:12",
+        exit_status=0, timed_out=False, stopped=False, output="M src/sync.py", entry_id=7,
+        memory=False,
+    )  # fmt: skip
+    assert short == (
+        "[the person ran `git status --short` themselves in /home/ann/harbour at 14:05:12 "
+        "(exit status 0, 1 line); this was not your action; its output:]\nM src/sync.py"
+    )
+    long_output = "\n".join(f"line {n}" for n in range(100))
+    notice = command_notice(
+        line="ls", directory="/tmp", clock=None, exit_status=1, timed_out=False, stopped=True,
+        output=long_output, entry_id=7, memory=True,
+    )  # fmt: skip
+    assert notice.splitlines() == [
+        "[the person ran `ls` themselves in /tmp (exit status 1, stopped, 100 lines); this was "
+        'not your action; to see the output: memory "recall entry 7"]',
+        "first line: line 0",
+        "last line: line 99",
+    ]
+
+
+async def test_a_typed_command_is_stored_for_the_next_turn(
+    make_conversation, write_script, events
+) -> None:
+    conversation = await make_conversation(write_script({"text": "ok"}))
+    entry = conversation.add_typed_command("[the person ran `ls` …]", "00112233aabbccdd")
+    assert conversation.store.get(entry).turn == 1
+    await conversation.run_turn("what did I run?", events.append)
+    messages = compose(conversation.instructions, conversation.store, [], memory=False)
+    assert [m.content for m in messages if m.role == "user"][:1] == ["[the person ran `ls` …]"]

@@ -145,3 +145,50 @@ def _local_time(iso: str | None) -> str | None:
     except ValueError:
         return None
     return moment.astimezone().strftime("%H:%M:%S")
+
+
+NOTICE_WHOLE_BYTES = 320
+
+
+def command_notice(
+    *,
+    line: str,
+    directory: str,
+    clock: str | None,
+    exit_status: int | None,
+    timed_out: bool,
+    stopped: bool,
+    output: str,
+    entry_id: int,
+    memory: bool,
+) -> str:
+    """How the model learns of a command the person typed (agent.md §5.2): one entry, always
+    this form, never bare output."""
+    at = f" at {clock}" if clock else ""
+    lines = output.split("\n") if output else []
+    status = f"exit status {exit_status}" if exit_status is not None else "it did not start"
+    if timed_out:
+        status += ", timed out"
+    if stopped:
+        status += ", stopped"
+    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
+    head = (
+        f"[the person ran `{line}` themselves in {directory}{at} ({status}, {count}); "
+        "this was not your action; "
+    )
+    if not output:
+        return head + "it printed nothing]"
+    if utf8_len(output) <= NOTICE_WHOLE_BYTES:
+        return head + "its output:]\n" + output
+    hint = (
+        f'to see the output: memory "recall entry {entry_id}"'
+        if memory
+        else ("its output is not repeated")
+    )
+    content = [line.strip() for line in lines if line.strip()]
+    parts = [head + hint + "]"]
+    if content:
+        parts.append("first line: " + _cut(content[0], 100))
+    if len(content) > 1:
+        parts.append("last line: " + _cut(content[-1], 100))
+    return "\n".join(parts)

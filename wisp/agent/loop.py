@@ -56,6 +56,7 @@ from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
 
 Emit = Callable[[AgentEvent], None]
 DEFAULT_MAX_STEPS = 25
+COMMAND_STOP_GRACE = 5.0  # SIGTERM, SIGKILL 2 s later, and the pipes drained
 MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
 
 
@@ -123,7 +124,12 @@ class Conversation:
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
-        self._stop = asyncio.Event()
+        self.stop_requested = asyncio.Event()
+        """Set by the first Ctrl-C or interrupt of a turn (D8); a running command watches it."""
+        self.kill_requested = asyncio.Event()
+        """Set by a second one within the turn: what still runs is killed at once."""
+        self.commands_running = 0
+        """Commands the turn has running; a stop lets them end (SIGTERM, SIGKILL) first."""
 
     # -- the ConversationView tools read ------------------------------------------------
 
@@ -141,15 +147,28 @@ class Conversation:
 
     # -- turns ----------------------------------------------------------------------------
 
+    def add_typed_command(self, notice: str, event_id: str) -> int:
+        """Store a command the person typed (``!cmd``) between turns: the next turn's first
+        request carries it (agent.md §2.2). Returns its entry number."""
+        source = Source(session=self.session, turn=self.turn + 1, event=event_id)
+        entry = self.store.add(
+            PendingEntry("command", notice, (source,)), turn=self.turn + 1, time=utc_now()
+        )
+        return entry.id
+
     def stop(self) -> None:
-        """D8: stop the running turn (Ctrl-C, or an interrupt line). Safe when idle."""
-        self._stop.set()
+        """D8: stop the running turn (Ctrl-C, or an interrupt line); a second stop kills what
+        still runs at once. Safe when idle."""
+        if self.stop_requested.is_set():
+            self.kill_requested.set()
+        self.stop_requested.set()
 
     async def run_turn(self, prompt: str, emit: Emit) -> TurnResult:
         """Run one turn to its end: a reply, an error, or a stop."""
         self.turn += 1
         self.recorder.audit.turn = self.turn
-        self._stop.clear()
+        self.stop_requested.clear()
+        self.kill_requested.clear()
         self._audited.new_turn()
         turn = _Turn(self.turn, time.monotonic())
         prompt_event = self.recorder.record(Prompt(text=prompt))
@@ -158,9 +177,13 @@ class Conversation:
         )
         self._reference_outputs()
         body = asyncio.create_task(self._run(turn, emit))
-        stopped = asyncio.create_task(self._stop.wait())
+        stopped = asyncio.create_task(self.stop_requested.wait())
         try:
             await asyncio.wait({body, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not body.done() and self.commands_running:
+                # A running command is stopped by its runner (SIGTERM, then SIGKILL), which
+                # records its outcome; the turn ends after it.
+                await asyncio.wait({body}, timeout=COMMAND_STOP_GRACE)
         finally:
             stopped.cancel()
             if not body.done():
@@ -218,6 +241,8 @@ class Conversation:
             turn.pending.append(PendingEntry("toolCalls", calls))
             for call in calls:
                 await self._call(turn, call, budget, emit)
+                if self.stop_requested.is_set():
+                    raise asyncio.CancelledError  # D8: the turn ends after the stopped call
         raise ModelError(
             f"the model made {self.max_steps} requests without a final reply; "
             "the turn was stopped there"
@@ -283,7 +308,8 @@ class Conversation:
 
     def _stopped(self, turn: _Turn) -> TurnResult:
         seconds = time.monotonic() - turn.started
-        self.recorder.record(TurnStopped(seconds=round(seconds, 3), killed=False))
+        killed = self.kill_requested.is_set()
+        self.recorder.record(TurnStopped(seconds=round(seconds, 3), killed=killed))
         # D8: calls that never started are dropped, so every stored call has its output.
         kept: list[PendingEntry] = []
         for entry in turn.pending:

@@ -182,6 +182,11 @@ class ConversationView(Protocol):
     """The ``wisp.config.Config`` in force."""
     audit_file: Path | None
     """The audit file, None when the audit log is off."""
+    stop_requested: Any
+    """An ``asyncio.Event`` set when the person stops the turn (D8)."""
+    kill_requested: Any
+    """An ``asyncio.Event`` set by a second stop: kill what still runs at once."""
+    commands_running: int
 
 
 @dataclass(slots=True)
