@@ -29,8 +29,13 @@ ALLOWED: dict[str, set[str]] = {
         "wisp.audit",  # the kinds tools record, and inspect's view of the log
         "wisp.config",
         "wisp.store",
+        "wisp.policy",  # run_command: patterns, rules and the gate
+        "wisp.sandbox",  # run_command: confinement, the process, the refusal check
     },
-    "wisp.chat": {"wisp.agent", "wisp.store", "wisp.protocol"},
+    "wisp.chat": {"wisp.agent", "wisp.store", "wisp.protocol", "wisp.policy"},
+    # Pure decisions; the gate records its own events (the seed's kinds).
+    "wisp.policy": {"wisp.agent.types", "wisp.audit.kinds"},
+    "wisp.sandbox": set(),
     "wisp.cli": {"*"},  # the one place that wires everything
     "wisp_tui": {"wisp.protocol"},  # D1: the front end knows the backend only by its protocol
 }
