@@ -1,1 +1,69 @@
-"""The Linux sandbox (D6): Landlock applied in a helper before exec, and the refusal check."""
+"""The Linux sandbox (D6): Landlock applied in a helper before exec, and the refusal check.
+
+    plan.py       probe() once per process; confined_argv() wraps a command in the helper
+    writable.py   the writable set (policy.md §5.2), and narrowing a root that holds WISP_HOME
+    landlock.py   the Landlock syscalls through ctypes, and the rights per ABI
+    __main__.py   the helper: ``python -I -m wisp.sandbox SPEC_JSON -- argv...``
+    refusal.py    the refusal check of ADR 0054 on Linux's messages (§5.5)
+    process.py    run_process(): its own process group, time limit, stops (policy.md §4, D8)
+
+The names below load on first use: ``python -m wisp.sandbox`` imports this package on every
+command, and must not pay for asyncio and the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wisp.sandbox.plan import (
+        SandboxState,
+        SandboxSupport,
+        confined_argv,
+        probe,
+        unconfined,
+    )
+    from wisp.sandbox.process import ProcessResult, run_process
+    from wisp.sandbox.refusal import Refusal, Verdict, check_refusal
+    from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, HelperSpec
+    from wisp.sandbox.writable import WritableSet
+
+_HOMES = {
+    "EXIT_CANNOT_CONFINE": "spec",
+    "HelperSpec": "spec",
+    "ProcessResult": "process",
+    "Refusal": "refusal",
+    "SandboxState": "plan",
+    "SandboxSupport": "plan",
+    "Verdict": "refusal",
+    "WritableSet": "writable",
+    "check_refusal": "refusal",
+    "confined_argv": "plan",
+    "probe": "plan",
+    "run_process": "process",
+    "unconfined": "plan",
+}
+
+__all__ = [
+    "EXIT_CANNOT_CONFINE",
+    "HelperSpec",
+    "ProcessResult",
+    "Refusal",
+    "SandboxState",
+    "SandboxSupport",
+    "Verdict",
+    "WritableSet",
+    "check_refusal",
+    "confined_argv",
+    "probe",
+    "run_process",
+    "unconfined",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'wisp.sandbox' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"wisp.sandbox.{module}"), name)

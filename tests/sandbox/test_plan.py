@@ -1,0 +1,123 @@
+"""confined_argv and the state it reports (policy.md §5.2, §5.4, §5.6): never claim a sandbox
+that is not there, and say when the network could not be turned off."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from wisp.sandbox.plan import SandboxSupport, confined_argv, probe, probe_uncached, unconfined
+from wisp.sandbox.spec import HelperSpec
+from wisp.sandbox.writable import WritableSet
+
+COMMAND = ["/bin/sh", "-c", "true"]
+
+
+@pytest.fixture
+def writable(tmp_path: Path) -> WritableSet:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "home").mkdir()
+    return WritableSet.build(
+        working_directory=tmp_path / "work", home=tmp_path / "home", environ={"HOME": "/"}
+    )
+
+
+def spec_of(argv: list[str]) -> HelperSpec:
+    at = argv.index("wisp.sandbox")
+    assert argv[at - 2 : at] == ["-I", "-m"] and argv[at + 2] == "--"
+    return msgspec.json.decode(argv[at + 1], type=HelperSpec)
+
+
+def test_without_landlock_the_command_runs_as_given_and_says_so(writable: WritableSet) -> None:
+    argv, state = confined_argv(
+        COMMAND, writable, network_off=True, support=SandboxSupport(landlock_abi=None)
+    )
+    assert argv == COMMAND
+    assert (state.sandbox, state.network) == (False, True)
+    assert state.note == "no sandbox: this kernel has no Landlock, so commands run unconfined"
+
+
+def test_the_helper_wraps_the_command(writable: WritableSet) -> None:
+    argv, state = confined_argv(
+        COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
+    )
+    assert argv[0] == sys.executable
+    assert argv[-3:] == COMMAND
+    spec = spec_of(argv)
+    assert spec.abi == 7 and not spec.network_off
+    assert writable.roots[0] in spec.roots and "/dev/null" in spec.files
+    assert (state.sandbox, state.network) == (True, True)
+    assert state.mechanism.startswith("landlock ABI 7; network on")
+
+
+def test_a_root_holding_wisp_home_is_narrowed_without_bubblewrap(writable: WritableSet) -> None:
+    argv, state = confined_argv(
+        COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
+    )
+    assert spec_of(argv).protected == writable.protected
+    (root,) = state.narrowed_roots
+    assert state.narrowed_roots == writable.roots_holding_home()
+    assert state.note is not None and f"WISP_HOME lies inside {root}" in state.note
+    assert state.mechanism.endswith(f"narrowed: {root}")
+
+
+def test_landlock_tcp_rules_turn_the_network_off_from_abi_4(writable: WritableSet) -> None:
+    argv, state = confined_argv(
+        COMMAND, writable, network_off=True, support=SandboxSupport(landlock_abi=4)
+    )
+    assert spec_of(argv).network_off
+    assert state.network is False
+    assert "UDP and other protocols open" in state.mechanism
+
+
+def test_below_abi_4_without_bubblewrap_the_network_stays_on(writable: WritableSet) -> None:
+    _, state = confined_argv(
+        COMMAND, writable, network_off=True, support=SandboxSupport(landlock_abi=3)
+    )
+    assert (state.sandbox, state.network) == (True, True)
+    assert state.note is not None
+    assert state.note.startswith("networking could not be turned off")
+
+
+def test_bubblewrap_cuts_the_network_and_binds_wisp_home_read_only(
+    writable: WritableSet,
+) -> None:
+    support = SandboxSupport(landlock_abi=3, bwrap="/usr/bin/bwrap")
+    argv, state = confined_argv(COMMAND, writable, network_off=True, support=support)
+    home = writable.protected
+    prefix = argv[: argv.index("--") + 1]
+    assert prefix == [
+        "/usr/bin/bwrap", "--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--unshare-net",
+        "--die-with-parent", "--ro-bind", home, home, "--",
+    ]  # fmt: skip
+    assert spec_of(argv).protected is None  # the root stays whole
+    assert (state.network, state.narrowed_roots) == (False, ())
+
+
+def test_bubblewrap_guards_wisp_home_with_the_network_on(writable: WritableSet) -> None:
+    support = SandboxSupport(landlock_abi=7, bwrap="/usr/bin/bwrap")
+    argv, state = confined_argv(COMMAND, writable, network_off=False, support=support)
+    assert "--unshare-net" not in argv and "--ro-bind" in argv
+    assert state.network is True
+
+
+def test_bubblewrap_is_not_used_when_it_has_nothing_to_do(tmp_path: Path) -> None:
+    outside_roots = WritableSet.build(
+        working_directory=tmp_path, home="/var/lib/wisp-nowhere", environ={"HOME": "/"}
+    )
+    support = SandboxSupport(landlock_abi=7, bwrap="/usr/bin/bwrap")
+    argv, _ = confined_argv(COMMAND, outside_roots, network_off=False, support=support)
+    assert argv[0] == sys.executable
+
+
+def test_unconfined_never_claims_a_sandbox() -> None:
+    state = unconfined("--unsafe")
+    assert (state.sandbox, state.network, state.mechanism) == (False, True, "none (--unsafe)")
+
+
+def test_the_probe_is_made_once_per_process() -> None:
+    assert probe() is probe()
+    assert probe_uncached() == probe()

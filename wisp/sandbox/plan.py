@@ -1,0 +1,172 @@
+"""Deciding how commands are confined (policy.md §5): the probes, once per process, and the argv
+that runs one command under the helper (and bubblewrap where it helps).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import msgspec
+
+from wisp.diagnostics import logger
+from wisp.sandbox import landlock
+from wisp.sandbox.spec import HelperSpec
+from wisp.sandbox.writable import WritableSet
+
+BWRAP_PROBE_SECONDS = 5.0
+NO_LANDLOCK = "no sandbox: this kernel has no Landlock, so commands run unconfined"
+
+
+class SandboxSupport(msgspec.Struct, frozen=True):
+    """What this machine offers, from fixed probes (never from a command's output)."""
+
+    landlock_abi: int | None
+    """The Landlock ABI, or None when the kernel has none."""
+    bwrap: str | None = None
+    """The path of a ``bwrap`` whose probe passed, or None."""
+
+
+class SandboxState(msgspec.Struct, frozen=True):
+    """How one command runs: what ``policy.decision`` records and ``inspect status`` shows."""
+
+    sandbox: bool
+    """Whether the command is confined (``policy.decision``'s ``sandbox``)."""
+    network: bool
+    """Whether the command has the network (``policy.decision``'s ``network``)."""
+    mechanism: str
+    """For ``inspect status`` and the diagnostic log: Landlock ABI, bubblewrap, network,
+    narrowed roots."""
+    note: str | None = None
+    """What the person must be told (once): no Landlock, networking not turned off, a root
+    narrowed."""
+    narrowed_roots: tuple[str, ...] = ()
+
+
+@functools.cache
+def probe() -> SandboxSupport:
+    """The Landlock ABI and a working bubblewrap, probed once per process (§5.1): the
+    mechanism must not change between commands."""
+    return probe_uncached()
+
+
+def probe_uncached() -> SandboxSupport:
+    """:func:`probe` without the memory, for tests and diagnostics."""
+    abi = landlock.abi_version()
+    bwrap = _working_bwrap()
+    logger.info("sandbox probe: landlock ABI %s, bwrap %s", abi, bwrap or "absent")
+    return SandboxSupport(landlock_abi=abi, bwrap=bwrap)
+
+
+def _working_bwrap() -> str | None:
+    path = shutil.which("bwrap")
+    if path is None:
+        return None
+    try:
+        done = subprocess.run(
+            [path, "--bind", "/", "/", "--unshare-net", "--", "/bin/true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=BWRAP_PROBE_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.info("bwrap probe failed: %s", exc)
+        return None
+    if done.returncode != 0:
+        logger.info("bwrap probe failed: %s", done.stderr.decode(errors="replace").strip())
+        return None
+    return path
+
+
+def unconfined(reason: str) -> SandboxState:
+    """The state of a command run without the sandbox (``sandbox.enabled: false``, ``--unsafe``,
+    no Landlock): never claim one (§5.6)."""
+    return SandboxState(sandbox=False, network=True, mechanism=f"none ({reason})")
+
+
+def confined_argv(
+    argv: Sequence[str],
+    writable: WritableSet,
+    *,
+    network_off: bool,
+    support: SandboxSupport,
+    python: str = sys.executable,
+) -> tuple[list[str], SandboxState]:
+    """The argv that runs ``argv`` confined to ``writable``, and what that confinement is.
+
+    Without Landlock the command runs as given and the state says ``sandbox: false``."""
+    abi = support.landlock_abi
+    if abi is None:
+        state = unconfined("this kernel has no Landlock")
+        return list(argv), msgspec.structs.replace(state, note=NO_LANDLOCK)
+    holding_home = writable.roots_holding_home()
+    # §5.2: bubblewrap binds WISP_HOME read-only and keeps the root whole; it needs the folder.
+    bwrap = support.bwrap
+    bind_home = bwrap is not None and bool(holding_home) and os.path.isdir(writable.protected)
+    use_bwrap = bwrap is not None and (network_off or bind_home)
+    roots, files = writable.landlock_roots()
+    spec = HelperSpec(
+        abi=abi,
+        roots=roots,
+        files=files,
+        network_off=network_off,
+        protected=None if bind_home or not holding_home else writable.protected,
+    )
+    helper = [python, "-I", "-m", "wisp.sandbox", msgspec.json.encode(spec).decode(), "--"]
+    command = [*helper, *argv]
+    if bwrap is not None and use_bwrap:
+        command = [*_bwrap_prefix(bwrap, writable, network_off, bind_home), *command]
+    return command, _state(abi, network_off, use_bwrap, () if bind_home else holding_home)
+
+
+def _bwrap_prefix(
+    bwrap: str, writable: WritableSet, network_off: bool, bind_home: bool
+) -> list[str]:
+    prefix = [bwrap, "--bind", "/", "/", "--dev-bind", "/dev", "/dev"]
+    if network_off:
+        prefix.append("--unshare-net")
+    prefix.append("--die-with-parent")
+    if bind_home:
+        prefix += ["--ro-bind", writable.protected, writable.protected]
+    return [*prefix, "--"]
+
+
+def _state(abi: int, network_off: bool, use_bwrap: bool, narrowed: Sequence[str]) -> SandboxState:
+    parts = [f"landlock ABI {abi}"]
+    notes: list[str] = []
+    network = True
+    if use_bwrap:
+        parts.append("bubblewrap" + (" --unshare-net" if network_off else ""))
+    if network_off and use_bwrap:
+        network = False
+        parts.append("network off (every protocol)")
+    elif network_off and abi >= 4:
+        network = False
+        parts.append("network off (Landlock TCP bind and connect; UDP and other protocols open)")
+    elif network_off:
+        notes.append(
+            f"networking could not be turned off: Landlock ABI {abi} has no TCP rules (4+) "
+            "and bubblewrap is not installed"
+        )
+        parts.append("network on (could not be turned off)")
+    else:
+        parts.append("network on")
+    if narrowed:
+        shown = ", ".join(narrowed)
+        notes.append(
+            f"WISP_HOME lies inside {shown}: nothing new can be made directly in the folders "
+            "on the way down to it"
+        )
+        parts.append(f"narrowed: {shown}")
+    return SandboxState(
+        sandbox=True,
+        network=network,
+        mechanism="; ".join(parts),
+        note="; ".join(notes) or None,
+        narrowed_roots=tuple(narrowed),
+    )

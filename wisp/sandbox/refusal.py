@@ -1,0 +1,173 @@
+"""The refusal check of ADR 0054 on Linux's messages (policy.md §5.5).
+
+A refused write just fails; nothing else reports it. When a confined command fails with a
+refusal marker on stderr, read the paths its messages name, canonicalise them, and tell the
+model whether the sandbox refused them. The text could be forged by the command: this changes
+only what the model and the person are told, never what runs.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+from collections.abc import Iterator, Sequence
+
+import msgspec
+
+from wisp.sandbox.writable import WritableSet, canonical
+
+MARKERS = ("Permission denied", "Read-only file system", "Operation not permitted")
+NOT_WRITABLE = "is not writable"
+NETWORK_MARKER = "Network is unreachable"
+MAX_PATHS = 8
+"""At most this many paths are kept (``sandboxPaths``)."""
+SHOWN_PATHS = 3
+"""At most this many are named to the model."""
+ROOTS_BYTES = 240
+"""About this much of the roots list is named to the model."""
+
+_QUOTED = r"""(?:'(?P<{0}1>[^']*)'|"(?P<{0}2>[^"]*)"|‘(?P<{0}3>[^’]*)’)"""
+_MARKER = "(?:" + "|".join(MARKERS) + ")"
+_SHAPES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        # GNU coreutils: touch, cp, mkdir, rm, mv, ln.
+        r"cannot (?:touch|create directory|create regular file|remove) " + _QUOTED.format("q"),
+        r"cannot move .+? to " + _QUOTED.format("q"),
+        r"failed to create symbolic link " + _QUOTED.format("q"),
+        # Python: PermissionError: [Errno 13] Permission denied: 'PATH', and errno 30 and 1.
+        r"\[Errno (?:13|30|1)\] " + _MARKER + r": " + _QUOTED.format("q"),
+        # dash: "sh: 1: cannot create PATH: <marker>".
+        r"^[^:\n]+: \d+: cannot create (?P<p>.+?): " + _MARKER,
+        # bash: "sh: line 1: PATH: <marker>".
+        r"^[^:\n]+: line \d+: (?P<p>.+?): " + _MARKER,
+        # Any tool: "tool: PATH: <marker>".
+        r"^[^:\s]+: (?P<p>[^:\n]+?): " + _MARKER,
+    )
+)
+
+
+class Verdict(enum.Enum):
+    """What the check concluded (``command.outcome``'s ``sandboxRefusal``)."""
+
+    REFUSED = "refused"  # a named path lies outside every root, or inside WISP_HOME
+    NOT_THE_SANDBOX = "not-the-sandbox"  # every named path is writable: something else refused
+    GUESS = "guess"  # a marker, but no path to check
+
+
+class Refusal(msgspec.Struct, frozen=True):
+    """The check's result: the verdict, the paths for the audit, the line for the model."""
+
+    verdict: Verdict
+    paths: list[str]
+    """Real paths, at most 8 (``sandboxPaths``): for ``refused``, only those outside the roots;
+    empty for ``guess``."""
+    line: str
+    """The one line appended to the model's result."""
+
+
+def check_refusal(
+    stderr: str,
+    *,
+    exit_status: int,
+    working_directory: str | os.PathLike[str],
+    writable: WritableSet,
+    network_off: bool,
+    narrowed_roots: Sequence[str] = (),
+) -> Refusal | None:
+    """The check for a **confined** command's result; None when it does not apply (the command
+    succeeded, or its stderr carries no marker). Relative paths in a message are resolved
+    against ``working_directory``, where the command ran.
+
+    ``narrowed_roots`` (``SandboxState.narrowed_roots``): roots narrowed around ``WISP_HOME``,
+    in which nothing new can be made directly in the folders on the way down to it; a path
+    there counts as refused too."""
+    if exit_status == 0:
+        return None
+    marker = first_marker(stderr, network_off=network_off)
+    if marker is None:
+        return None
+    paths = named_paths(stderr, os.fspath(working_directory), writable.user_home)
+    outside = [
+        path
+        for path in paths
+        if not writable.contains(path) or writable.is_carved_out(path, narrowed_roots)
+    ]
+    if outside:
+        return Refusal(Verdict.REFUSED, outside, _refused_line(outside, writable))
+    if paths:
+        return Refusal(Verdict.NOT_THE_SANDBOX, paths, _not_the_sandbox_line(paths))
+    return Refusal(Verdict.GUESS, [], _guess_line(marker))
+
+
+def first_marker(stderr: str, *, network_off: bool) -> str | None:
+    """The refusal marker found first in ``stderr``, or None."""
+    markers = (*MARKERS, NOT_WRITABLE, *((NETWORK_MARKER,) if network_off else ()))
+    found = [(stderr.find(marker), marker) for marker in markers if marker in stderr]
+    return min(found)[1] if found else None
+
+
+def named_paths(stderr: str, working_directory: str, user_home: str) -> list[str]:
+    """The paths named on marker lines: absolute or ``~/``, ``./``, ``../``; made absolute
+    against ``working_directory``, ``~`` expanded, canonicalised, de-duplicated, at most 8."""
+    paths: dict[str, None] = {}
+    for candidate in _candidates(stderr):
+        if candidate.startswith("~/"):
+            candidate = user_home + candidate[1:]
+        elif not candidate.startswith(("/", "./", "../")):
+            continue
+        paths[canonical(os.path.join(working_directory, candidate))] = None
+        if len(paths) == MAX_PATHS:
+            break
+    return list(paths)
+
+
+def _candidates(stderr: str) -> Iterator[str]:
+    for line in stderr.splitlines():
+        if not any(marker in line for marker in (*MARKERS, NOT_WRITABLE)):
+            continue
+        for shape in _SHAPES:
+            match = shape.search(line)
+            if match is not None:
+                yield next(value for value in match.groupdict().values() if value is not None)
+                break
+
+
+def _refused_line(outside: list[str], writable: WritableSet) -> str:
+    return (
+        f"sandbox: refused writing to {_named(outside)}; "
+        f"commands may write only under {_roots(writable)}"
+    )
+
+
+def _not_the_sandbox_line(paths: list[str]) -> str:
+    verb = "is" if len(paths) == 1 else "are"
+    return (
+        f"sandbox: not the sandbox: {_named(paths)} {verb} inside the writable roots, so something "
+        "else refused it (file permissions, attributes, or a read-only mount)"
+    )
+
+
+def _guess_line(marker: str) -> str:
+    return (
+        f"sandbox: the sandbox may have refused this ({marker}, no path to check: a network "
+        "connection, a process, or a file the error does not name); no policy rule denied it"
+    )
+
+
+def _named(paths: list[str]) -> str:
+    shown = ", ".join(paths[:SHOWN_PATHS])
+    more = len(paths) - SHOWN_PATHS
+    return f"{shown} (and {more} more)" if more > 0 else shown
+
+
+def _roots(writable: WritableSet) -> str:
+    """The roots, cut to about ``ROOTS_BYTES`` at a whole root."""
+    text = ""
+    for root in writable.roots:
+        joined = f"{text}, {root}" if text else root
+        if len(joined.encode()) > ROOTS_BYTES:
+            return f"{text}, …" if text else joined
+        text = joined
+    return text

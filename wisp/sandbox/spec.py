@@ -1,0 +1,28 @@
+"""What the helper is told to enforce: one JSON argument, shared by the planner that writes it
+and the helper that reads it."""
+
+from __future__ import annotations
+
+import msgspec
+
+EXIT_CANNOT_CONFINE = 121
+"""The helper's exit status when it could not confine the command (it never runs it then)."""
+MESSAGE_PREFIX = "wisp-sandbox: "
+"""How each line the helper itself writes on stderr begins."""
+
+
+class HelperSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The confinement to apply before exec. A spec from another wisp version fails to decode,
+    and the helper then refuses to run the command."""
+
+    abi: int
+    """The Landlock ABI probed by the parent; a kernel without it refuses the ruleset."""
+    roots: list[str]
+    """Every handled right beneath each (file rights when one turns out to be a file)."""
+    files: list[str]
+    """File rights on each: device files."""
+    network_off: bool
+    """Handle TCP bind and connect with no port rules (ABI 4+)."""
+    protected: str | None = None
+    """``WISP_HOME`` when a root holds it and bubblewrap does not cover it: the helper narrows
+    such roots at launch, so the rules see the directories as they are then."""

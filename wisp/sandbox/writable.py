@@ -1,0 +1,129 @@
+"""The writable set (policy.md §5.2): where a confined command may write, and the narrowing of a
+root that holds ``WISP_HOME``.
+
+Light on imports: the helper imports this module to narrow roots at launch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+import msgspec
+
+DEVICE_PATHS = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/pts", "/dev/shm")
+"""(Python wisp) Device files the tools need to write; directories among them get write
+rights beneath, files get file rights."""
+
+
+def canonical(path: str) -> str:
+    """``os.path.realpath`` (which resolves the longest existing prefix), no trailing slash."""
+    real = os.path.realpath(path)
+    return real.rstrip("/") or "/"
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether canonical ``path`` is ``root`` or lies beneath it."""
+    if path == root:
+        return True
+    return path.startswith(root if root.endswith("/") else root + "/")
+
+
+class WritableSet(msgspec.Struct, frozen=True):
+    """Canonical writable roots and device paths, and the protected ``WISP_HOME``.
+
+    Invariant: a write is allowed iff its real target is inside a root or device path and
+    outside ``protected``."""
+
+    roots: tuple[str, ...]
+    """The working directory, ``$TMPDIR`` and ``/tmp``, the user cache, configured roots."""
+    devices: tuple[str, ...]
+    protected: str
+    """``WISP_HOME``, never writable."""
+    user_home: str
+    """What ``~`` means, for configured roots and for paths in refusal messages."""
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        working_directory: str | os.PathLike[str],
+        home: str | os.PathLike[str],
+        environ: Mapping[str, str],
+        extra_roots: Iterable[str | os.PathLike[str]] = (),
+    ) -> WritableSet:
+        """The set for wisp's own working directory (fixed for the process, never a command's
+        ``workingDirectory``), ``home`` = ``WISP_HOME``, and the configured
+        ``commandPolicy.sandbox.writableRoots`` (``~`` expanded)."""
+        user_home = environ.get("HOME") or os.path.expanduser("~")
+        cwd = os.fspath(working_directory)
+        tmpdir = environ.get("TMPDIR", "").strip()
+        cache = environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(user_home, ".cache")
+        wanted = [cwd, *([tmpdir] if tmpdir else []), "/tmp", cache]
+        wanted += [_expand(os.fspath(root), user_home, cwd) for root in extra_roots]
+        roots = tuple(dict.fromkeys(canonical(os.path.join(cwd, root)) for root in wanted))
+        devices = tuple(dict.fromkeys(canonical(path) for path in DEVICE_PATHS))
+        return cls(roots, devices, canonical(os.fspath(home)), user_home)
+
+    def contains(self, path: str | os.PathLike[str]) -> bool:
+        """Whether a write to ``path`` is allowed: its real target inside a root or device path,
+        and outside ``WISP_HOME``."""
+        real = canonical(os.fspath(path))
+        if is_within(real, self.protected):
+            return False
+        return any(is_within(real, root) for root in (*self.roots, *self.devices))
+
+    def is_carved_out(self, path: str | os.PathLike[str], narrowed_roots: Iterable[str]) -> bool:
+        """Whether ``path`` names an entry directly in a folder on the way from a narrowed root
+        down to ``WISP_HOME``, where nothing new can be made (§5.2)."""
+        parent = os.path.dirname(canonical(os.fspath(path)))
+        return any(
+            is_within(parent, root) and is_within(self.protected, parent) for root in narrowed_roots
+        )
+
+    def roots_holding_home(self) -> tuple[str, ...]:
+        """The roots that strictly contain ``WISP_HOME``: Landlock must narrow them (or
+        bubblewrap bind it read-only)."""
+        return tuple(
+            root
+            for root in self.roots
+            if root != self.protected and is_within(self.protected, root)
+        )
+
+    def landlock_roots(self) -> tuple[list[str], list[str]]:
+        """Paths for Landlock: (roots, device files). Roots inside ``WISP_HOME`` are left out;
+        roots holding it are still listed whole, for the helper to narrow or bubblewrap to
+        cover."""
+        roots = [root for root in self.roots if not is_within(root, self.protected)]
+        dirs = [path for path in self.devices if os.path.isdir(path)]
+        files = [path for path in self.devices if path not in dirs]
+        return roots + dirs, files
+
+
+def narrow(root: str, protected: str) -> tuple[list[str], list[str]]:
+    """Rules for ``root`` with ``protected`` carved out (§5.2): along the path from ``root``
+    down to ``protected``, every sibling directory (all rights beneath) and every existing
+    sibling file (file rights), while the directories on the path get none, so nothing new can
+    be made directly in them. Symbolic links are skipped: a rule on one would follow it."""
+    dirs: list[str] = []
+    files: list[str] = []
+    current = root
+    for part in os.path.relpath(protected, root).split(os.sep):
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            break  # unreadable: fewer rules, never more
+        for entry in entries:
+            if entry.name == part or entry.is_symlink():
+                continue
+            (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.path)
+        current = os.path.join(current, part)
+        if not os.path.isdir(current) or os.path.islink(current):
+            break
+    return dirs, files
+
+
+def _expand(path: str, user_home: str, cwd: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = user_home + path[1:]
+    return os.path.join(cwd, path)
