@@ -1,0 +1,303 @@
+"""``ask``: the model asks the person a question and waits for the answer (agent.md §6.8, D7).
+
+The face's ``Asker`` puts the question (plain chat: the terminal; ``chat --json``: a ``question``
+line); this tool checks the limits, keeps the deadline, reads the answer against the options,
+masks credential-shaped values, and records ``inquiry.requested`` then ``inquiry.settled``
+(policy.md §12). Every way a question ends is an outcome of the seed:
+
+    answered    ``answer: <text>`` (and ``option: N``)
+    none        ``the person gave no answer``
+    declined    ``error: the person declined to answer``
+    unanswered  ``error: no answer within N s`` (only with a deadline)
+    stopped     ``error: the turn was stopped``; the CancelledError goes on up (D8)
+    refused     ``error: question not asked: <reason>``, or
+                ``error: no one can be asked here (<reason>)``
+    failed      ``error: the question was withdrawn (<reason>)``: the asker broke, or gave
+                an answer that is not one of the options
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from wisp.agent.text import bounded
+from wisp.agent.types import ToolContext
+from wisp.audit.kinds import InquiryRequested, InquirySettled
+from wisp.policy.asking import NobodyAsker, pick_option
+from wisp.policy.types import Asker, QuestionAnswer
+from wisp.tools.arguments import parse_arguments, schema_of
+from wisp.tools.redact import mask_credentials
+
+__all__ = ["AskTool", "NobodyAsker"]
+
+QUESTION_LIMIT = 500
+"""Characters in a question."""
+OPTIONS_LIMIT = 8
+OPTION_LIMIT = 100
+"""Characters in one option."""
+TIMEOUT_FLOOR = 10
+TIMEOUT_CEILING = 3600
+QUESTIONS_PER_TURN = 3
+ANSWER_LIMIT = 4096
+"""Bytes of an answer the model gets; the rest is cut with a note."""
+
+# policy.md §12: a question asking for a secret is refused before it is put.
+_SECRET = re.compile(
+    r"(?i)\b(passwords?|passphrases?|token|(?:api|access|auth|bearer|github|personal access)"
+    r"[ _-]?tokens?|api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|access[ _-]?keys?)\b"
+)
+
+
+class AskArgs(msgspec.Struct, kw_only=True, rename="camel"):
+    question: Annotated[str, msgspec.Meta(description="One question, at most 500 characters")]
+    options: (
+        Annotated[
+            list[str],
+            msgspec.Meta(
+                description="Up to 8 answers to choose from (each at most 100 characters); "
+                "leave out for a free-text answer"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    timeout_seconds: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="Give up after this many seconds (10 to 3600); "
+                "leave out to wait until the person answers"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A call's question, trimmed, with its deadline clamped."""
+
+    text: str
+    options: list[str]
+    timeout: int | None
+    """Seconds, within 10–3600; None waits until answered."""
+
+
+@dataclass(slots=True)
+class Settled:
+    """How a question ended: the tool's result and the settled event's fields."""
+
+    outcome: str
+    result: str
+    via: str | None = None
+    answer: str | None = None
+    redacted: list[str] = field(default_factory=list)
+    reason: str | None = None
+
+
+class AskTool:
+    """Asks the person a question through the face's ``Asker`` and returns the answer."""
+
+    name = "ask"
+    description = (
+        "Asks the person a question and waits for the answer. Ask only when you cannot go on "
+        "without the person's choice or knowledge, one thing at a time; give options when the "
+        "answer is a choice among a few. Never ask for a password, token or key."
+    )
+    parameters = schema_of(AskArgs)
+    read_only = False  # it changes nothing, but calling it again asks the person again
+
+    def __init__(
+        self,
+        asker: Asker,
+        *,
+        ways: list[str] | None = None,
+        via: str | None = None,
+        second: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        new_id: Callable[[], str] = lambda: secrets.token_hex(4),
+    ) -> None:
+        """``ways`` and ``via`` are the seed's: how the face asks (``["terminal"]``) and where
+        its answers come from (``terminal``). The ``Asker`` protocol names only ``can_ask``, so
+        when they are not given they are read from the asker's own ``ways`` and ``via``.
+
+        ``second`` is how long one second of a deadline lasts, in real seconds: 1 in use;
+        tests shorten it to see a deadline pass without waiting (``error: no answer within
+        10 s`` after 10 ms with ``second=0.001``). ``clock`` measures the wait; ``new_id``
+        makes the inquiry id (8 hex).
+        """
+        self._asker = asker
+        self._ways = list(ways if ways is not None else getattr(asker, "ways", []))
+        self._via = via if via is not None else getattr(asker, "via", None)
+        self._second = second
+        self._clock = clock
+        self._new_id = new_id
+        self._turn: tuple[str, int] | None = None
+        self._asked = 0
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        args = parse_arguments(self.name, arguments, AskArgs)
+        if isinstance(args, str):
+            return args
+        question = _question(args)
+        inquiry = self._new_id()
+        context.record(self._requested(inquiry, question, context))
+        started = self._clock()
+        try:
+            settled = await self._settle(question, context)
+        except asyncio.CancelledError:
+            # D8: Ctrl-C or an interrupt stopped the turn while the person was being asked.
+            self._record_settled(context, inquiry, question, Settled("stopped", ""), started)
+            raise
+        self._record_settled(context, inquiry, question, settled, started)
+        return settled.result
+
+    # -- asking -------------------------------------------------------------------------------
+
+    async def _settle(self, question: Question, context: ToolContext) -> Settled:
+        if not self._asker.can_ask:
+            reason = getattr(self._asker, "reason", "nobody to ask")
+            return Settled("refused", f"error: no one can be asked here ({reason})", reason=reason)
+        reason = _refusal(question) or self._over_the_turn_limit(context)
+        if reason:
+            return Settled("refused", f"error: question not asked: {reason}", reason=reason)
+        self._asked += 1
+        try:
+            answer = await self._wait(question)
+        except Exception as exc:  # the face could not ask: the seed's failed, not a crash
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            return _failed(reason)
+        return self._read(answer, question)
+
+    async def _wait(self, question: Question) -> QuestionAnswer | None:
+        if question.timeout is None:
+            return await self._asker.ask(question.text, question.options, None)
+        try:
+            async with asyncio.timeout(question.timeout * self._second) as deadline:
+                return await self._asker.ask(question.text, question.options, question.timeout)
+        except TimeoutError:
+            if deadline.expired():
+                return None  # unanswered at the deadline
+            raise
+
+    def _read(self, answer: QuestionAnswer | None, question: Question) -> Settled:
+        if answer is None:  # no answer came: past the deadline, or the face gave up waiting
+            if question.timeout is None:
+                return Settled("none", "the person gave no answer", via=self._via)
+            return Settled("unanswered", f"error: no answer within {question.timeout} s")
+        if answer.declined:
+            return Settled("declined", "error: the person declined to answer", via=self._via)
+        text = (answer.text or "").strip()
+        if not text:
+            return Settled("none", "the person gave no answer", via=self._via)
+        option = None
+        if question.options:
+            option = pick_option(text, question.options)
+            if option is None:
+                shown = mask_credentials(text).text[:100]  # the reason is logged too
+                return _failed(f"the answer {shown!r} is not one of the options")
+            text = question.options[option - 1]
+        masked = mask_credentials(text)
+        answer_text = bounded(masked.text, ANSWER_LIMIT)
+        result = f"answer: {answer_text}" + (f"\noption: {option}" if option else "")
+        return Settled("answered", result, via=self._via, answer=answer_text, redacted=masked.kinds)
+
+    def _over_the_turn_limit(self, context: ToolContext) -> str | None:
+        turn = (context.conversation.session, context.conversation.turn)
+        if turn != self._turn:
+            self._turn, self._asked = turn, 0
+        if self._asked >= QUESTIONS_PER_TURN:
+            return f"this turn has asked {self._asked} questions; at most {QUESTIONS_PER_TURN}"
+        return None
+
+    # -- audit --------------------------------------------------------------------------------
+
+    def _requested(
+        self, inquiry: str, question: Question, context: ToolContext
+    ) -> InquiryRequested:
+        requested = InquiryRequested(
+            inquiry=inquiry,
+            question=question.text,
+            options=question.options,
+            ways=self._ways if self._asker.can_ask else [],
+            call=context.call_id,
+            thread=context.conversation.session,
+        )
+        if question.timeout is not None:
+            requested.timeout_seconds = question.timeout
+        return requested
+
+    def _record_settled(
+        self,
+        context: ToolContext,
+        inquiry: str,
+        question: Question,
+        settled: Settled,
+        started: float,
+    ) -> None:
+        details = InquirySettled(
+            inquiry=inquiry,
+            question=question.text,
+            thread=context.conversation.session,
+            outcome=settled.outcome,
+            seconds=round(self._clock() - started, 3),
+        )
+        if settled.via is not None:
+            details.via = settled.via
+        if settled.answer is not None:
+            details.delivered = "tool"  # the answer is the tool's result
+            details.answer = settled.answer
+            details.redacted = settled.redacted
+        if settled.reason is not None:
+            details.reason = settled.reason
+        context.record(details)
+
+
+def _question(args: AskArgs) -> Question:
+    options = [] if args.options is UNSET else [option.strip() for option in args.options]
+    timeout = None
+    if args.timeout_seconds is not UNSET:
+        timeout = min(max(args.timeout_seconds, TIMEOUT_FLOOR), TIMEOUT_CEILING)
+    return Question(args.question.strip(), options, timeout)
+
+
+def _refusal(question: Question) -> str | None:
+    """Why a question may not be put (agent.md §6.8 limits, policy.md §12), or None."""
+    if not question.text:
+        return "the question is empty"
+    if len(question.text) > QUESTION_LIMIT:
+        return f"the question is {len(question.text)} characters; at most {QUESTION_LIMIT}"
+    secret = _SECRET.search(question.text)
+    if secret:
+        return (
+            f"it asks for a secret ({secret[0].lower()}); never ask the person for a "
+            "password, token or key"
+        )
+    return _options_refusal(question.options)
+
+
+def _options_refusal(options: list[str]) -> str | None:
+    if len(options) > OPTIONS_LIMIT:
+        return f"{len(options)} options; at most {OPTIONS_LIMIT}"
+    seen: dict[str, int] = {}
+    for number, option in enumerate(options, start=1):
+        if not option:
+            return f"option {number} is empty"
+        if len(option) > OPTION_LIMIT:
+            return f"option {number} is {len(option)} characters; at most {OPTION_LIMIT}"
+        first = seen.setdefault(option.casefold(), number)
+        if first != number:
+            return f"options {first} and {number} are the same"
+    return None
+
+
+def _failed(reason: str) -> Settled:
+    return Settled("failed", f"error: the question was withdrawn ({reason})", reason=reason)
