@@ -11,7 +11,7 @@ from wisp.agent.prompt import system_prompt
 from wisp.agent.recorder import Recorder
 from wisp.audit import AuditLog, MemorySink
 from wisp.chat.asker import TerminalAsker
-from wisp.chat.plain import PlainChat
+from wisp.chat.plain import LineReader, PlainChat
 from wisp.config import Config
 from wisp.models.script import resolve as resolve_script
 from wisp.policy.types import QuestionAnswer
@@ -132,15 +132,10 @@ async def test_a_question_answered_in_plain_chat_reaches_the_model_as_the_tools_
     out = io.StringIO()
     sink = MemorySink()
     with stdin.open() as typed:
-        chat: PlainChat | None = None
-
-        async def readline() -> str | None:
-            assert chat is not None
-            return await chat.reader.readline()  # the chat lends its own line reader
-
-        tool = AskTool(TerminalAsker(readline, chat_say(out)))
+        reader = LineReader(typed)  # the chat lends its own line reader to the asker
+        tool = AskTool(TerminalAsker(reader.readline, chat_say(out)))
         host = Host(await conversation(tmp_path, script, tool, sink))
-        chat = PlainChat(host, out, io.StringIO(), typed)
+        chat = PlainChat(host, out, io.StringIO(), reader)
         assert await chat.run() == 0
 
     [output] = [e for e in host.conversation.store if e.kind == "toolOutput"]
