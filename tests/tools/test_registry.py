@@ -25,7 +25,27 @@ def test_the_built_ins_come_in_the_spec_order_without_memory() -> None:
 
 def test_memory_comes_last_when_the_config_asks_for_it() -> None:
     names = [tool.name for tool in default_tools(config({"context": {"memory": True}}))]
-    assert names == list(BUILTIN_TOOLS)
+    assert names[-1] == "memory"
+
+
+def test_run_command_and_ask_take_their_places_when_the_face_gives_what_they_need() -> None:
+    from wisp.policy.asking import NobodyAsker
+    from wisp.policy.patterns import CommandPatterns
+    from wisp.sandbox.plan import SandboxSupport
+    from wisp.sandbox.writable import WritableSet
+    from wisp.tools.command_runner import CommandRunner, CommandSettings
+
+    runner = CommandRunner(
+        patterns=CommandPatterns.compile(),
+        gate=None,
+        writable=WritableSet.build(working_directory="/tmp", home="/tmp/h", environ={}),
+        support=SandboxSupport(landlock_abi=None),
+        settings=CommandSettings(),
+    )
+    tools = default_tools(
+        config({"context": {"memory": True}}), runner=runner, asker=NobodyAsker()
+    )
+    assert [tool.name for tool in tools] == list(BUILTIN_TOOLS)
 
 
 def test_edit_file_gets_the_configured_writable_roots() -> None:

@@ -37,7 +37,9 @@ HELP = """\
 /model [NAME]    show the model, or change to NAME (the conversation is kept)
 /tools           the tools the model may use
 /save NAME       save the conversation now, and again on quitting
-/quit            leave (Ctrl-D too)"""
+/quit            leave (Ctrl-D too)
+!COMMAND         run a command yourself (the deny list and the sandbox apply; Ctrl-C stops
+                 it); the model is told of it on its next turn"""
 
 
 class ChatHost(Protocol):
@@ -50,6 +52,18 @@ class ChatHost(Protocol):
     def new_conversation(self) -> None: ...
 
     def save(self, name: str) -> Path: ...
+
+    async def run_typed(self, line: str) -> TypedCommand: ...
+
+
+class TypedCommand(Protocol):
+    """What chat shows of a ``!`` command."""
+
+    output: str
+    exit_status: int | None
+    stopped: bool
+    refused: str | None
+    seconds: float
 
 
 class LineReader:
@@ -83,11 +97,13 @@ def _is_regular_file(stream: TextIO) -> bool:
 class PlainChat:
     """The REPL. ``host`` opens conversations and models; the chat only talks."""
 
-    def __init__(self, host: ChatHost, out: TextIO, err: TextIO, stdin: TextIO) -> None:
+    def __init__(
+        self, host: ChatHost, out: TextIO, err: TextIO, reader: LineReader
+    ) -> None:
         self.host = host
         self.out = out
         self.err = err
-        self.reader = LineReader(stdin)
+        self.reader = reader
         self.is_terminal = out.isatty()
         self.save_name: str | None = None
         self._leaving = asyncio.Event()
@@ -148,12 +164,34 @@ class PlainChat:
         if text.startswith("/"):
             await self.command(text[1:])
             return
+        if text.startswith("!"):
+            await self.typed(text[1:].strip())
+            return
         self._turn_running = True
         try:
             result = await self.host.conversation.run_turn(text, self.emit)
         finally:
             self._turn_running = False
         self.finish(result)
+
+    async def typed(self, line: str) -> None:
+        """``!cmd``: the person's own command; Ctrl-C stops it (policy.md §10)."""
+        if not line:
+            return
+        self._turn_running = True
+        try:
+            done = await self.host.run_typed(line)
+        finally:
+            self._turn_running = False
+        if done.refused is not None:
+            self.muted(f"· blocked by policy: {done.refused}")
+            return
+        if done.output:
+            self.say(done.output.rstrip("\n"))
+        status = f"↳ exit {done.exit_status}"
+        if done.stopped:
+            status += " (stopped by you)"
+        self.muted(f"{status} · {done.seconds:.1f} s")
 
     async def command(self, text: str) -> None:
         name, _, argument = text.partition(" ")

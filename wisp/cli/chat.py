@@ -20,6 +20,11 @@ In the chat:
   /new             start afresh          /model [NAME]  show or change the model
   /save NAME       save the conversation (and again on quitting)
   /quit            leave (Ctrl-D too)    Ctrl-C         stop the running turn
+  !COMMAND         run a command yourself: the deny list and the sandbox apply, no approval
+
+When the model asks to run a command rated at or above approval.threshold (default
+moderate), you are asked: y (once), s (this session), p (this project, 30 days),
+a (always, 30 days), n (no). Dangerous commands are never remembered past the session.
 
 examples:
   wisp chat
@@ -44,6 +49,7 @@ def run_chat(args: argparse.Namespace, context: Context) -> int:
     # (asyncio alone is a quarter of `wisp logs`'s startup; see docs/performance.md).
     import asyncio
 
+    from wisp.cli.commands import CommandOptions
     from wisp.cli.conversation import ConversationOptions
 
     options = ConversationOptions(
@@ -52,18 +58,25 @@ def run_chat(args: argparse.Namespace, context: Context) -> int:
         no_tools=args.no_tools,
         resume=args.resume,
         save=args.save,
+        commands=CommandOptions(yes=args.yes, unsafe=args.unsafe),
     )
     return asyncio.run(_chat(context, options))
 
 
 async def _chat(context: Context, options: ConversationOptions) -> int:
-    from wisp.chat.plain import PlainChat
-    from wisp.cli.conversation import ChatSession
+    from wisp.chat.plain import LineReader, PlainChat
+    from wisp.cli.conversation import ChatSession, Face
 
-    async with ChatSession.open(context, options) as session:
+    reader = LineReader(sys.stdin)
+    face = Face(
+        readline=reader.readline,
+        is_terminal=sys.stdin.isatty(),
+        write=lambda text: print(text, file=context.stdout, flush=True),
+    )
+    async with ChatSession.open(context, options, face) as session:
         for note in session.notes:
             print(note, file=context.stdout)
-        chat = PlainChat(session, context.stdout, context.stderr, sys.stdin)
+        chat = PlainChat(session, context.stdout, context.stderr, reader)
         if options.save:
             chat.save_name = options.save
         elif options.resume:

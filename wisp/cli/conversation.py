@@ -5,13 +5,11 @@ which it is also the ``ChatHost`` (``/model``, ``/new``, ``/save``)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from wisp.models.registry import resolve_model
-from wisp.tools.registry import default_tools
 
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import system_prompt
@@ -19,9 +17,16 @@ from wisp.agent.recorder import Recorder
 from wisp.agent.types import ResolvedModel, Tool
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import ModelResolved, SessionStart
+from wisp.chat.asker import TerminalAsker
+from wisp.cli.commands import CommandOptions, ReadLine, build_runner
 from wisp.cli.context import Context, audit_settings
+from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
+from wisp.models.registry import resolve_model
+from wisp.policy.types import Asker
 from wisp.store import ConversationStore, PendingEntry, transcripts
+from wisp.tools.ask import NobodyAsker
+from wisp.tools.registry import default_tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,33 +38,65 @@ class ConversationOptions:
     no_tools: bool = False
     resume: str | None = None
     save: str | None = None
+    commands: CommandOptions = field(default_factory=CommandOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """What the face that opens the session can do: read the person's lines (to answer an
+    approval or a question) and whether those come from a terminal."""
+
+    readline: ReadLine | None = None
+    is_terminal: bool = False
+    write: Callable[[str], None] | None = None
 
 
 class ChatSession:
     """One session: its audit log, HTTP client and current conversation."""
 
     def __init__(
-        self, context: Context, options: ConversationOptions, config: Config, log: AuditLog
+        self,
+        context: Context,
+        options: ConversationOptions,
+        config: Config,
+        log: AuditLog,
+        face: Face,
     ) -> None:
         self.context = context
         self.options = options
         self.config = config
         self.log = log
+        self.face = face
         self.client = httpx.AsyncClient()
         self.recorder = Recorder(log)
         self.notes: list[str] = []
+        self.runner = build_runner(
+            config=config,
+            home=context.home.root,
+            environ=context.environ,
+            working_directory=Path.cwd(),
+            record=self.recorder.record,
+            options=options.commands,
+            readline=face.readline,
+            is_terminal=face.is_terminal,
+            warn=self.notes.append,
+        )
+        self._start_notes = list(self.notes)
+        self.asker: Asker = NobodyAsker()
+        if face.readline is not None and face.write is not None:
+            self.asker = TerminalAsker(face.readline, face.write)
         self.conversation: Conversation
 
     @classmethod
     @contextlib.asynccontextmanager
     async def open(
-        cls, context: Context, options: ConversationOptions
+        cls, context: Context, options: ConversationOptions, face: Face | None = None
     ) -> AsyncIterator[ChatSession]:
         """A session with its conversation open; everything is closed on the way out."""
         config = context.load_config()
         context.home.ensure()
         log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-        session = cls(context, options, config, log)
+        session = cls(context, options, config, log, face or Face())
         try:
             model = await session._resolve(options.model or config.value("model"))
             store = session._first_store(model, options.no_tools)
@@ -96,6 +133,18 @@ class ChatSession:
     def save(self, name: str) -> Path:
         return transcripts.save(self.conversation.store, self._transcripts, name)
 
+    async def run_typed(self, line: str) -> TypedCommand:
+        """``!cmd``: the person's own command, through the lists and the sandbox (policy.md
+        §10); recorded as ``command.typed`` and told to the model on its next request."""
+        conversation = self.conversation
+        return await run_typed_command(
+            self.runner,
+            line,
+            conversation,
+            record=self.recorder.record,
+            stored_dir=self.context.home.root / "output" / self.recorder.session,
+        )
+
     # -- building ---------------------------------------------------------------------------
 
     @property
@@ -108,7 +157,9 @@ class ChatSession:
         )
 
     def _tools(self, model: ResolvedModel, no_tools: bool) -> list[Tool]:
-        tools: list[Tool] = [] if no_tools else default_tools(self.config)
+        tools: list[Tool] = []
+        if not no_tools:
+            tools = default_tools(self.config, runner=self.runner, asker=self.asker)
         if tools and not model.can_call_tools:
             # models.md §3, the local exception: a text-only model runs with tools off, said once.
             self.notes.append(
@@ -133,7 +184,7 @@ class ChatSession:
 
     def _first_store(self, model: ResolvedModel, no_tools: bool) -> ConversationStore:
         tools = self._tools(model, no_tools)
-        self.notes = []  # said again when the conversation opens
+        self.notes = list(self._start_notes)  # the tools' note is said when it opens
         if self.options.resume:
             return transcripts.load(self._transcripts, self.options.resume)
         return self._new_store(self._instructions(tools))

@@ -36,6 +36,7 @@ environment:
 
 COMMANDS = frozenset({"config", "logs", "chat"})
 _OPTIONS_WITH_VALUES = frozenset({"-m", "--model", "--save", "--resume", "-r"})
+# (--yes, --unsafe and --no-tools take no value, so they need no entry here.)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 from typing import TYPE_CHECKING
 
 from wisp.cli.context import Context
 
 if TYPE_CHECKING:
-    from wisp.cli.conversation import ConversationOptions
+    from wisp.cli.conversation import ConversationOptions, Face
 
 DESCRIPTION = """\
 Run one turn: send PROMPT to the model, let it use its tools, and print the reply on stdout.
@@ -31,6 +32,15 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         "llamacpp:NAME, lmstudio:NAME, openai:NAME or script:PATH (default: config's model)",
     )  # fmt: skip
     parser.add_argument("--no-tools", action="store_true", help="offer the model no tools")
+    parser.add_argument(
+        "--yes", "-y", action="store_true",
+        help="approve every command the model asks to run, once (the deny list and the "
+        "sandbox still apply)",
+    )
+    parser.add_argument(
+        "--unsafe", action="store_true",
+        help="run commands without the sandbox and the deny and allow lists (still recorded)",
+    )  # fmt: skip
     parser.add_argument("--save", metavar="NAME", help="save the conversation as NAME afterwards")
     parser.add_argument(
         "--resume", "-r", metavar="NAME", help="continue the conversation saved as NAME"
@@ -55,6 +65,7 @@ def run_prompt(args: argparse.Namespace, context: Context) -> int:
     # asyncio (asyncio alone is a quarter of `wisp logs`'s startup; see docs/performance.md).
     import asyncio
 
+    from wisp.cli.commands import CommandOptions
     from wisp.cli.conversation import ConversationOptions
 
     options = ConversationOptions(
@@ -63,6 +74,7 @@ def run_prompt(args: argparse.Namespace, context: Context) -> int:
         no_tools=args.no_tools,
         resume=args.resume,
         save=args.save,
+        commands=CommandOptions(yes=args.yes, unsafe=args.unsafe),
     )
     prompt = " ".join(args.prompt)
     return asyncio.run(_run(context, options, prompt))
@@ -75,7 +87,7 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
     from wisp.cli.conversation import ChatSession, save_if_asked
 
     face = OneShotFace(context.stdout, context.stderr)
-    async with ChatSession.open(context, options) as session:
+    async with ChatSession.open(context, options, _person(context)) as session:
         for note in session.notes:
             face.note(note)
         conversation = session.conversation
@@ -87,3 +99,18 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
             loop.remove_signal_handler(signal.SIGINT)
         save_if_asked(session)
     return face.finish(result)
+
+
+def _person(context: Context) -> Face:
+    """Someone to ask (an approval, a question) only when stdin is a terminal."""
+    from wisp.chat.plain import LineReader
+    from wisp.cli.conversation import Face
+
+    if not sys.stdin.isatty():
+        return Face()
+    reader = LineReader(sys.stdin)
+    return Face(
+        readline=reader.readline,
+        is_terminal=True,
+        write=lambda text: print(text, file=context.stderr, flush=True),
+    )

@@ -221,5 +221,77 @@ SETTINGS: dict[str, Setting] = {
             "a list of absolute paths",
             "Folders edit_file may write besides the working directory (never WISP_HOME).",
         ),
+        Setting(
+            "commandTimeoutSeconds",
+            Annotated[int, msgspec.Meta(ge=0, le=86_400)],
+            60,
+            "an integer from 0 to 86400 (seconds)",
+            "The time limit of a model's command; 0 means none.",
+        ),
+        Setting(
+            "commandMaxTimeoutSeconds",
+            Annotated[int, msgspec.Meta(ge=1, le=86_400)],
+            600,
+            "an integer from 1 to 86400 (seconds)",
+            "The cap on the timeoutSeconds a model may ask run_command for.",
+        ),
+        Setting(
+            "commandPolicy.sandbox.enabled",
+            bool,
+            True,
+            "true or false",
+            "Confine commands with the Linux sandbox (Landlock): writes only under the roots.",
+        ),
+        Setting(
+            "commandPolicy.sandbox.allowNetwork",
+            bool,
+            True,
+            "true or false",
+            "Let sandboxed commands use the network; false refuses TCP connect and bind.",
+        ),
+        Setting(
+            "commandPolicy.sandbox.writableRoots",
+            list[str],
+            ["~/.cargo/registry", "~/.cargo/git"],
+            "a list of paths (~ expands)",
+            "Folders sandboxed commands may write besides the working, temp and cache folders.",
+        ),
+        Setting(
+            "approval.threshold",
+            Annotated[str, msgspec.Meta(pattern="^(safe|moderate|dangerous|never)$")],
+            "moderate",
+            "safe, moderate, dangerous or never",
+            "Ask before a command rated at or above this level; never classifies but never asks.",
+        ),
+        Setting(
+            "approval.timeoutSeconds",
+            Annotated[int, msgspec.Meta(ge=0, le=86_400)],
+            600,
+            "an integer from 0 to 86400 (seconds)",
+            "An approval unanswered this long counts as declined; 0 waits for ever.",
+        ),
+        Setting(
+            "approval.persistDays",
+            Annotated[int, msgspec.Meta(ge=1, le=3650)],
+            30,
+            "an integer from 1 to 3650 (days)",
+            "How long project and always approvals last in approvals.json.",
+        ),
+        # Unset (None) means wisp's own deny list (wisp.policy.patterns.DEFAULT_DENY): config may
+        # not import policy, and a copy here would be a second definition to keep in step.
+        Setting(
+            "commandPolicy.deny",
+            list[str],
+            None,
+            "a list of regular expressions",
+            "Refuse commands matching any of these; set, it replaces wisp's built-in deny list.",
+        ),
+        Setting(
+            "commandPolicy.allow",
+            list[str],
+            [],
+            "a list of regular expressions",
+            "When not empty, refuse every command that matches none of these.",
+        ),
     )
 }

@@ -13,19 +13,26 @@ from pathlib import Path
 
 from wisp.agent.types import Tool
 from wisp.config import Config
+from wisp.policy.types import Asker
+from wisp.tools.ask import AskTool
+from wisp.tools.command_runner import CommandRunner
 from wisp.tools.current_date import CurrentDateTool
 from wisp.tools.edit_file import EditFileTool
 from wisp.tools.inspect import InspectTool
 from wisp.tools.memory import MemoryTool
 from wisp.tools.read_file import ReadFileTool
+from wisp.tools.run_command import RunCommandTool
 from wisp.tools.system_info import SystemInfoTool
 
 ToolFactory = Callable[[Config], Tool | None]
 """Makes a tool from the config in force; None leaves it out of this conversation."""
 
-BUILTIN_TOOLS = ("current_date", "read_file", "edit_file", "inspect", "system_info", "memory")
-"""The built-ins this wisp has, in the spec's registry order (run_command, notify and ask come
-later, in their places)."""
+BUILTIN_TOOLS = (
+    "current_date", "run_command", "read_file", "edit_file", "inspect", "system_info", "ask",
+    "memory",
+)  # fmt: skip
+"""The built-ins this wisp has, in the spec's registry order (notify comes later, in its
+place). ``run_command`` and ``ask`` need what the face provides: a command runner, an asker."""
 
 
 class ToolRegistry:
@@ -57,20 +64,29 @@ class ToolRegistry:
         return made
 
 
-def register(registry: ToolRegistry) -> None:
-    """Register the built-in tools, in the spec's order."""
+def register(
+    registry: ToolRegistry, *, runner: CommandRunner | None = None, asker: Asker | None = None
+) -> None:
+    """Register the built-in tools, in the spec's order. Without a ``runner`` there is no
+    ``run_command``, and without an ``asker`` no ``ask``."""
     registry.register("current_date", lambda config: CurrentDateTool())
+    if runner is not None:
+        registry.register("run_command", lambda config: RunCommandTool(runner))
     registry.register("read_file", lambda config: ReadFileTool())
     registry.register("edit_file", _edit_file)
     registry.register("inspect", lambda config: InspectTool())
     registry.register("system_info", lambda config: SystemInfoTool())
+    if asker is not None:
+        registry.register("ask", lambda config: AskTool(asker))
     registry.register("memory", _memory)
 
 
-def default_tools(config: Config) -> list[Tool]:
+def default_tools(
+    config: Config, *, runner: CommandRunner | None = None, asker: Asker | None = None
+) -> list[Tool]:
     """The built-in tools this config gives a conversation."""
     registry = ToolRegistry()
-    register(registry)
+    register(registry, runner=runner, asker=asker)
     return registry.tools(config)
 
 

@@ -1,0 +1,103 @@
+"""Wiring the command machinery for a session: patterns, the gate with its approver, the
+sandbox, and the runner that ``run_command`` and ``!`` commands share."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wisp.config import Config
+from wisp.policy.approvals import ApprovalStore
+from wisp.policy.approvers import NobodyApprover, TerminalApprover, YesApprover
+from wisp.policy.gate import ApprovalGate, SessionApprovals
+from wisp.policy.patterns import CommandPatterns
+from wisp.policy.types import Approver
+from wisp.sandbox.plan import probe
+from wisp.sandbox.writable import WritableSet
+from wisp.tools.command_runner import CommandRunner, CommandSettings
+
+ReadLine = Callable[[], Awaitable[str | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOptions:
+    """The command line's switches for commands."""
+
+    yes: bool = False
+    """``--yes``: every approval granted once; the lists and the sandbox stay."""
+    unsafe: bool = False
+    """``--unsafe``: no lists and no sandbox; classification, approval and audit stay."""
+
+
+def build_runner(
+    *,
+    config: Config,
+    home: Path,
+    environ: Any,
+    working_directory: Path,
+    record: Callable[[Any], Any],
+    options: CommandOptions,
+    readline: ReadLine | None,
+    is_terminal: bool,
+    warn: Callable[[str], None],
+) -> CommandRunner:
+    """The session's runner: one gate (session approvals shared by its conversations)."""
+    approver = _approver(options, readline, is_terminal)
+    timeout = config.checked_value("approval.timeoutSeconds")
+    if isinstance(approver, TerminalApprover):
+        timeout = 0  # policy.md §9.8: a person at the keyboard is not timed out
+    gate = ApprovalGate(
+        config.checked_value("approval.threshold"),
+        approver,
+        ApprovalStore(
+            home / "approvals.json", persist_days=config.checked_value("approval.persistDays")
+        ),
+        timeout_seconds=timeout,
+        record=record,
+        session=SessionApprovals(),
+    )
+    writable = WritableSet.build(
+        working_directory=working_directory,
+        home=home,
+        environ=environ,
+        extra_roots=config.checked_value("commandPolicy.sandbox.writableRoots"),
+    )
+    settings = CommandSettings(
+        timeout_seconds=config.checked_value("commandTimeoutSeconds"),
+        max_timeout_seconds=config.checked_value("commandMaxTimeoutSeconds"),
+        sandbox_enabled=config.checked_value("commandPolicy.sandbox.enabled"),
+        allow_network=config.checked_value("commandPolicy.sandbox.allowNetwork"),
+        unsafe=options.unsafe,
+    )
+    runner = CommandRunner(
+        patterns=CommandPatterns.from_config(config),
+        gate=gate,
+        writable=writable,
+        support=probe(),
+        settings=settings,
+    )
+    _warn_once(runner, options, warn)
+    return runner
+
+
+def _approver(options: CommandOptions, readline: ReadLine | None, is_terminal: bool) -> Approver:
+    if options.yes:
+        return YesApprover()
+    if readline is not None and is_terminal:
+        return TerminalApprover(readline, sys.stderr)
+    return NobodyApprover()
+
+
+def _warn_once(runner: CommandRunner, options: CommandOptions, warn: Callable[[str], None]) -> None:
+    """The switches, and a sandbox that is not all it could be, said once (D6: never claim
+    a sandbox that is not there)."""
+    if options.yes:
+        warn("--yes: every command the model asks to run is approved once, without asking")
+    if options.unsafe:
+        warn("--unsafe: commands run without the sandbox and without the deny and allow lists")
+    note = runner.sandbox_state().note
+    if note and not options.unsafe:
+        warn(note)

@@ -1,0 +1,102 @@
+"""Allow and deny patterns: the person's hard limits on what a command may be (policy.md §2).
+
+Both lists are regular expressions searched anywhere in the whole line and in each simple command
+(anchored patterns rely on the per-part check). Deny always wins; a non-empty allow list must
+match every one of those texts. The lists are illustrative, not exhaustive: the sandbox is the
+real barrier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from wisp.errors import ConfigError
+from wisp.policy.types import SimpleCommand
+
+__all__ = ["DEFAULT_DENY", "NESTED_WISP", "CommandPatterns", "ConfigReader"]
+
+_WORD_START = r"""(^|[\s;&|(/"'\\{`])"""
+
+# `nestedWisp` (§2): the model starting a wisp agent of its own. Anchored at the start of a
+# simple command, after a run of wrappers (an atomic group, so it never backtracks into them):
+# then `wisp` by any path, quoted or not, its options, and `respond`, `chat`, `mcp` or a quoted
+# prompt; or `wisp-tui`; or `python… -m wisp …` / `-m wisp_tui`.
+NESTED_WISP = (
+    r"""^(?>(?:(?:env|exec|nohup|nice|time|command|builtin|setsid|xargs|timeout|\{|then|do|else"""
+    r"""|!|-\S*|\d\S*|\w+=\S*)\s+)*)(?:["'\\]?(?:\S*/)?wisp["']?(?:\s+-\S+(?:\s+[^\s"'-]\S*)??)*?"""
+    r"""\s+(?:["']|(?:respond|chat|mcp)\b)|["']?(?:\S*/)?wisp-tui\b|(?:\S*/)?python[\w.]*"""
+    r"""(?:\s+-\S+)*?\s+-m\s+(?:wisp_tui\b|wisp(?:\s+-\S+)*\s+(?:["']|(?:respond|chat|mcp)\b)))"""
+)
+
+DEFAULT_DENY: tuple[str, ...] = (
+    r"(^|[\s;&|(])sudo(\s|$)",
+    r"(^|[\s;&|(])rm\s+(-[A-Za-z]*r[A-Za-z]*f|-[A-Za-z]*f[A-Za-z]*r)\S*\s+/+\*?(\s|$)",
+    r"\|\s*(ba|z|da)?sh(\s|$)",
+    r"(^|[\s;&|(])(mkfs|wipefs|mkswap)",
+    r"(^|[\s;&|(])dd\s.*\bof=/dev/",
+    _WORD_START + r"""wisp["']?\s+["']?approvals["']?\s+["']?(approve|deny)\b""",
+    _WORD_START + r"""wisp["']?\s+["']?facts["']?\s+["']?(keep|drop)\b""",
+    _WORD_START + r"""wisp["']?\s+["']?questions["']?\s+["']?(answer|decline)\b""",
+    NESTED_WISP,
+    r"(^|[\s;&|(/])wisp\s+models\s+pull\b",
+)
+"""The deny list used while ``commandPolicy.deny`` is unset (§2, Linux forms)."""
+
+
+class ConfigReader(Protocol):
+    """What the patterns read of ``wisp.config.Config`` (passed in, never imported)."""
+
+    def checked_value(self, key: str) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPatterns:
+    """The deny and allow lists, compiled once per process."""
+
+    deny: tuple[re.Pattern[str], ...]
+    allow: tuple[re.Pattern[str], ...] = ()
+
+    @classmethod
+    def compile(
+        cls, deny: Sequence[str] = DEFAULT_DENY, allow: Sequence[str] = (), *, key: str = ""
+    ) -> CommandPatterns:
+        """Compile both lists; a pattern that does not compile is a ``ConfigError``."""
+        return cls(
+            deny=_compile(deny, key and f"{key}.deny"),
+            allow=_compile(allow, key and f"{key}.allow"),
+        )
+
+    @classmethod
+    def from_config(cls, config: ConfigReader) -> CommandPatterns:
+        """``commandPolicy.deny`` (unset: ``DEFAULT_DENY``; set: replaces it whole) and
+        ``commandPolicy.allow`` (empty: no allow list)."""
+        deny = config.checked_value("commandPolicy.deny")
+        allow = config.checked_value("commandPolicy.allow") or []
+        return cls.compile(DEFAULT_DENY if deny is None else deny, allow, key="commandPolicy")
+
+    def denial(self, line: str, parts: Iterable[SimpleCommand]) -> str | None:
+        """Why the line may not run, or None: the whole line first, then each part; deny first."""
+        texts = [line, *(part.text for part in parts)]
+        for text in texts:
+            for pattern in self.deny:
+                if pattern.search(text):
+                    return f"command matches deny pattern {pattern.pattern}"
+        if self.allow:
+            for text in texts:
+                if not any(pattern.search(text) for pattern in self.allow):
+                    return "command matches no allow pattern"
+        return None
+
+
+def _compile(patterns: Sequence[str], key: str) -> tuple[re.Pattern[str], ...]:
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            where = f" ({key}: {exc})" if key else f" ({exc})"
+            raise ConfigError(f"invalid command policy pattern: {pattern}{where}") from exc
+    return tuple(compiled)

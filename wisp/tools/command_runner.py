@@ -1,0 +1,291 @@
+"""The path every command takes (policy.md §1): split, patterns, the gate, the sandbox, the
+process, the refusal check, and the audit (``policy.decision`` once per line, then
+``command.outcome``). Failures come back as text for the model, never as exceptions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wisp.audit.kinds import CommandOutcome, PolicyDecision
+from wisp.policy.gate import ApprovalGate
+from wisp.policy.patterns import CommandPatterns
+from wisp.policy.rules import assess, assess_whole_line
+from wisp.policy.split import split_line
+from wisp.sandbox.plan import SandboxState, SandboxSupport, confined_argv, unconfined
+from wisp.sandbox.process import ProcessResult, run_process
+from wisp.sandbox.refusal import Refusal, check_refusal
+from wisp.sandbox.writable import WritableSet
+
+Record = Callable[[Any], Any]
+SHELL = "/bin/sh"
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSettings:
+    """The operator's settings for commands (policy.md §3)."""
+
+    timeout_seconds: int = 60
+    """``commandTimeoutSeconds``: a model's command's default limit; 0 = none."""
+    max_timeout_seconds: int = 600
+    """``commandMaxTimeoutSeconds``: the cap on ``run_command``'s ``timeoutSeconds``."""
+    sandbox_enabled: bool = True
+    allow_network: bool = True
+    unsafe: bool = False
+    """``--unsafe``: no deny or allow list, no sandbox (never no audit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """A command that ran: how it ended, how it was confined, what the refusal check found."""
+
+    result: ProcessResult
+    state: SandboxState
+    refusal: Refusal | None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A command that did not run, and why (already recorded in ``policy.decision``)."""
+
+    message: str
+    """For the model: ``error: command denied by policy: …`` and the like."""
+    verdict: str
+    reason: str
+
+
+class CommandRunner:
+    """Runs the model's commands and the person's typed ones, each checked and recorded."""
+
+    def __init__(
+        self,
+        *,
+        patterns: CommandPatterns,
+        gate: ApprovalGate | None,
+        writable: WritableSet,
+        support: SandboxSupport,
+        settings: CommandSettings,
+    ) -> None:
+        self.patterns = patterns
+        self.gate = gate
+        self.writable = writable
+        self.support = support
+        self.settings = settings
+
+    # -- the state of the sandbox, for inspect and the status line ---------------------------
+
+    def sandbox_state(self) -> SandboxState:
+        """How a command would run now (the mechanism never changes within a process)."""
+        return self._confine(["true"])[1]
+
+    # -- the model's commands -----------------------------------------------------------------
+
+    async def run_for_model(
+        self,
+        line: str,
+        directory: Path,
+        *,
+        timeout: float | None,
+        turn: int,
+        record: Record,
+        stop: asyncio.Event | None = None,
+        kill_now: asyncio.Event | None = None,
+    ) -> Ran | Refused:
+        """Policy, gate, sandbox, run (policy.md §1). ``record`` writes under the call's id."""
+        refused = self._check_directory(line, directory, record)
+        if refused:
+            return refused
+        parts = split_line(line)
+        denial = None if self.settings.unsafe else self.patterns.denial(line, parts)
+        if denial:
+            return self._refuse(record, line, directory, "denied", denial, "denied by policy")
+        if self.gate is not None:
+            assessments = [assess(part) for part in parts]
+            decision = await self.gate.authorize(
+                line,
+                parts,
+                assessments,
+                directory,
+                turn=turn,
+                line_assessment=assess_whole_line(line),
+            )
+            if not decision.approved:
+                return self._refuse(
+                    record, line, directory, "disapproved", decision.reason, "not approved"
+                )
+        return await self._run(
+            line, directory, record, timeout=timeout, stop=stop, kill_now=kill_now, origin=None
+        )
+
+    # -- the person's commands ----------------------------------------------------------------
+
+    async def run_typed(
+        self,
+        line: str,
+        directory: Path,
+        *,
+        record: Record,
+        stop: asyncio.Event | None = None,
+        kill_now: asyncio.Event | None = None,
+    ) -> Ran | Refused:
+        """A ``!`` command: the lists and the sandbox, no classifier and no approval (typing it
+        is the approval), no time limit (policy.md §10)."""
+        refused = self._check_directory(line, directory, record, origin="person")
+        if refused:
+            return refused
+        denial = None if self.settings.unsafe else self.patterns.denial(line, split_line(line))
+        if denial:
+            return self._refuse(
+                record, line, directory, "denied", denial, "denied by policy", origin="person"
+            )
+        return await self._run(
+            line, directory, record, timeout=None, stop=stop, kill_now=kill_now, origin="person"
+        )
+
+    # -- the run ----------------------------------------------------------------------------------
+
+    async def _run(
+        self,
+        line: str,
+        directory: Path,
+        record: Record,
+        *,
+        timeout: float | None,
+        stop: asyncio.Event | None,
+        kill_now: asyncio.Event | None,
+        origin: str | None,
+    ) -> Ran | Refused:
+        argv, state = self._confine([SHELL, "-c", line])
+        decision = PolicyDecision(
+            command=line,
+            working_directory=str(directory),
+            verdict="allowed",
+            reason="",
+            sandbox=state.sandbox,
+            network=state.network,
+            nested=False,
+        )
+        if origin:
+            decision.origin = origin
+        record(decision)
+        try:
+            result = await run_process(
+                argv, cwd=directory, timeout=timeout, stop=stop, kill_now=kill_now
+            )
+        except OSError as exc:
+            return Refused(f"error: could not launch {SHELL}: {exc.strerror}", "failed", str(exc))
+        refusal = None
+        if state.sandbox:
+            refusal = check_refusal(
+                result.stderr,
+                exit_status=result.exit_status,
+                working_directory=directory,
+                writable=self.writable,
+                network_off=not state.network,
+                narrowed_roots=state.narrowed_roots,
+            )
+        return Ran(result, state, refusal)
+
+    def _confine(self, argv: list[str]) -> tuple[list[str], SandboxState]:
+        if self.settings.unsafe:
+            return argv, unconfined("--unsafe")
+        if not self.settings.sandbox_enabled:
+            return argv, unconfined("commandPolicy.sandbox.enabled is false")
+        return confined_argv(
+            argv,
+            self.writable,
+            network_off=not self.settings.allow_network,
+            support=self.support,
+        )
+
+    def _check_directory(
+        self, line: str, directory: Path, record: Record, *, origin: str | None = None
+    ) -> Refused | None:
+        if directory.is_dir():
+            return None
+        reason = f"working directory does not exist: {directory}"
+        refused = Refused(f"error: {reason}", "denied", reason)
+        self._decision(record, line, directory, "denied", reason, origin)
+        return refused
+
+    def _refuse(
+        self,
+        record: Record,
+        line: str,
+        directory: Path,
+        verdict: str,
+        reason: str,
+        words: str,
+        *,
+        origin: str | None = None,
+    ) -> Refused:
+        self._decision(record, line, directory, verdict, reason, origin)
+        return Refused(f"error: command {words}: {reason}", verdict, reason)
+
+    def _decision(
+        self,
+        record: Record,
+        line: str,
+        directory: Path,
+        verdict: str,
+        reason: str,
+        origin: str | None,
+    ) -> None:
+        state = self.sandbox_state()
+        decision = PolicyDecision(
+            command=line,
+            working_directory=str(directory),
+            verdict=verdict,
+            reason=reason,
+            sandbox=state.sandbox,
+            network=state.network,
+            nested=False,
+        )
+        if origin:
+            decision.origin = origin
+        record(decision)
+
+
+def outcome_event(
+    line: str,
+    ran: Ran,
+    *,
+    stdout: str,
+    stderr: str,
+    truncated: bool,
+    origin: str | None = None,
+    timeout: tuple[str, float | None, bool] | None = None,
+) -> CommandOutcome:
+    """``command.outcome`` for a command that ran; ``stdout``/``stderr`` as the model saw them."""
+    result = ran.result
+    event = CommandOutcome(
+        command=line,
+        exit_status=result.exit_status,
+        timed_out=result.timed_out,
+        truncated=truncated,
+        stdout=stdout,
+        stderr=stderr,
+        seconds=round(result.seconds, 3),
+    )
+    if origin:
+        event.origin = origin
+    if result.stopped:
+        event.stopped = True
+    if timeout is not None:
+        source, seconds, clamped = timeout
+        event.timeout_source = source
+        if seconds is not None:
+            event.timeout_seconds = int(seconds)
+        if clamped:
+            event.timeout_clamped = True
+    if ran.refusal is not None:
+        event.sandbox_refusal = ran.refusal.verdict.value
+        event.sandbox_paths = list(ran.refusal.paths)
+    return event
+
+
+
+

@@ -1,0 +1,152 @@
+"""``run_command``: runs a shell line on this machine, checked, confined and recorded
+(agent.md §6.2, policy.md §1 and §4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from wisp.agent.text import COMMAND_HINT, hold_back
+from wisp.agent.types import ToolContext
+from wisp.audit.kinds import PolicyDecision
+from wisp.tools.arguments import parse_arguments, schema_of
+from wisp.tools.command_runner import CommandRunner, Ran, Refused, outcome_event
+
+OUTSIDE_REFUSED = (
+    "running outside the sandbox is not allowed (commandPolicy.sandbox.allowOutsideSandbox)"
+)
+HEADER_ROOM = 256  # the result's own lines (exit status, stream names, the sandbox line)
+
+
+class RunCommandArgs(msgspec.Struct, kw_only=True, rename="camel"):
+    command: Annotated[
+        str, msgspec.Meta(description="A POSIX shell line, run with /bin/sh -c.")
+    ]
+    working_directory: Annotated[
+        str | UnsetType,
+        msgspec.Meta(description="Absolute path to run in; default: wisp's working directory."),
+    ] = UNSET
+    timeout_seconds: Annotated[
+        int | UnsetType,
+        msgspec.Meta(description="Kill the command after this many seconds (capped)."),
+    ] = UNSET
+    outside_sandbox: Annotated[
+        bool | UnsetType,
+        msgspec.Meta(description="Ask to run without wisp's sandbox; usually refused."),
+    ] = UNSET
+
+
+class RunCommandTool:
+    """Runs a shell command and returns its exit status and output."""
+
+    name = "run_command"
+    description = (
+        "Runs a shell command on this machine and returns its exit status and output. Writes "
+        "are confined to the working directory and temporary folders; risky commands need the "
+        "person's approval."
+    )
+    parameters = schema_of(RunCommandArgs)
+    read_only = False
+
+    def __init__(self, runner: CommandRunner) -> None:
+        self.runner = runner
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        args = parse_arguments(self.name, arguments, RunCommandArgs)
+        if isinstance(args, str):
+            return args
+        directory = context.working_directory
+        if args.working_directory is not UNSET:
+            if not Path(args.working_directory).is_absolute():
+                return f"error: workingDirectory must be absolute: {args.working_directory}"
+            directory = Path(args.working_directory)
+        if args.outside_sandbox is True:
+            return self._refuse_outside(args.command, directory, context)
+        timeout = self._timeout(args.timeout_seconds)
+        conversation = context.conversation
+        conversation.commands_running += 1
+        try:
+            outcome = await self.runner.run_for_model(
+                args.command,
+                directory,
+                timeout=timeout[1],
+                turn=conversation.turn,
+                record=context.record,
+                stop=conversation.stop_requested,
+                kill_now=conversation.kill_requested,
+            )
+        finally:
+            conversation.commands_running -= 1
+        if isinstance(outcome, Refused):
+            return outcome.message
+        return self._result(args.command, outcome, timeout, context)
+
+    def _timeout(self, asked: int | UnsetType) -> tuple[str, float | None, bool]:
+        """(timeoutSource, seconds or None, clamped) per policy.md §4."""
+        settings = self.runner.settings
+        if asked is not UNSET:
+            seconds = min(max(asked, 1), settings.max_timeout_seconds)
+            return "call", float(seconds), seconds != asked
+        if settings.timeout_seconds == 0:
+            return "default", None, False
+        return "default", float(settings.timeout_seconds), False
+
+    def _result(
+        self,
+        line: str,
+        ran: Ran,
+        timeout: tuple[str, float | None, bool],
+        context: ToolContext,
+    ) -> str:
+        result = ran.result
+        room = max(context.output_budget - HEADER_ROOM, 512)
+        both = bool(result.stdout) and bool(result.stderr)
+        share = room // 2 if both else room
+        stdout = hold_back(result.stdout, share, output_id=context.call_id, hint=COMMAND_HINT)
+        stderr = hold_back(result.stderr, share, output_id=context.call_id, hint=COMMAND_HINT)
+        truncated = (
+            stdout != result.stdout
+            or stderr != result.stderr
+            or result.stdout_cut
+            or result.stderr_cut
+        )
+        lines = [f"exit status: {result.exit_status}"]
+        if result.timed_out:
+            lines.append("timed out: the command was killed")
+        if result.stopped:
+            lines.append("stopped: the person stopped the command")
+        if result.stdout_cut or result.stderr_cut:
+            lines.append("output truncated: past the 16 MiB ceiling, the rest was dropped")
+        if stdout:
+            lines += ["stdout:", stdout.rstrip("\n")]
+        if stderr:
+            lines += ["stderr:", stderr.rstrip("\n")]
+        if ran.refusal is not None:
+            lines.append(ran.refusal.line)
+        context.record(
+            outcome_event(
+                line, ran, stdout=stdout, stderr=stderr, truncated=truncated, timeout=timeout
+            )
+        )
+        return "\n".join(lines)
+
+    def _refuse_outside(self, line: str, directory: Path, context: ToolContext) -> str:
+        state = self.runner.sandbox_state()
+        decision = PolicyDecision(
+            command=line,
+            working_directory=str(directory),
+            verdict="denied",
+            reason=OUTSIDE_REFUSED,
+            sandbox=state.sandbox,
+            network=state.network,
+            nested=False,
+        )
+        decision.outside_sandbox = True
+        context.record(decision)
+        return f"error: command denied by policy: {OUTSIDE_REFUSED}"
+
+
+
