@@ -163,9 +163,7 @@ def bare_context(root: Path) -> ToolContext:
     )
 
 
-async def run_rounds(
-    setup: Setup, cases: list[Case], rounds: int, bare_batch: int
-) -> list[float]:
+async def run_rounds(setup: Setup, cases: list[Case], rounds: int, bare_batch: int) -> list[float]:
     """Every round: the bare batch and each case's turn, in an order that rotates."""
     tool, context = CurrentDateTool(), bare_context(setup.home.root)
     bare: list[float] = []
@@ -221,9 +219,7 @@ def report(cases: list[Case], bare: list[float], rounds: int, bare_batch: int) -
         overhead = [(t - n * b) / n for t, b in zip(case.times, bare, strict=True)]
         ratio = [p / b for p, b in zip(per_call, bare, strict=True)]
         zero = empty[case.audit].times
-        marginal = [
-            (t - z) / n - b for t, z, b in zip(case.times, zero, bare, strict=True)
-        ]
+        marginal = [(t - z) / n - b for t, z, b in zip(case.times, zero, bare, strict=True)]
         overhead_med = statistics.median(overhead)
         verdict = "met" if overhead_med * 1e3 <= TARGET_MS else "missed"
         print(
@@ -239,10 +235,9 @@ def report(cases: list[Case], bare: list[float], rounds: int, bare_batch: int) -
     for n in sorted({case.calls for case in cases} - {0}):
         by_audit = {c.audit: c for c in cases if c.calls == n}
         cost = [
-            (f - z) / n
-            for f, z in zip(by_audit["file"].times, by_audit["null"].times, strict=True)
+            (f - z) / n for f, z in zip(by_audit["file"].times, by_audit["null"].times, strict=True)
         ]
-        print(f"the audit file costs {statistics.median(cost) * 1e6:.1f} µs a call at N = {n}")
+        print(f"the audit file adds {statistics.median(cost) * 1e6:.1f} µs a call at N = {n}")
 
 
 def main() -> int:
