@@ -173,6 +173,11 @@ class LocalBackend:
             except Exception as exc:  # handed to the loop, which raises it there
                 emit(exc)
 
+        # A new thread per request, never the default executor: llama.cpp's OpenMP keeps a
+        # thread team for each thread that computes, as long as it lives, and once a process
+        # holds more such threads than CPUs libgomp hardly spins at its barriers. Teams left
+        # on long-lived threads cost about 0.4 of tokens/s at n_threads = CPUs
+        # (bench/local_tokens.py --main-thread).
         worker = threading.Thread(target=work, name="wisp-local", daemon=True)
         worker.start()
         try:
