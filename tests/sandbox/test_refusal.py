@@ -87,8 +87,18 @@ def test_a_tilde_is_the_users_home() -> None:
     assert named_paths(message, "/", "/home/me") == ["/home/me/d"]
 
 
-def test_a_bare_relative_name_is_not_a_candidate() -> None:
-    assert named_paths("touch: cannot touch 'out.txt': Permission denied\n", "/", "/") == []
+def test_a_bare_relative_name_a_message_names_is_resolved_where_the_command_ran() -> None:
+    # The issue: relative paths in a message resolve against the command's directory, so a
+    # write through a symlink (out -> /etc) is seen for what it is.
+    assert named_paths("touch: cannot touch 'out.txt': Permission denied\n", "/w", "/") == [
+        "/w/out.txt"
+    ]
+    dash = "/bin/sh: 1: cannot create link/x: Permission denied\n"
+    assert named_paths(dash, "/w", "/") == ["/w/link/x"]
+
+
+def test_a_bare_word_in_a_catch_all_message_is_not_a_path() -> None:
+    assert named_paths("ping: socket: Operation not permitted\n", "/w", "/") == []
 
 
 def test_paths_are_canonical_deduplicated_and_at_most_eight() -> None:

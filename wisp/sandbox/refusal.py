@@ -42,8 +42,8 @@ _SHAPES = tuple(
         r"^[^:\n]+: \d+: cannot create (?P<p>.+?): " + _MARKER,
         # bash: "sh: line 1: PATH: <marker>".
         r"^[^:\n]+: line \d+: (?P<p>.+?): " + _MARKER,
-        # Any tool: "tool: PATH: <marker>".
-        r"^[^:\s]+: (?P<p>[^:\n]+?): " + _MARKER,
+        # Any tool: "tool: PATH: <marker>" (a bare word here may be prose, not a path).
+        r"^[^:\s]+: (?P<g>[^:\n]+?): " + _MARKER,
     )
 )
 
@@ -109,13 +109,19 @@ def first_marker(stderr: str, *, network_off: bool) -> str | None:
 
 
 def named_paths(stderr: str, working_directory: str, user_home: str) -> list[str]:
-    """The paths named on marker lines: absolute or ``~/``, ``./``, ``../``; made absolute
-    against ``working_directory``, ``~`` expanded, canonicalised, de-duplicated, at most 8."""
+    """The paths named on marker lines, made absolute against ``working_directory`` (where the
+    command ran), ``~`` expanded, canonicalised, de-duplicated, at most 8.
+
+    A message shape that names a file (``cannot create PATH``, ``cannot touch 'PATH'``) counts
+    a bare relative name too (``out/x`` through a symlink); the catch-all ``tool: X: marker``
+    counts X only when it looks like a path (absolute, ``~/``, ``./``, ``../``, or with a /)."""
     paths: dict[str, None] = {}
-    for candidate in _candidates(stderr):
+    for candidate, is_named_file in _candidates(stderr):
         if candidate.startswith("~/"):
             candidate = user_home + candidate[1:]
-        elif not candidate.startswith(("/", "./", "../")):
+        elif not is_named_file and not (
+            candidate.startswith(("/", "./", "../")) or "/" in candidate
+        ):
             continue
         paths[canonical(os.path.join(working_directory, candidate))] = None
         if len(paths) == MAX_PATHS:
@@ -123,14 +129,18 @@ def named_paths(stderr: str, working_directory: str, user_home: str) -> list[str
     return list(paths)
 
 
-def _candidates(stderr: str) -> Iterator[str]:
+def _candidates(stderr: str) -> Iterator[tuple[str, bool]]:
+    """(path, whether the message's shape says it names a file) per marker line."""
     for line in stderr.splitlines():
         if not any(marker in line for marker in (*MARKERS, NOT_WRITABLE)):
             continue
         for shape in _SHAPES:
             match = shape.search(line)
             if match is not None:
-                yield next(value for value in match.groupdict().values() if value is not None)
+                name, value = next(
+                    (name, value) for name, value in match.groupdict().items() if value is not None
+                )
+                yield value, name != "g"
                 break
 
 
