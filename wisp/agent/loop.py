@@ -129,6 +129,8 @@ class Conversation:
         self.kill_requested = asyncio.Event()
         """Set by a second one within the turn: what still runs is killed at once."""
         self.commands_running = 0
+        self.sandbox_mechanism: str | None = None
+        """How commands are confined (Landlock ABI, network), for ``inspect status``."""
         """Commands the turn has running; a stop lets them end (SIGTERM, SIGKILL) first."""
 
     # -- the ConversationView tools read ------------------------------------------------

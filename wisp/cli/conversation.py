@@ -218,6 +218,7 @@ class ChatSession:
             memory="memory" in names,
         )
         conversation.turn = turn
+        conversation.sandbox_mechanism = self.runner.sandbox_state().mechanism
         return conversation
 
     def _rebuild(self, old: Conversation, store: ConversationStore) -> Conversation:
@@ -235,6 +236,7 @@ class ChatSession:
             memory=old.memory,
         )
         conversation.turn = old.turn
+        conversation.sandbox_mechanism = old.sandbox_mechanism
         return conversation
 
     @property

@@ -52,7 +52,8 @@ class InspectArgs(msgspec.Struct, kw_only=True):
 
 
 class Sandbox(msgspec.Struct, rename="camel"):
-    """How commands are confined. No sandbox exists yet, and wisp never claims one (D6)."""
+    """How commands are confined, as the command runner reports it; None when this
+    conversation runs no commands. wisp never claims a sandbox it does not have (D6)."""
 
     mechanism: str | None = None
 
@@ -121,7 +122,7 @@ def _status(view: ConversationView) -> Status:
         session_approvals=[],
         audit_file=None if view.audit_file is None else str(view.audit_file),
         version=__version__,
-        sandbox=Sandbox(),
+        sandbox=Sandbox(mechanism=getattr(view, "sandbox_mechanism", None)),
     )
 
 
