@@ -1,7 +1,9 @@
-"""Where audit events go: a file (``FileSink``, in ``file_sink``), memory (tests), or nowhere."""
+"""Where audit events go: a file (``FileSink``, in ``file_sink``), memory (tests), nowhere, or
+another sink and a listener (``TeeSink``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from wisp.audit.event import AuditEvent
@@ -39,3 +41,19 @@ class NullSink:
 
     def close(self) -> None:
         pass
+
+
+class TeeSink:
+    """Writes to ``inner`` and then tells ``listener``: how a face sees every audit event of
+    its conversation as it is recorded (the headless chat's ``event`` lines)."""
+
+    def __init__(self, inner: AuditSink, listener: Callable[[AuditEvent], None]) -> None:
+        self.inner = inner
+        self.listener = listener
+
+    def write(self, event: AuditEvent) -> None:
+        self.inner.write(event)
+        self.listener(event)
+
+    def close(self) -> None:
+        self.inner.close()
