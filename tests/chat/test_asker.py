@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
 from wisp.agent.loop import Conversation
@@ -11,7 +10,6 @@ from wisp.agent.prompt import system_prompt
 from wisp.agent.recorder import Recorder
 from wisp.audit import AuditLog, MemorySink
 from wisp.chat.asker import TerminalAsker
-from wisp.chat.plain import LineReader, PlainChat
 from wisp.config import Config
 from wisp.models.script import resolve as resolve_script
 from wisp.policy.types import QuestionAnswer
@@ -109,45 +107,7 @@ def test_the_terminal_asker_says_how_it_asks() -> None:
     assert (asker.can_ask, asker.ways, asker.via) == (True, ["terminal"], "terminal")
 
 
-# -- a whole turn in plain chat -------------------------------------------------------------
-
-
-async def test_a_question_answered_in_plain_chat_reaches_the_model_as_the_tools_result(
-    tmp_path: Path,
-) -> None:
-    script = tmp_path / "script.json"
-    question = {"question": "Which environment?", "options": OPTIONS}
-    script.write_text(
-        json.dumps(
-            {
-                "responses": [
-                    {"tool_calls": [{"name": "ask", "arguments": question}]},
-                    {"text": "Deploying to production."},
-                ]
-            }
-        )
-    )
-    stdin = tmp_path / "stdin"
-    stdin.write_text("deploy it\n2\n")
-    out = io.StringIO()
-    sink = MemorySink()
-    with stdin.open() as typed:
-        reader = LineReader(typed)  # the chat lends its own line reader to the asker
-        tool = AskTool(TerminalAsker(reader.readline, chat_say(out)))
-        host = Host(await conversation(tmp_path, script, tool, sink))
-        chat = PlainChat(host, out, io.StringIO(), reader)
-        assert await chat.run() == 0
-
-    [output] = [e for e in host.conversation.store if e.kind == "toolOutput"]
-    assert output.text == "answer: production\noption: 2"
-    assert "? Which environment?\n  1. staging\n  2. production\n" in out.getvalue()
-    assert "Deploying to production." in out.getvalue()
-    kinds = [e.kind for e in sink.events]
-    assert kinds[kinds.index("tool.call") :][:4] == [
-        "tool.call", "inquiry.requested", "inquiry.settled", "tool.result"
-    ]  # fmt: skip
-    settled = sink.events[kinds.index("inquiry.settled")].details
-    assert (settled.outcome, settled.via, settled.answer) == ("answered", "terminal", "production")
+# A whole turn in plain chat, answered on its input: tests/cli/test_commands.py.
 
 
 def chat_say(out: io.StringIO):  # type: ignore[no-untyped-def]

@@ -158,7 +158,7 @@ def test_a_typed_command_in_chat_runs_confined_and_reaches_the_model(
         input="!echo hello > note.txt; cat note.txt\nwhat did I do?\n",
     )
     assert result.returncode == 0, result.stderr
-    assert "hello" in result.stdout and "↳ exit 0" in result.stdout
+    assert "    hello" in result.stderr and "  ↳ exit 0" in result.stderr
     events = audit_lines()
     kinds = [e["kind"] for e in events]
     assert [
@@ -191,7 +191,7 @@ def test_the_ask_tools_question_is_answered_in_plain_chat(
     )
     result = wisp("chat", "-m", f"script:{script}", input="deploy it\n2\n")
     assert result.returncode == 0, result.stderr
-    assert "Which environment?" in result.stdout
+    assert "? Which environment?\n  1. staging\n  2. production" in result.stderr
     events = audit_lines()
     answer = next(e["details"]["output"] for e in events if e["kind"] == "tool.result")
     assert answer == "answer: production\noption: 2"

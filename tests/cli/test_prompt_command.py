@@ -113,12 +113,12 @@ def test_plain_chat_in_a_pipe(run_wisp, script) -> None:
         "chat", "-m", f"script:{path}", input="hi\n/tools\nwhat day?\n/show 2\n/quit\n"
     )
     assert result.returncode == 0, result.stderr
-    out = result.stdout
+    out, err = result.stdout, result.stderr
     assert "Hello! What would you like?" in out
     assert "current_date" in out and "read_file" in out  # /tools
-    assert "↳ current_date:" in out
-    assert "ran: current_date" in out
-    assert "[entry 2, prompt, turn 1]\nhi" in out  # /show 2
+    assert "⚙ current_date" in err and "  ↳ " in err  # the call and its result, on stderr
+    assert "  ran: current_date" in err
+    assert "\nhi\n" in out  # /show 2: the prompt, whole
 
 
 def test_chat_model_and_new_keep_the_session_and_the_turn_count(
@@ -129,7 +129,8 @@ def test_chat_model_and_new_keep_the_session_and_the_turn_count(
     lines = f"hi\n/model script:{second}\nstill there?\n/new\nfresh\n/inspect context\n/quit\n"
     result = run_wisp("chat", "-m", f"script:{first}", input=lines)
     assert result.returncode == 0, result.stderr
-    assert "(now script:" in result.stdout and "(a new conversation)" in result.stdout
+    assert f"model: script:{second}; the transcript continues" in result.stderr
+    assert "new conversation" in result.stderr
     events = audit_lines()
     assert len({event["session"] for event in events}) == 1
     assert [e["kind"] for e in events].count("model.resolved") == 2
@@ -137,10 +138,10 @@ def test_chat_model_and_new_keep_the_session_and_the_turn_count(
     assert starts[1] == {"tools": starts[0]["tools"], "model": f"script:{second}", "reason": "new"}
     assert [e["turn"] for e in events if e["kind"] == "prompt"] == [1, 2, 3]
     # After /new, the next request carries the instructions, the new turn, and nothing older.
-    context = [line.split() for line in result.stdout.split("(a new conversation)")[1].splitlines()]
-    roles = [line[0] for line in context if line and line[0] in ("system", "user", "assistant")]
-    assert roles == ["system", "user", "assistant"]
-    assert ["user", "5", "B", "fresh"] in context
+    context = result.stdout.split("# The context the next request carries")[1]
+    roles = [line for line in context.splitlines() if line.startswith("## ")]
+    assert roles == ["## system", "## user", "## assistant"]
+    assert "\nfresh\n" in context
 
 
 def test_the_local_model_answers_with_no_server(run_wisp) -> None:

@@ -74,3 +74,5 @@ class TurnResult:
     cited: str | None = None
     unknown_entries: list[int] = field(default_factory=list)
     thoughts: list[ThinkingEnded] = field(default_factory=list)
+    killed: bool = False
+    """A stopped turn whose work a second stop killed at once (D8)."""

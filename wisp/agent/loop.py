@@ -129,6 +129,8 @@ class Conversation:
         self.kill_requested = asyncio.Event()
         """Set by a second one within the turn: what still runs is killed at once."""
         self.commands_running = 0
+        self.last_input_tokens: int | None = None
+        """The last request's prompt tokens, as the runtime reported them (context used)."""
         self.sandbox_mechanism: str | None = None
         """How commands are confined (Landlock ABI, network), for ``inspect status``."""
         """Commands the turn has running; a stop lets them end (SIGTERM, SIGKILL) first."""
@@ -279,6 +281,7 @@ class Conversation:
                     thinking.end()
                     reply.calls.append(event)
                 case UsageReport(usage=usage):
+                    self.last_input_tokens = usage.input or self.last_input_tokens
                     turn.usage = usage if turn.usage is None else turn.usage + usage
                     thinking.reported_tokens = usage.reasoning or None
         thinking.end()
@@ -322,7 +325,9 @@ class Conversation:
                 entry = PendingEntry("toolCalls", calls, entry.sources, entry.time)
             kept.append(entry)
         turn.pending = kept
-        return self._store(turn, "stopped", seconds)
+        result = self._store(turn, "stopped", seconds)
+        result.killed = killed
+        return result
 
     def _store(self, turn: _Turn, outcome: str, seconds: float) -> TurnResult:
         self._link_calls(turn)

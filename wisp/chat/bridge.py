@@ -103,7 +103,9 @@ class ProtocolApprover:
             self.waiters.withdraw(key)
             self.withdrawn(key)
             raise
-        return parse_answer(str(value or "no"))
+        decision = getattr(value, "decision", None)
+        # protocol.md §4: an answer without a decision is "no".
+        return parse_answer(decision if isinstance(decision, str) else "no")
 
 
 class ProtocolAsker:
@@ -137,10 +139,10 @@ class ProtocolAsker:
         try:
             while True:
                 answer = await self.waiters.wait(key)
-                declined, text = answer
-                if declined:
+                if getattr(answer, "declined", None) is True:
                     return QuestionAnswer(declined=True)
-                text = (text or "").strip()
+                text = getattr(answer, "text", None)
+                text = text.strip() if isinstance(text, str) else ""
                 if options and text and text not in options and not _is_number(text, options):
                     # protocol.md §8: a text that is not an option leaves the question waiting.
                     self.note(f"error: {text!r} is not one of the options: {', '.join(options)}")

@@ -1,69 +1,25 @@
-"""The plain line chat: a prompt, a streamed reply, the lines under it; slash commands.
+"""The plain line chat: a renderer of the chat loop's protocol lines, and a reader of lines.
 
-On a terminal the muted lines and tool folds are styled with Rich; in a pipe everything is
-plain text. Ctrl-C stops a running turn (D8); at the prompt it leaves, as Ctrl-D and /quit do.
+It shows what ``wisp chat --json`` would send: the reply streams to stdout; notes, event lines,
+folds and the footer go to stderr (muted with Rich on a terminal, plain in a pipe). An
+approval, question or choice is asked on the terminal and its answer goes back as the
+protocol's ``answer`` or ``choose``. A line is read only when the loop wants one (a prompt,
+or a dialog), so what the person types always answers what they see.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import signal
-from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import Protocol, TextIO
+from dataclasses import dataclass
+from typing import Any, TextIO
 
-from wisp.agent.checks import thought_line
-from wisp.agent.compose import compose
-from wisp.agent.events import (
-    AgentEvent,
-    Note,
-    TextFragment,
-    ThinkingEnded,
-    ToolFinished,
-    TurnResult,
-)
-from wisp.agent.loop import Conversation
-from wisp.store import Entry
+from msgspec import UNSET
 
-FOLD_LINES = 20
-FOLD_BYTES = 2048
+from wisp import protocol as p
+from wisp.chat.event_text import fold, footer, output_text
 
-HELP = """\
-/help            this list
-/show N          entry N whole (or an event id: its first characters)
-/inspect context what the next request will carry
-/new             start a new conversation (the turn count goes on)
-/model [NAME]    show the model, or change to NAME (the conversation is kept)
-/tools           the tools the model may use
-/save NAME       save the conversation now, and again on quitting
-/quit            leave (Ctrl-D too)
-!COMMAND         run a command yourself (the deny list and the sandbox apply; Ctrl-C stops
-                 it); the model is told of it on its next turn"""
-
-
-class ChatHost(Protocol):
-    """What the chat asks of whoever opened it (the CLI wires these)."""
-
-    conversation: Conversation
-
-    async def switch_model(self, name: str) -> list[str]: ...
-
-    def new_conversation(self) -> None: ...
-
-    def save(self, name: str) -> Path: ...
-
-    async def run_typed(self, line: str) -> TypedCommand: ...
-
-
-class TypedCommand(Protocol):
-    """What chat shows of a ``!`` command."""
-
-    output: str
-    exit_status: int | None
-    stopped: bool
-    refused: str | None
-    seconds: float
+FOLDED_KINDS = frozenset({"tool.result", "command.typed", "model.reasoning"})
 
 
 class LineReader:
@@ -94,246 +50,204 @@ def _is_regular_file(stream: TextIO) -> bool:
         return True
 
 
-class PlainChat:
-    """The REPL. ``host`` opens conversations and models; the chat only talks."""
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A dialog waiting for the person's next line."""
 
-    def __init__(
-        self, host: ChatHost, out: TextIO, err: TextIO, reader: LineReader
-    ) -> None:
-        self.host = host
+    kind: str  # "approval", "question" or "choice"
+    id: str
+    options: tuple[str, ...] = ()
+
+
+class PlainFace:
+    """Renders protocol lines on a terminal (or a pipe) and turns typed lines into inbound
+    lines: answers while a dialog waits, messages otherwise."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
         self.err = err
-        self.reader = reader
         self.is_terminal = out.isatty()
-        self.save_name: str | None = None
-        self._leaving = asyncio.Event()
-        self._turn_running = False
-        self._console = _console(out) if self.is_terminal else None
-        self._commands: dict[str, Callable[[str], Awaitable[None] | None]] = {
-            "help": lambda _: self.say(HELP),
-            "show": self.show,
-            "inspect": self.inspect,
-            "new": self.new,
-            "model": self.model,
-            "tools": self.tools,
-            "save": self.save,
-        }
+        self.wanted = asyncio.Event()
+        """Set when the loop wants a line: its prompt (``status``) or a dialog."""
+        self.pending: Pending | None = None
+        self._console = _console(err) if err.isatty() else None
+        self._reply_open = False
 
-    # -- the loop -----------------------------------------------------------------------
+    # -- out ----------------------------------------------------------------------------------
 
-    async def run(self) -> int:
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, self._interrupt)
-        try:
-            while not self._leaving.is_set():
-                line = await self._next_line()
-                if line is None:
-                    break
-                await self.handle(line)
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
-        if self.save_name:
-            self.muted(f"saved '{self.save_name}' to {self.host.save(self.save_name)}")
-        return 0
+    def write(self, line: p.Outbound) -> None:
+        match line:
+            case p.Delta(text=text):
+                self.out.write(text)
+                self.out.flush()
+                self._reply_open = not text.endswith("\n")
+            case p.Output(text=text):
+                self._end_reply()
+                if text:
+                    self.out.write(text.rstrip("\n") + "\n")
+                    self.out.flush()
+            case p.Note(text=text):
+                self._end_reply()
+                self.muted(text)
+            case p.Event():
+                self._event(line)
+            case p.Turn(phase="end"):
+                self._turn_end(line)
+            case p.Status():
+                self._prompt()
+            case p.Approval():
+                self._approval(line)
+            case p.Question():
+                self._question(line)
+            case p.Choice():
+                self._choice(line)
+            case p.View(text=text):
+                self.out.write(text.rstrip("\n") + "\n")
+                self.out.flush()
+            case p.Withdrawn(id=key):
+                if self.pending is not None and self.pending.id == key:
+                    self.pending = None
+                    self.muted("  (no longer waiting)")
+            case _:
+                pass  # hello, activity, completions, notify, exit: nothing to draw
 
-    async def _next_line(self) -> str | None:
+    def _end_reply(self) -> None:
+        if self._reply_open:
+            self.out.write("\n")
+            self.out.flush()
+            self._reply_open = False
+
+    def _event(self, line: p.Event) -> None:
+        # A typed command's output is shown even when its own line says nothing more.
+        typed = line.kind == "command.typed" and line.details.get("verdict") == "allowed"
+        if line.text is None and not typed:
+            return
+        self._end_reply()
+        if line.text is not None:
+            self.muted(line.text)
+        # Under the line, the output it stands for, folded (protocol.md §10.2).
+        text = output_text(line.kind, line.details) if line.kind in FOLDED_KINDS else None
+        if text:
+            output_id = line.output.id if isinstance(line.output, p.EventOutput) else None
+            lines = fold(text, output_id)
+            if lines:
+                self.muted("\n".join(lines))
+
+    def _turn_end(self, line: p.Turn) -> None:
+        self._end_reply()
+        outcome = line.outcome if isinstance(line.outcome, str) else "ok"
+        seconds = line.seconds if isinstance(line.seconds, float | int) else 0.0
+        for text in footer(
+            _given(line.ran), _given(line.cited), float(seconds), outcome,
+            _given(line.input_tokens), _given(line.output_tokens),
+        ):  # fmt: skip
+            self.muted(text)
+
+    def _prompt(self) -> None:
+        self.pending = None
         if self.is_terminal:
             self.out.write("› ")
             self.out.flush()
-        read = asyncio.ensure_future(self.reader.readline())
-        leave = asyncio.ensure_future(self._leaving.wait())
-        try:
-            done, _ = await asyncio.wait({read, leave}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            leave.cancel()
-        if read in done:
-            return read.result()
-        read.cancel()
-        return None
+        self.wanted.set()
 
-    def _interrupt(self) -> None:
-        if self._turn_running:
-            self.host.conversation.stop()  # D8: stop the turn, stay in the chat
-        else:
-            self._leaving.set()
+    def _approval(self, line: p.Approval) -> None:
+        """protocol.md §6.4: the plain chat's approval prompt, on stderr."""
+        self._end_reply()
+        rows = ["", f"⚠ approve [{line.level}] {line.command}"]
+        if line.line != line.command:
+            rows.append(f"  part of: {line.line}")
+        rows.append(f"  in {_home_short(line.directory)}")
+        rows += [f"  - {_cut(reason, 110)}" for reason in line.reasons]
+        rows.append(f"  remembered as: {line.pattern}")
+        self.say_err("\n".join(rows))
+        self.err.write("  [y]once  [s]ession  [p]roject 30d  [a]lways 30d  [n]o › ")
+        self.err.flush()
+        self.pending = Pending("approval", line.id)
+        self.wanted.set()
 
-    async def handle(self, line: str) -> None:
-        text = line.strip()
-        if not text:
-            return
-        if text.startswith("/"):
-            await self.command(text[1:])
-            return
-        if text.startswith("!"):
-            await self.typed(text[1:].strip())
-            return
-        self._turn_running = True
-        try:
-            result = await self.host.conversation.run_turn(text, self.emit)
-        finally:
-            self._turn_running = False
-        self.finish(result)
+    def _question(self, line: p.Question) -> None:
+        self._end_reply()
+        rows = ["", f"? {line.question}"]
+        rows += [f"  {number}. {option}" for number, option in enumerate(line.options, 1)]
+        hint = "a number or an option" if line.options else "your answer"
+        rows.append(f"  ({hint}; an empty line gives no answer, /decline declines)")
+        self.say_err("\n".join(rows))
+        self.pending = Pending("question", line.id, tuple(line.options))
+        self.wanted.set()
 
-    async def typed(self, line: str) -> None:
-        """``!cmd``: the person's own command; Ctrl-C stops it (policy.md §10)."""
-        if not line:
-            return
-        self._turn_running = True
-        try:
-            done = await self.host.run_typed(line)
-        finally:
-            self._turn_running = False
-        if done.refused is not None:
-            self.muted(f"· blocked by policy: {done.refused}")
-            return
-        if done.output:
-            self.say(done.output.rstrip("\n"))
-        status = f"↳ exit {done.exit_status}"
-        if done.stopped:
-            status += " (stopped by you)"
-        self.muted(f"{status} · {done.seconds:.1f} s")
+    def _choice(self, line: p.Choice) -> None:
+        self._end_reply()
+        rows = [line.title]
+        for number, option in enumerate(line.options, 1):
+            mark = "*" if option.value == line.current else " "
+            rows.append(f"{mark} {number}  {option.label}  {option.detail}".rstrip())
+        rows.append("type a number, or press Enter to leave it")
+        self.say_err("\n".join(rows))
+        self.pending = Pending("choice", line.id, tuple(o.value for o in line.options))
+        self.wanted.set()
 
-    async def command(self, text: str) -> None:
-        name, _, argument = text.partition(" ")
-        if name in ("quit", "exit", "q"):
-            self._leaving.set()
-            return
-        handler = self._commands.get(name)
-        if handler is None:
-            self.say(f"unknown command /{name}; /help lists them")
-            return
-        outcome = handler(argument.strip())
-        if outcome is not None:
-            await outcome
+    # -- in -----------------------------------------------------------------------------------
 
-    # -- a turn, shown ----------------------------------------------------------------------
+    def route(self, text: str | None) -> p.Inbound | None:
+        """The person's line as an inbound line; None (the end of input) answers a waiting
+        dialog as the spec says (an approval denied, a question declined)."""
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return None if text is None else p.Message(text=text)
+        if pending.kind == "approval":
+            return p.Answer(id=pending.id, decision=text if text is not None else "no")
+        if pending.kind == "question":
+            if text is None or text.strip() == "/decline":
+                return p.Answer(id=pending.id, declined=True)
+            answer = text.strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(pending.options):
+                answer = pending.options[int(answer) - 1]
+            return p.Answer(id=pending.id, text=answer)
+        value = (text or "").strip()
+        if value.isdigit() and 1 <= int(value) <= len(pending.options):
+            value = pending.options[int(value) - 1]
+        return p.Choose(id=pending.id, value=value or None)
 
-    def emit(self, event: AgentEvent) -> None:
-        match event:
-            case TextFragment(text=text):
-                self.out.write(text)
-                self.out.flush()
-            case ThinkingEnded():
-                self.muted(thought_line(event.seconds, event.tokens))
-                self.fold(event.text, event.event_id)
-            case ToolFinished():
-                self.tool_line(event)
-            case Note(text=text):
-                self.muted(text)
-            case _:
-                pass
-
-    def tool_line(self, event: ToolFinished) -> None:
-        data = event.output.encode()
-        first = event.output.split("\n", 1)[0]
-        self.muted(f"↳ {event.call.name}: {len(data)} bytes in {event.seconds:.1f} s: {first}")
-        self.fold(event.output, event.event_id)
-
-    def fold(self, text: str, event_id: str) -> None:
-        """Up to 20 lines and 2 KiB, indented, then where the rest is (agent.md §6.11)."""
-        lines = text.split("\n")
-        shown: list[str] = []
-        size = 0
-        for line in lines[:FOLD_LINES]:
-            size += len(line.encode()) + 1
-            if size > FOLD_BYTES:
-                break
-            shown.append(line)
-        body = "\n".join("    " + line for line in shown)
-        rest = len(lines) - len(shown)
-        if rest > 0:
-            size = len(text.encode())
-            body += f"\n    … {rest} more lines, {size} bytes in all: /show {event_id[:8]}"
-        self.muted(body)
-
-    def finish(self, result: TurnResult) -> None:
-        self.out.write("\n")
-        for line in (result.ran, result.cited):
-            if line:
-                self.muted("  " + line)
-        if result.outcome == "error":
-            self.say(f"error: {result.error}")
-        elif result.outcome == "stopped":
-            self.muted("  (stopped)")
-        self.muted(f"  {result.seconds:.1f} s")
-
-    # -- commands ---------------------------------------------------------------------------
-
-    def show(self, argument: str) -> None:
-        store = self.host.conversation.store
-        entry = _find_entry(store.entries, argument)
-        if entry is None:
-            self.say(f"no entry {argument!r}; entries run from 1 to {store.last_id}")
-            return
-        turn = f", turn {entry.turn}" if entry.turn is not None else ""
-        self.muted(f"[entry {entry.id}, {entry.kind}{turn}]")
-        self.say(entry.text)
-
-    def inspect(self, argument: str) -> None:
-        if argument != "context":
-            self.say("usage: /inspect context")
-            return
-        conversation = self.host.conversation
-        messages = compose(
-            conversation.instructions, conversation.store, [], memory=conversation.memory
-        )
-        for message in messages:
-            calls = ", ".join(c.name for c in message.tool_calls)
-            first = message.content.split("\n", 1)[0][:80]
-            size = len(message.content.encode())
-            self.say(f"{message.role:<9} {size:>6} B  {calls or first}")
-
-    def new(self, _: str) -> None:
-        self.host.new_conversation()
-        self.muted("(a new conversation)")
-
-    async def model(self, name: str) -> None:
-        if not name:
-            self.say(self.host.conversation.model)
-            return
-        for note in await self.host.switch_model(name):
-            self.muted(note)
-        self.muted(f"(now {self.host.conversation.model})")
-
-    def tools(self, _: str) -> None:
-        tools = self.host.conversation.tools
-        if not tools:
-            self.say("no tools in this conversation")
-        for tool in tools:
-            self.say(f"{tool.name:<12} {tool.description.split('.')[0]}")
-
-    def save(self, name: str) -> None:
-        if not name:
-            self.say("usage: /save <name>")
-            return
-        self.save_name = name
-        self.muted(f"saved '{name}' to {self.host.save(name)}")
-
-    # -- output -------------------------------------------------------------------------------
-
-    def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+    # -- output helpers -----------------------------------------------------------------------
 
     def muted(self, text: str) -> None:
         if self._console is not None:
             self._console.print(text, style="dim", markup=False, highlight=False)
         else:
-            print(text, file=self.out, flush=True)
+            print(text, file=self.err, flush=True)
+
+    def say_err(self, text: str) -> None:
+        print(text, file=self.err, flush=True)
 
 
-def _find_entry(entries: list[Entry], argument: str) -> Entry | None:
-    argument = argument.strip().removeprefix("entry").strip().lstrip("#")
-    if argument.isdigit():
-        number = int(argument)
-        return entries[number - 1] if 1 <= number <= len(entries) else None
-    if len(argument) >= 4:  # an event id's first characters (the fold line names 8)
-        for entry in entries:
-            if any(source.event.startswith(argument) for source in entry.sources):
-                return entry
-    return None
+async def feed_lines(face: PlainFace, reader: LineReader, receive: Any, end: Any) -> None:
+    """Read a line whenever the loop wants one, and hand it over."""
+    while True:
+        await face.wanted.wait()
+        face.wanted.clear()
+        text = await reader.readline()
+        line = face.route(text)
+        if line is not None:
+            receive(line)
+        if text is None:
+            end()
+            return
 
 
-def _console(out: TextIO):  # type: ignore[no-untyped-def]
+def _given(value: Any) -> Any:
+    return None if value is UNSET or value is None else value
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _home_short(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+def _console(stream: TextIO):  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    return Console(file=out, soft_wrap=True)
+    return Console(file=stream, soft_wrap=True)

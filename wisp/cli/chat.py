@@ -1,4 +1,4 @@
-"""``wisp chat``: a conversation at the terminal (the plain line chat)."""
+"""``wisp chat``: a conversation at the terminal, or ``--json`` for a front end."""
 
 from __future__ import annotations
 
@@ -26,9 +26,13 @@ When the model asks to run a command rated at or above approval.threshold (defau
 moderate), you are asked: y (once), s (this session), p (this project, 30 days),
 a (always, 30 days), n (no). Dangerous commands are never remembered past the session.
 
+--json speaks the wisp chat protocol on stdin and stdout instead (docs/protocol.md): the
+same chat, for a front end such as wisp-tui.
+
 examples:
   wisp chat
-  wisp chat -m ollama:qwen3 --save work      then later: wisp chat --resume work"""
+  wisp chat -m ollama:qwen3 --save work      then later: wisp chat --resume work
+  wisp chat --json -m script:demo.json"""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -41,14 +45,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_model_options(parser)
+    parser.add_argument(
+        "--json", action="store_true", help="speak the JSON Lines protocol on stdin and stdout"
+    )
     parser.set_defaults(handler=run_chat)
 
 
 def run_chat(args: argparse.Namespace, context: Context) -> int:
-    # Imported here: the other commands need none of the agent, httpx, models or asyncio
-    # (asyncio alone is a quarter of `wisp logs`'s startup; see docs/performance.md).
-    import asyncio
-
+    # Imported here: the other commands need none of the agent, httpx or models.
     from wisp.cli.commands import CommandOptions
     from wisp.cli.conversation import ConversationOptions
 
@@ -60,25 +64,69 @@ def run_chat(args: argparse.Namespace, context: Context) -> int:
         save=args.save,
         commands=CommandOptions(yes=args.yes, unsafe=args.unsafe),
     )
-    return asyncio.run(_chat(context, options))
+    import asyncio  # here: `wisp logs` and `wisp config` start without it
+
+    run = _headless if args.json else _plain
+    return asyncio.run(run(context, options))
 
 
-async def _chat(context: Context, options: ConversationOptions) -> int:
-    from wisp.chat.plain import LineReader, PlainChat
+async def _headless(context: Context, options: ConversationOptions) -> int:
+    import asyncio
+    import signal
+
+    from wisp import __version__
+    from wisp.chat.headless import feed, stdout_writer
+    from wisp.chat.loop import ChatLoop
     from wisp.cli.conversation import ChatSession, Face
 
-    reader = LineReader(sys.stdin)
-    face = Face(
-        readline=reader.readline,
-        is_terminal=sys.stdin.isatty(),
-        write=lambda text: print(text, file=context.stdout, flush=True),
-    )
-    async with ChatSession.open(context, options, face) as session:
-        for note in session.notes:
-            print(note, file=context.stdout)
-        chat = PlainChat(session, context.stdout, context.stderr, reader)
-        if options.save:
-            chat.save_name = options.save
-        elif options.resume:
-            chat.save_name = options.resume
-        return await chat.run()
+    write = stdout_writer()
+    async with ChatSession.open(context, options, Face(protocol=True)) as session:
+        chat = ChatLoop(session, write, version=__version__)
+        session.emit = write
+        session.on_audit_event = chat.on_audit_event
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, chat.terminate)  # ends like /quit
+        loop.add_signal_handler(signal.SIGINT, chat.interrupt)
+        reader = asyncio.create_task(feed(chat, sys.stdin.fileno()))
+        try:
+            return await chat.run()
+        finally:
+            reader.cancel()
+            loop.remove_signal_handler(signal.SIGTERM)
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+async def _plain(context: Context, options: ConversationOptions) -> int:
+    import asyncio
+    import signal
+
+    from wisp import __version__
+    from wisp.chat.loop import ChatLoop
+    from wisp.chat.plain import LineReader, PlainFace, feed_lines
+    from wisp.cli.conversation import ChatSession, Face
+
+    face = PlainFace(context.stdout, context.stderr)
+    async with ChatSession.open(
+        context, options, Face(protocol=True, asks_via="terminal")
+    ) as session:
+        chat = ChatLoop(session, face.write, version=__version__)
+        session.emit = face.write
+        session.on_audit_event = chat.on_audit_event
+
+        def ctrl_c() -> None:
+            # D8: Ctrl-C stops what runs (a second kills); at the prompt it leaves.
+            if chat.running:
+                chat.interrupt()
+            else:
+                chat.terminate()
+
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, ctrl_c)
+        reader = asyncio.create_task(
+            feed_lines(face, LineReader(sys.stdin), chat.receive, chat.end_of_input)
+        )
+        try:
+            return await chat.run()
+        finally:
+            reader.cancel()
+            loop.remove_signal_handler(signal.SIGINT)

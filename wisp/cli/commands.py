@@ -40,12 +40,12 @@ def build_runner(
     working_directory: Path,
     record: Callable[[Any], Any],
     options: CommandOptions,
-    readline: ReadLine | None,
-    is_terminal: bool,
+    approver: Approver,
     warn: Callable[[str], None],
 ) -> CommandRunner:
     """The session's runner: one gate (session approvals shared by its conversations)."""
-    approver = _approver(options, readline, is_terminal)
+    if options.yes:
+        approver = YesApprover()
     timeout = config.checked_value("approval.timeoutSeconds")
     if isinstance(approver, TerminalApprover):
         timeout = 0  # policy.md §9.8: a person at the keyboard is not timed out
@@ -83,12 +83,19 @@ def build_runner(
     return runner
 
 
-def _approver(options: CommandOptions, readline: ReadLine | None, is_terminal: bool) -> Approver:
-    if options.yes:
-        return YesApprover()
+def terminal_approver(readline: ReadLine | None, is_terminal: bool) -> Approver:
+    """The one-shot's approver: the terminal when stdin is one, else nobody (policy.md §9.8)."""
     if readline is not None and is_terminal:
         return TerminalApprover(readline, sys.stderr)
     return NobodyApprover()
+
+
+def approval_mode(config: Config, options: CommandOptions) -> str:
+    """``status.approval`` in words (protocol.md §3.3)."""
+    if options.yes:
+        return "--yes"
+    threshold = config.checked_value("approval.threshold")
+    return "never asks" if threshold == "never" else f"approve at {threshold}"
 
 
 def _warn_once(runner: CommandRunner, options: CommandOptions, warn: Callable[[str], None]) -> None:

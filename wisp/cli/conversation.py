@@ -8,24 +8,35 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from wisp import protocol as p
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import system_prompt
 from wisp.agent.recorder import Recorder
-from wisp.agent.types import ResolvedModel, Tool
+from wisp.agent.types import ResolvedModel, Tool, ToolContext
 from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import ModelResolved, SessionStart
+from wisp.audit.kinds import HostHello, ModelResolved, SessionStart
+from wisp.audit.sinks import TeeSink
 from wisp.chat.asker import TerminalAsker
-from wisp.cli.commands import CommandOptions, ReadLine, build_runner
+from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
+from wisp.cli.commands import (
+    CommandOptions,
+    ReadLine,
+    approval_mode,
+    build_runner,
+    terminal_approver,
+)
 from wisp.cli.context import Context, audit_settings
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
 from wisp.models.registry import resolve_model
-from wisp.policy.types import Asker
+from wisp.policy.types import ApprovalQuestion, Approver, Asker
 from wisp.store import ConversationStore, PendingEntry, transcripts
 from wisp.tools.ask import NobodyAsker
+from wisp.tools.inspect import InspectTool
 from wisp.tools.registry import default_tools
 
 
@@ -43,12 +54,15 @@ class ConversationOptions:
 
 @dataclass(frozen=True, slots=True)
 class Face:
-    """What the face that opens the session can do: read the person's lines (to answer an
-    approval or a question) and whether those come from a terminal."""
+    """What the face that opens the session can do. A chat (plain or ``--json``) asks over the
+    protocol (``protocol``); the one-shot asks on the terminal when stdin is one."""
 
     readline: ReadLine | None = None
     is_terminal: bool = False
     write: Callable[[str], None] | None = None
+    protocol: bool = False
+    asks_via: str = "json"
+    """The seed's ``via`` and ``ways`` for the model's questions: ``json`` or ``terminal``."""
 
 
 class ChatSession:
@@ -70,6 +84,13 @@ class ChatSession:
         self.client = httpx.AsyncClient()
         self.recorder = Recorder(log)
         self.notes: list[str] = []
+        self.save_name = options.save or options.resume
+        self.waiters = Waiters()
+        self.emit: Callable[[Any], None] = lambda line: None
+        """Where protocol lines go (the chat loop sets it)."""
+        self.on_audit_event: Callable[[Any], None] = lambda event: None
+        """Every audit event of the session, as it is recorded (the chat loop sets it)."""
+        approver, self.asker = self._askers(face)
         self.runner = build_runner(
             config=config,
             home=context.home.root,
@@ -77,15 +98,68 @@ class ChatSession:
             working_directory=Path.cwd(),
             record=self.recorder.record,
             options=options.commands,
-            readline=face.readline,
-            is_terminal=face.is_terminal,
+            approver=approver,
             warn=self.notes.append,
         )
+        self._approver = approver
         self._start_notes = list(self.notes)
-        self.asker: Asker = NobodyAsker()
-        if face.readline is not None and face.write is not None:
-            self.asker = TerminalAsker(face.readline, face.write)
         self.conversation: Conversation
+
+    def _askers(self, face: Face) -> tuple[Approver, Asker]:
+        if face.protocol:
+            approver = ProtocolApprover(
+                self.waiters,
+                show=lambda key, question: self.emit(_approval_line(key, question)),
+                withdrawn=lambda key: self.emit(p.Withdrawn(id=key)),
+            )
+            asker = ProtocolAsker(
+                self.waiters,
+                show=lambda key, text, options, timeout: self.emit(
+                    p.Question(id=key, question=text, options=options, timeout_seconds=timeout)
+                ),
+                withdrawn=lambda key: self.emit(p.Withdrawn(id=key)),
+                note=lambda text: self.emit(p.Note(text=text)),
+                ways=[face.asks_via],
+                via=face.asks_via,
+            )
+            return approver, asker
+        approver = terminal_approver(face.readline, face.is_terminal)
+        if face.readline is not None and face.write is not None:
+            return approver, TerminalAsker(face.readline, face.write)
+        return approver, NobodyAsker()
+
+    def on_hello(self, hello: p.ClientHello) -> None:
+        """A front end's hello: recorded, and its effects decide who may be asked (§4.1)."""
+        details = HostHello(effects=list(hello.effects))
+        if isinstance(hello.client, str):
+            details.client = hello.client
+        if isinstance(hello.version, str):
+            details.version = hello.version
+        self.log.record(details)
+        if isinstance(self._approver, ProtocolApprover):
+            has_approve = "approve" in hello.effects
+            self._approver.refusal = None if has_approve else NO_APPROVE_EFFECT
+        if isinstance(self.asker, ProtocolAsker):
+            self.asker.can_ask = "ask" in hello.effects
+
+    async def inspect(self, view: str) -> str:
+        """/inspect VIEW: the same view the model's inspect tool gives."""
+        conversation = self.conversation
+        context = ToolContext(
+            working_directory=conversation.working_directory,
+            call_id="inspect",
+            output_budget=64 * 1024,
+            record=lambda details: None,  # the person's look is not the model's tool call
+            conversation=conversation,
+        )
+        return await InspectTool().run({"what": view}, context)
+
+    def approval_mode(self) -> str:
+        return approval_mode(self.config, self.options.commands)
+
+    def sandbox_state(self) -> tuple[bool, str | None]:
+        state = self.runner.sandbox_state()
+        return state.sandbox, state.note
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -95,8 +169,11 @@ class ChatSession:
         """A session with its conversation open; everything is closed on the way out."""
         config = context.load_config()
         context.home.ensure()
-        log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
+        # Every event also reaches the face as it is recorded (the chat's event lines).
+        sink = TeeSink(open_sink(audit_settings(config), context.home.audit_file), lambda e: None)
+        log = AuditLog(sink)
         session = cls(context, options, config, log, face or Face())
+        sink.listener = lambda event: session.on_audit_event(event)
         try:
             model = await session._resolve(options.model or config.value("model"))
             store = session._first_store(model, options.no_tools)
@@ -280,3 +357,15 @@ def save_if_asked(session: ChatSession) -> Path | None:
     """The save a one-shot run asked for (``--save``, or ``--resume`` saves back)."""
     name = session.options.save or session.options.resume
     return session.save(name) if name else None
+
+
+def _approval_line(key: str, question: ApprovalQuestion) -> p.Approval:
+    return p.Approval(
+        id=key,
+        command=question.command,
+        line=question.line,
+        pattern=question.pattern,
+        directory=str(question.directory),
+        level=question.level,
+        reasons=list(question.reasons),
+    )

@@ -1,0 +1,296 @@
+"""The chat loop both faces share (protocol.md §2): it speaks only protocol lines.
+
+``wisp chat --json`` writes those lines to stdout; the plain chat renders the very same lines
+on the terminal, so the two cannot drift. Inbound lines arrive through ``receive``: messages
+queue (FIFO) while answers, choices, completions and interrupts act at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import msgspec
+
+from wisp import protocol as p
+from wisp.agent.events import AgentEvent, TextFragment, TurnResult
+from wisp.agent.loop import Conversation
+from wisp.chat import activity as act
+from wisp.chat.bridge import Waiters
+from wisp.chat.event_text import event_output, event_text
+from wisp.chat.slash import SlashCommands
+from wisp.chat.status import StatusReader
+
+QUIT_WORDS = frozenset({"exit", "quit", "q"})
+HELP_HINT = "/help for commands, /quit or Ctrl-D to exit."
+
+Write = Callable[[p.Outbound], None]
+
+
+class ChatHost(Protocol):
+    """The session the loop drives (the CLI's ``ChatSession``)."""
+
+    conversation: Conversation
+    notes: list[str]
+    waiters: Waiters
+    save_name: str | None
+
+    async def switch_model(self, name: str) -> list[str]: ...
+
+    def new_conversation(self) -> None: ...
+
+    def save(self, name: str) -> Path: ...
+
+    async def run_typed(self, line: str) -> Any: ...
+
+    def on_hello(self, hello: p.ClientHello) -> None: ...
+
+    def approval_mode(self) -> str: ...
+
+    def sandbox_state(self) -> tuple[bool, str | None]: ...
+
+    async def inspect(self, view: str) -> str: ...
+
+
+class ChatLoop:
+    """Runs one chat session's loop: hello, notes, then status → message → … → exit."""
+
+    def __init__(self, host: ChatHost, write: Write, *, version: str) -> None:
+        self.host = host
+        self.write = write
+        self.version = version
+        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.tracker = act.ActivityTracker()
+        self.status_reader = StatusReader(Path.cwd())
+        self.slash = SlashCommands(self)
+        self._running: str | None = None  # "turn" or "typed" while one runs
+        self._ending = False
+
+    @property
+    def running(self) -> bool:
+        """Whether a turn or a typed command runs now."""
+        return self._running is not None
+
+    # -- inbound lines ---------------------------------------------------------------------
+
+    def receive(self, line: p.Inbound | p.ChatText) -> None:
+        """One inbound line, as soon as it is read (protocol.md §4)."""
+        match line:
+            case p.ChatText(text=text) | p.Message(text=text):
+                self.inbox.put_nowait(text)
+            case p.Answer():
+                self.host.waiters.deliver(line.id, line)
+            case p.Choose():
+                self.host.waiters.deliver(line.id, line)
+            case p.Complete():
+                self.write(self.slash.complete(line))
+            case p.Interrupt():
+                self.interrupt()
+            case p.ClientHello():
+                self.host.on_hello(line)
+            case _:
+                pass
+
+    def end_of_input(self) -> None:
+        """stdin closed: a running typed command is killed; queued messages still run, then
+        the loop ends as for /quit (§2.7). A running turn is not stopped."""
+        if self._running == "typed":
+            self.host.conversation.stop()
+            self.host.conversation.stop()
+        self.inbox.put_nowait(None)
+
+    def terminate(self) -> None:
+        """SIGTERM: end like /quit, stopping what runs."""
+        if self._running is not None:
+            self.interrupt()
+        self._ending = True
+        self.inbox.put_nowait(None)
+
+    def interrupt(self) -> None:
+        """D8: stop the running turn or typed command; a second one kills at once."""
+        if self._running is None:
+            return
+        self.host.conversation.stop()
+        stopping = self.tracker.stopping()
+        if stopping is not None:
+            self._activity(stopping)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        self._hello()
+        conversation = self.host.conversation
+        banner = f"wisp {self.version} · {conversation.model} · {len(conversation.tools)} tools"
+        for text in (banner, *self.host.notes, HELP_HINT):
+            self.write(p.Note(text=text))
+        while True:
+            self.write(await self._status())
+            text = await self.inbox.get()
+            if text is None or self._ending:
+                break
+            if not await self.handle(text):
+                break
+        return self._end()
+
+    async def handle(self, raw: str) -> bool:
+        """One message; False when it ends the loop."""
+        text = raw.strip()
+        if not text:
+            return True
+        if text.lower() in QUIT_WORDS:
+            return False
+        if text.lower() in ("help", "?"):
+            text = "/help"
+        if text.startswith("/"):
+            return await self.slash.run(text[1:])
+        if text.startswith("!"):
+            await self.typed(text[1:].strip())
+            return True
+        await self.turn(text)
+        return True
+
+    def _end(self) -> int:
+        name = self.host.save_name
+        if name:
+            self.host.save(name)
+            self.write(p.Note(text=f"saved '{name}'"))
+        self.write(p.Exit())
+        return 0
+
+    def _hello(self) -> None:
+        conversation = self.host.conversation
+        self.write(
+            p.WispHello(
+                version=self.version,
+                session=conversation.session,
+                model=conversation.model,
+                tools=conversation.tool_names,
+            )
+        )
+
+    async def _status(self) -> p.Status:
+        conversation = self.host.conversation
+        git = await self.status_reader.read()
+        sandbox, note = self.host.sandbox_state()
+        return p.Status(
+            model=conversation.model,
+            directory=_home_short(conversation.working_directory),
+            branch=git.branch,
+            dirty=git.dirty,
+            added=git.added,
+            removed=git.removed,
+            approval=self.host.approval_mode(),
+            context_used=self._context_used(),
+            sandbox=sandbox,
+            sandbox_note=note,
+        )
+
+    def _context_used(self) -> float | None:
+        conversation = self.host.conversation
+        window = conversation.resolved.context_size
+        used = conversation.last_input_tokens
+        if not window or not used:
+            return None
+        return round(min(used / window, 1.0), 3)
+
+    # -- a turn -----------------------------------------------------------------------------
+
+    async def turn(self, text: str) -> None:
+        conversation = self.host.conversation
+        self.write(p.Turn(phase="start", turn=conversation.turn + 1))
+        self._activity(self.tracker.start_turn())
+        self._running = "turn"
+        try:
+            result = await conversation.run_turn(text, self._agent_event)
+        finally:
+            self._running = None
+        self.write(p.Output(text=""))
+        if result.outcome == "error":
+            self.write(p.Note(text=f"error: {result.error}"))
+        self._activity(self.tracker.end())
+        self.write(_turn_end(result))
+
+    def _agent_event(self, event: AgentEvent) -> None:
+        # Everything but the reply's text comes as audit events, through on_audit_event.
+        if isinstance(event, TextFragment):
+            self.write(p.Delta(text=event.text))
+
+    async def typed(self, line: str) -> None:
+        if not line:
+            self.write(p.Note(text="nothing to run: type a command after !, as in ! git status"))
+            return
+        self._activity(self.tracker.start_typed(line))
+        self._running = "typed"
+        try:
+            await self.host.run_typed(line)
+        finally:
+            self._running = None
+        self._activity(self.tracker.end())
+
+    # -- audit events ---------------------------------------------------------------------
+
+    def on_audit_event(self, event: Any) -> None:
+        """Every audit event of the conversation: the activity it changes, then its line."""
+        details = msgspec.to_builtins(event.details)
+        text = event_text(event.kind, event.call, details)
+        if self._running == "turn" or self._running == "typed":
+            changed = self.tracker.on_event(event.kind, details, text)
+            if changed is not None:
+                self._activity(changed)
+        line = p.Event(
+            kind=event.kind, call=event.call, turn=event.turn, details=details, text=text
+        )
+        page = event_output(event.kind, details, event.id)
+        if page is not None:
+            line.output = p.EventOutput(
+                id=page.id,
+                text=page.text,
+                lines=page.lines,
+                bytes=page.bytes,
+                truncated=page.truncated,
+                shown_lines=page.shown_lines,
+            )
+        self.write(line)
+
+    def _activity(self, activity: act.Activity) -> None:
+        if activity.doing is None:
+            self.write(p.Activity(doing=None))
+            return
+        line = p.Activity(
+            doing=activity.doing, asking=activity.asking, turn_seconds=activity.turn_seconds
+        )
+        if activity.thinking:
+            line.thinking = True
+        if activity.stoppable:
+            line.stoppable = True
+        if activity.stopping:
+            line.stopping = True
+        self.write(line)
+
+
+def _turn_end(result: TurnResult) -> p.Turn:
+    end = p.Turn(
+        phase="end", turn=result.turn, seconds=round(result.seconds, 3), outcome=result.outcome
+    )
+    usage = result.usage
+    if usage is not None and (usage.input or usage.output):
+        end.input_tokens = usage.input
+        end.output_tokens = usage.output
+    if result.ran:
+        end.ran = result.ran
+    if result.cited:
+        end.cited = result.cited
+    if result.killed:
+        end.killed = True
+    return end
+
+
+def _home_short(path: Path) -> str:
+    home = os.path.expanduser("~")
+    text = str(path)
+    if text == home or text.startswith(home + os.sep):
+        return "~" + text[len(home) :]
+    return text

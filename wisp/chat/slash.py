@@ -1,0 +1,190 @@
+"""Slash commands over the protocol (protocol.md §5), and completions for them (§4.5)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wisp import protocol as p
+from wisp.agent.compose import compose
+from wisp.store import Entry
+
+if TYPE_CHECKING:
+    from wisp.chat.loop import ChatLoop
+
+HELP = [
+    ("/help", "these commands"),
+    ("!COMMAND", "run a command yourself: the deny list and the sandbox apply, no approval"),
+    ("/tools", "the tools the model can call"),
+    ("/show [N|ID]", "entry N or an event id (4+ characters) whole; alone: the last output"),
+    ("/last", "the last tool output, whole"),
+    ("/inspect [status|config|approvals|audit]", "wisp's state, as the inspect tool shows it"),
+    ("/inspect context", "what the next request will carry"),
+    ("/model [NAME]", "the model; with a name, switch to it (the transcript continues)"),
+    ("/models", "the model in use and how to change it"),
+    ("/new", "a fresh conversation with the same instructions and tools"),
+    ("/save NAME", "save the transcript now, and again at the end"),
+    ("/quit", "end the chat (also exit, quit, q, or Ctrl-D)"),
+]  # fmt: skip
+COMMANDS = sorted(
+    {"help", "tools", "show", "last", "inspect", "model", "models", "new", "save", "quit",
+     "exit", "q", "?"}
+)  # fmt: skip
+INSPECT_VIEWS = ("context", "status", "config", "approvals", "audit")
+
+
+class SlashCommands:
+    """Runs ``/word argument`` for a chat loop; answers with output, note and view lines."""
+
+    def __init__(self, loop: ChatLoop) -> None:
+        self.loop = loop
+
+    @property
+    def write(self):  # type: ignore[no-untyped-def]
+        return self.loop.write
+
+    def output(self, text: str) -> None:
+        self.write(p.Output(text=text))
+
+    def note(self, text: str) -> None:
+        self.write(p.Note(text=text))
+
+    async def run(self, text: str) -> bool:
+        """One slash command; False when it ends the loop."""
+        word, _, argument = text.strip().partition(" ")
+        argument = argument.strip()
+        match word.lower():
+            case "quit" | "exit" | "q":
+                return False
+            case "help" | "?":
+                width = max(len(usage) for usage, _ in HELP)
+                self.output("\n".join(f"{usage:<{width}}  {what}" for usage, what in HELP))
+            case "tools":
+                self.tools()
+            case "show":
+                self.show(argument)
+            case "last":
+                self.show("")
+            case "inspect":
+                await self.inspect(argument)
+            case "model":
+                await self.model(argument)
+            case "models":
+                self.output(
+                    f"in use: {self.loop.host.conversation.model}\n"
+                    "change it with /model NAME (local, ollama:NAME, llamacpp:NAME, "
+                    "lmstudio:NAME, openai:NAME, script:PATH)"
+                )
+            case "new":
+                self.loop.host.new_conversation()
+                self.loop._hello()
+                self.note("new conversation")
+            case "save":
+                self.save(argument)
+            case _:
+                self.note(f"unknown command /{word}; /help lists commands")
+        return True
+
+    def tools(self) -> None:
+        tools = self.loop.host.conversation.tools
+        if not tools:
+            self.output("no tools in this conversation")
+            return
+        width = max(len(tool.name) for tool in tools)
+        for tool in tools:
+            first = tool.description.split(". ")[0].rstrip(".")
+            self.output(f"{tool.name:<{width}}  {first}")
+
+    def show(self, argument: str) -> None:
+        store = self.loop.host.conversation.store
+        entry = _entry(store.entries, argument)
+        if entry is None:
+            if not argument:
+                self.note("no tool has run yet")
+            else:
+                self.note(f"no tool output {argument}")
+            return
+        self.output(entry.text)
+
+    async def inspect(self, argument: str) -> None:
+        view, _, _rest = argument.partition(" ")
+        view = view or "status"
+        if view == "context":
+            self.context_view()
+            return
+        if view not in INSPECT_VIEWS:
+            self.note(f"usage: /inspect [{'|'.join(INSPECT_VIEWS)}]")
+            return
+        self.output(await self.loop.host.inspect(view))
+
+    def context_view(self) -> None:
+        conversation = self.loop.host.conversation
+        messages = compose(
+            conversation.instructions, conversation.store, [], memory=conversation.memory
+        )
+        lines = ["# The context the next request carries", ""]
+        for message in messages:
+            calls = ", ".join(call.name for call in message.tool_calls)
+            lines.append(f"## {message.role}" + (f" (calls {calls})" if calls else ""))
+            lines += ["", message.content or "", ""]
+        self.write(
+            p.View(kind="context", turn=None, turns=conversation.turn, text="\n".join(lines))
+        )
+
+    async def model(self, name: str) -> None:
+        host = self.loop.host
+        if not name:
+            resolved = host.conversation.resolved
+            capabilities = ", ".join(resolved.capabilities) or "text only"
+            self.output(f"model: {host.conversation.model} ({capabilities})")
+            return
+        try:
+            notes = await host.switch_model(name)
+        except Exception as exc:  # a model that cannot be used: said, and the chat goes on
+            self.note(f"error: {exc}")
+            return
+        for text in notes:
+            self.note(text)
+        self.note(f"model: {host.conversation.model}; the transcript continues")
+
+    def save(self, name: str) -> None:
+        if not name:
+            self.note("usage: /save <name>")
+            return
+        try:
+            self.loop.host.save(name)
+        except Exception as exc:
+            self.note(f"error: {exc}")
+            return
+        self.loop.host.save_name = name
+        self.note(f"saved '{name}'")
+
+    def complete(self, request: p.Complete) -> p.Completions:
+        """Command names for a line that starts with ``/``; views after ``/inspect``."""
+        cursor = request.cursor if isinstance(request.cursor, int) else len(request.text)
+        text = request.text[:cursor]
+        if not text.startswith("/"):
+            return p.Completions(id=request.id, from_=cursor, candidates=[])
+        if " " not in text:
+            candidates = [f"/{name}" for name in COMMANDS if f"/{name}".startswith(text)]
+            return p.Completions(id=request.id, from_=0, candidates=sorted(set(candidates)))
+        word, _, rest = text.partition(" ")
+        start = len(word) + 1
+        if word == "/inspect":
+            options = [view for view in INSPECT_VIEWS if view.startswith(rest)]
+            return p.Completions(id=request.id, from_=start, candidates=options)
+        return p.Completions(id=request.id, from_=cursor, candidates=[])
+
+
+def _entry(entries: list[Entry], argument: str) -> Entry | None:
+    argument = argument.strip().removeprefix("entry").strip().lstrip("#")
+    if not argument:
+        outputs = [entry for entry in entries if entry.kind == "toolOutput"]
+        return outputs[-1] if outputs else None
+    if argument.isdigit():
+        number = int(argument)
+        return entries[number - 1] if 1 <= number <= len(entries) else None
+    if len(argument) >= 4:
+        for entry in reversed(entries):
+            if any(source.event.startswith(argument) for source in entry.sources):
+                return entry
+    return None
