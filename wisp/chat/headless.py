@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import sys
 from collections.abc import AsyncIterator
 from typing import BinaryIO
@@ -43,7 +44,7 @@ async def inbound_lines(fd: int) -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=READ_CHUNK * 4)
     protocol = asyncio.StreamReaderProtocol(reader)
-    regular = os.path.isfile(f"/proc/self/fd/{fd}")
+    regular = never_blocks(fd)
     if not regular:
         await loop.connect_read_pipe(lambda: protocol, os.fdopen(os.dup(fd), "rb"))
     pending = bytearray()
@@ -89,6 +90,16 @@ def _report(skipped: p.Skipped, unknown: set[str]) -> None:
         return
     unknown.add(key)
     logger.info("inbound line skipped (%s): %s", skipped.reason, skipped.detail)
+
+
+def never_blocks(fd: int) -> bool:
+    """A regular file, or a device such as /dev/null that is not a terminal: reading it never
+    waits (and epoll refuses them), so it is read directly."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return True
+    return stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd))
 
 
 def stdout_writer() -> LineWriter:

@@ -18,6 +18,7 @@ from msgspec import UNSET
 
 from wisp import protocol as p
 from wisp.chat.event_text import fold, footer, output_text
+from wisp.chat.headless import never_blocks
 
 FOLDED_KINDS = frozenset({"tool.result", "command.typed", "model.reasoning"})
 
@@ -45,7 +46,7 @@ class LineReader:
 
 def _is_regular_file(stream: TextIO) -> bool:
     try:
-        return os.path.isfile(f"/proc/self/fd/{stream.fileno()}")
+        return never_blocks(stream.fileno())
     except (OSError, ValueError):
         return True
 

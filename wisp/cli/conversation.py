@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from wisp import protocol as p
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import system_prompt
@@ -81,7 +79,7 @@ class ChatSession:
         self.config = config
         self.log = log
         self.face = face
-        self.client = httpx.AsyncClient()
+        self._client: Any = None  # an httpx.AsyncClient, made when a server model needs one
         self.recorder = Recorder(log)
         self.notes: list[str] = []
         self.save_name = options.save or options.resume
@@ -186,7 +184,8 @@ class ChatSession:
         conversation = getattr(self, "conversation", None)
         if conversation is not None:
             await conversation.resolved.backend.aclose()
-        await self.client.aclose()
+        if self._client is not None:
+            await self._client.aclose()
         self.log.close()
 
     # -- ChatHost -----------------------------------------------------------------------
@@ -230,8 +229,20 @@ class ChatSession:
 
     async def _resolve(self, selection: str) -> ResolvedModel:
         return await resolve_model(
-            selection, config=self.config, environ=self.context.environ, client=self.client
+            selection,
+            config=self.config,
+            environ=self.context.environ,
+            client=self._http() if _is_served(selection) else None,
         )
+
+    def _http(self) -> Any:
+        """The session's HTTP client, made on first use: a ``local`` or ``script:`` session
+        never pays for importing httpx (startup is most of a short chat's wait)."""
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.AsyncClient()
+        return self._client
 
     def _tools(self, model: ResolvedModel, no_tools: bool) -> list[Tool]:
         tools: list[Tool] = []
@@ -357,6 +368,12 @@ def save_if_asked(session: ChatSession) -> Path | None:
     """The save a one-shot run asked for (``--save``, or ``--resume`` saves back)."""
     name = session.options.save or session.options.resume
     return session.save(name) if name else None
+
+
+def _is_served(selection: str) -> bool:
+    """Whether a model is reached over HTTP (and so needs the session's client)."""
+    scheme = selection.strip().partition(":")[0].lower()
+    return scheme in ("ollama", "llamacpp", "lmstudio", "openai")
 
 
 def _approval_line(key: str, question: ApprovalQuestion) -> p.Approval:

@@ -10,14 +10,16 @@ import dataclasses
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from wisp.agent.types import ModelUnavailable, ResolvedModel
 from wisp.models.selection import parse_selection
 
-Resolver = Callable[[str, Any, Mapping[str, str], httpx.AsyncClient], Awaitable[ResolvedModel]]
+if TYPE_CHECKING:
+    import httpx
+
+Resolver = Callable[[str, Any, Mapping[str, str], Any], Awaitable[ResolvedModel]]
+"""A backend's resolve: (name, config, environment, an httpx.AsyncClient or None)."""
 
 BACKENDS: dict[str, tuple[str, str]] = {
     "local": ("wisp.models.local", "resolve"),
@@ -35,7 +37,7 @@ async def resolve_model(
     *,
     config: Any,
     environ: Mapping[str, str],
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient | None,
 ) -> ResolvedModel:
     """The model ``selection`` names, checked and ready; ``ModelUnavailable`` if it cannot be.
 

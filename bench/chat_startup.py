@@ -1,0 +1,127 @@
+"""How fast `wisp chat --json` is ready, and how many deltas a second it puts through the pipe.
+
+    python bench/chat_startup.py            # 21 interleaved rounds
+    python bench/chat_startup.py --quick    # 5 rounds
+
+Startup: the wall time from spawning `wisp chat --json -m script:FILE` to reading its first
+`status` line (the session is ready), against spawning `python3 -c pass` in the same rounds.
+Before timing, wisp's modules are compiled to bytecode (`compileall`), as installing a wheel
+does: an editable install under PYTHONDONTWRITEBYTECODE=1 would otherwise compile about sixty
+modules from source on every start, which is not what a user's wisp pays.
+
+Throughput: a script: reply of many 4-character chunks with no pause, streamed as `delta` lines
+through the real pipe and read by this process; deltas per second from the first delta to the
+turn's end line. Medians (and minimums) over rounds; the rounds interleave both measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WISP = Path(sys.executable).parent / "wisp"
+TARGET_MS = 150
+
+
+def first_status_seconds(env: dict[str, str], script: Path) -> float:
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(WISP), "chat", "--json", "-m", f"script:{script}"],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stdin is not None
+    for line in process.stdout:
+        if line.startswith(b'{"type":"status"'):
+            break
+    elapsed = time.perf_counter() - started
+    process.stdin.close()
+    process.wait()
+    return elapsed
+
+
+def baseline_seconds() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - started
+
+
+def deltas_per_second(env: dict[str, str], script: Path) -> tuple[float, int]:
+    process = subprocess.Popen(
+        [str(WISP), "chat", "--json", "-m", f"script:{script}"],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert process.stdout is not None and process.stdin is not None
+    process.stdin.write(b'{"type":"message","text":"go"}\n')
+    process.stdin.flush()
+    first = None
+    count = 0
+    for line in process.stdout:
+        if line.startswith(b'{"type":"delta"'):
+            count += 1
+            if first is None:
+                first = time.perf_counter()
+        elif line.startswith(b'{"type":"turn","phase":"end"'):
+            break
+    elapsed = time.perf_counter() - (first or time.perf_counter())
+    process.stdin.close()
+    process.wait()
+    return count / elapsed if elapsed else 0.0, count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="5 rounds and a shorter reply")
+    parser.add_argument("--rounds", type=int, help="rounds (default 21, quick 5)")
+    args = parser.parse_args()
+    rounds = args.rounds or (5 if args.quick else 21)
+    characters = 40_000 if args.quick else 200_000
+    import wisp
+
+    package = Path(wisp.__file__).parent
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder) / "home"
+        env = {**os.environ, "WISP_HOME": str(home)}
+        env.pop("WISP_LOG", None)
+        empty = Path(folder) / "empty.json"
+        empty.write_text(json.dumps({"responses": []}))
+        long = Path(folder) / "long.json"
+        long.write_text(json.dumps({"responses": [{"text": "word " * (characters // 5)}]}))
+        starts, bases, rates = [], [], []
+        count = 0
+        first_status_seconds(env, empty)  # warm the file cache once, untimed
+        for index in range(rounds):
+            order = [0, 1, 2] if index % 2 == 0 else [2, 1, 0]
+            for which in order:
+                if which == 0:
+                    starts.append(first_status_seconds(env, empty))
+                elif which == 1:
+                    bases.append(baseline_seconds())
+                else:
+                    rate, count = deltas_per_second(env, long)
+                    rates.append(rate)
+            print(f"  round {index + 1}/{rounds} done", file=sys.stderr)
+    start_ms, base_ms = statistics.median(starts) * 1000, statistics.median(bases) * 1000
+    ratios = [s / b for s, b in zip(starts, bases, strict=True)]
+    verdict = "met" if start_ms <= TARGET_MS else "missed"
+    print(f"\nwisp chat --json startup and throughput, {rounds} interleaved rounds")
+    print(f"{'measure':<44}{'median':>10}{'min':>10}")
+    print("-" * 64)
+    print(f"{'spawn to first status (ms)':<44}{start_ms:>10.1f}{min(starts) * 1000:>10.1f}")
+    print(f"{'python3 -c pass (ms)':<44}{base_ms:>10.1f}{min(bases) * 1000:>10.1f}")
+    print(f"{'ratio (startup / python3 -c pass)':<44}{statistics.median(ratios):>10.2f}")
+    print(f"target: first status ≤ {TARGET_MS} ms median: {verdict}")
+    print(f"{'deltas per second (' + str(count) + ' deltas)':<44}{statistics.median(rates):>10.0f}"
+          f"{min(rates):>10.0f}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
