@@ -281,3 +281,35 @@ async def test_ten_thousand_hostile_lines_never_crash_the_backend(front, script)
     code = await chat.finish()
     assert code == 0
     assert isinstance(chat.lines[-1], p.Exit)
+
+
+def test_a_fatal_start_writes_nothing_on_stdout(run_wisp) -> None:
+    result = run_wisp("chat", "--json", "-m", "nosuch:model")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "no model backend 'nosuch'" in result.stderr
+
+
+def test_stdin_that_cannot_be_watched_still_ends_the_chat(
+    wisp_script: Path, wisp_env: dict[str, str], script
+) -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [str(wisp_script), "chat", "--json", "-m", f"script:{script()}"],
+        env=wisp_env, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT,
+    )  # fmt: skip
+    assert result.returncode == 0
+    assert p.decode_outbound(result.stdout.splitlines()[-1]) == p.Exit()
+
+
+async def test_completions_answer_at_once(front, script) -> None:
+    chat = await front("-m", f"script:{script()}")
+    await chat.until(p.Status)
+    await chat.send(p.Complete(id="k1", text="/mo", cursor=3))
+    completions = await chat.until(p.Completions)
+    assert (completions.id, completions.from_, completions.candidates) == (
+        "k1", 0, ["/model", "/models"]
+    )  # fmt: skip
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
