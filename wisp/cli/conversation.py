@@ -14,9 +14,9 @@ from wisp import protocol as p
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import system_prompt
 from wisp.agent.recorder import Recorder
-from wisp.agent.types import ResolvedModel, Tool, ToolContext
+from wisp.agent.types import ModelUnavailable, ResolvedModel, Tool, ToolContext
 from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import HostHello, ModelResolved, SessionStart
+from wisp.audit.kinds import HostHello, ModelFallback, ModelResolved, SessionStart
 from wisp.audit.sinks import TeeSink
 from wisp.chat.asker import TerminalAsker
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
@@ -31,6 +31,7 @@ from wisp.cli.context import Context, audit_settings
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
 from wisp.models.registry import resolve_model
+from wisp.models.selection import canonical_selection
 from wisp.policy.types import ApprovalQuestion, Approver, Asker
 from wisp.store import ConversationStore, PendingEntry, transcripts
 from wisp.tools.ask import NobodyAsker
@@ -173,7 +174,7 @@ class ChatSession:
         session = cls(context, options, config, log, face or Face())
         sink.listener = lambda event: session.on_audit_event(event)
         try:
-            model = await session._resolve(options.model or config.value("model"))
+            model = await session._first_model()
             store = session._first_store(model, options.no_tools)
             session.conversation = session._converse(model, store, options.no_tools)
             yield session
@@ -227,13 +228,47 @@ class ChatSession:
     def _transcripts(self) -> Path:
         return self.context.home.root / "transcripts"
 
+    async def _first_model(self) -> ResolvedModel:
+        """The model the session starts on. A chat whose configured model (not one named with
+        --model) is unavailable starts on local instead, and says why (ADR 0056); a one-shot
+        never falls back."""
+        named = self.options.model
+        selection = named or self.config.checked_value("model")
+        try:
+            return await self._resolve(selection)
+        except ModelUnavailable as exc:
+            if named or self.options.entry_point != "chat" or selection == "local":
+                raise
+            self.log.record(ModelFallback(model=selection, reason=str(exc), fallback="local"))
+            self.notes.append(f"{selection} is unavailable ({exc}); this chat runs on local")
+            self._start_notes.append(self.notes[-1])
+            return await self._resolve("local")
+
     async def _resolve(self, selection: str) -> ResolvedModel:
+        self._refuse_disabled(selection)
         return await resolve_model(
             selection,
             config=self.config,
             environ=self.context.environ,
             client=self._http() if _is_served(selection) else None,
         )
+
+    def _refuse_disabled(self, selection: str) -> None:
+        """models.md §5: a disabled model is refused wherever it is chosen, by any spelling."""
+        disabled = self.config.checked_value("models.disabled")
+        if not disabled:
+            return
+        wanted = canonical_selection(selection)
+        for spelling in disabled:
+            try:
+                same = canonical_selection(spelling) == wanted
+            except ModelUnavailable:
+                same = spelling == selection
+            if same:
+                raise ModelUnavailable(
+                    f"model '{selection}' is disabled; enable it with wisp models enable "
+                    f"{selection}, or /models enable {selection} in chat"
+                )
 
     def _http(self) -> Any:
         """The session's HTTP client, made on first use: a ``local`` or ``script:`` session
