@@ -121,7 +121,7 @@ class ChatLoop:
     # -- the loop -------------------------------------------------------------------------
 
     async def run(self) -> int:
-        self._hello()
+        self.hello()
         conversation = self.host.conversation
         banner = f"wisp {self.version} · {conversation.model} · {len(conversation.tools)} tools"
         for text in (banner, *self.host.notes, HELP_HINT):
@@ -160,7 +160,8 @@ class ChatLoop:
         self.write(p.Exit())
         return 0
 
-    def _hello(self) -> None:
+    def hello(self) -> None:
+        """The session's hello (again after /new: its session may differ)."""
         conversation = self.host.conversation
         self.write(
             p.WispHello(
@@ -177,7 +178,7 @@ class ChatLoop:
         sandbox, note = self.host.sandbox_state()
         return p.Status(
             model=conversation.model,
-            directory=_home_short(conversation.working_directory),
+            directory=home_short(conversation.working_directory),
             branch=git.branch,
             dirty=git.dirty,
             added=git.added,
@@ -288,7 +289,8 @@ def _turn_end(result: TurnResult) -> p.Turn:
     return end
 
 
-def _home_short(path: Path) -> str:
+def home_short(path: str | Path) -> str:
+    """A path with the home folder written ``~``, as the status line and dialogs show it."""
     home = os.path.expanduser("~")
     text = str(path)
     if text == home or text.startswith(home + os.sep):

@@ -10,7 +10,6 @@ or a dialog), so what the person types always answers what they see.
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -19,6 +18,7 @@ from msgspec import UNSET
 from wisp import protocol as p
 from wisp.chat.event_text import fold, footer, output_text
 from wisp.chat.headless import never_blocks
+from wisp.chat.loop import home_short
 
 FOLDED_KINDS = frozenset({"tool.result", "command.typed", "model.reasoning"})
 
@@ -157,7 +157,7 @@ class PlainFace:
         rows = ["", f"⚠ approve [{line.level}] {line.command}"]
         if line.line != line.command:
             rows.append(f"  part of: {line.line}")
-        rows.append(f"  in {_home_short(line.directory)}")
+        rows.append(f"  in {home_short(line.directory)}")
         rows += [f"  - {_cut(reason, 110)}" for reason in line.reasons]
         rows.append(f"  remembered as: {line.pattern}")
         self.say_err("\n".join(rows))
@@ -241,11 +241,6 @@ def _given(value: Any) -> Any:
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _home_short(path: str) -> str:
-    home = os.path.expanduser("~")
-    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
 
 
 def _console(stream: TextIO):  # type: ignore[no-untyped-def]

@@ -76,7 +76,7 @@ class SlashCommands:
                 )
             case "new":
                 self.loop.host.new_conversation()
-                self.loop._hello()
+                self.loop.hello()
                 self.note("new conversation")
             case "save":
                 self.save(argument)
