@@ -2,23 +2,42 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
+USAGE = """\
+usage: wisp-tui [wisp chat arguments]
+
+The full-screen terminal front end for wisp. It runs `wisp chat --json` with the
+arguments given and shows each turn: the streamed reply, the tools it ran,
+approvals and questions.
+
+  -V, --version   print the version and exit (only as the sole argument)
+  -h, --help      print this help and exit (only as the sole argument)
+
+Examples:
+  wisp-tui
+  wisp-tui -m ollama:qwen3
+"""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="wisp-tui",
-        description="The full-screen terminal front end for wisp. It runs `wisp chat --json` "
-        "and shows each turn: the streamed reply, the tools it ran, approvals and questions.",
-    )
-    parser.add_argument("--version", action="version", version=f"wisp-tui {version('wisp')}")
-    parser.parse_args(argv)
-    # The screen itself comes with the headless chat it talks to; until then say so plainly.
-    print("wisp-tui: the full-screen front end is not part of this build yet", file=sys.stderr)
-    return 1
+    args = list(sys.argv[1:] if argv is None else argv)
+    # §1: these words are ours only as the sole argument; anywhere else they are wisp's.
+    if args in (["--version"], ["-V"]):
+        print(f"wisp-tui {version('wisp')}")
+        return 0
+    if args in (["--help"], ["-h"]):
+        print(USAGE, end="")
+        return 0
+    from .app import WispApp
+
+    app = WispApp(args)
+    code = app.run()
+    if app.backend.was_killed:
+        print("wisp-tui: wisp did not exit within 5 s of /quit, so it was stopped", file=sys.stderr)
+    return code if code is not None else 0
 
 
 def run() -> None:

@@ -1,0 +1,137 @@
+"""Fixtures for wisp-tui tests: a WispApp on a real `wisp chat --json -m script:FILE`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from textual.pilot import Pilot
+
+from wisp_tui.app import WispApp
+
+MakeApp = Callable[..., WispApp]
+
+
+def write_script(folder: Path, responses: list[dict[str, Any]]) -> Path:
+    """A `script:` model file (D5) in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "script.json"
+    path.write_bytes(msgspec.json.encode({"responses": responses}))
+    return path
+
+
+def app_env(home: Path) -> dict[str, str]:
+    """wisp's environment: HOME is `home`, so the status line reads `~/work`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("WISP_HOME", "WISP_LOG", "WISP_BIN")}
+    env["HOME"] = str(home)
+    env["WISP_HOME"] = str(home / ".wisp")
+    return env
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, wisp_script: Path) -> MakeApp:
+    """A WispApp whose wisp replays `responses`, run in a fresh home under tmp_path."""
+
+    def make(responses: list[dict[str, Any]], folder: Path | None = None) -> WispApp:
+        home = folder or tmp_path / "home"
+        # Work in a folder beside WISP_HOME: the sandbox keeps the way down to it read-only.
+        work = home / "work"
+        script = write_script(work, responses)
+        return WispApp(
+            ["-m", f"script:{script.name}"],
+            env=app_env(home),
+            cwd=work,
+            command=str(wisp_script),
+        )
+
+    return make
+
+
+@pytest.fixture
+def snapshot_home(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A fixed folder per snapshot test, so the paths wisp shows are the same on every run."""
+    folder = Path("/tmp/wisp-tui-snapshots") / request.node.name
+    shutil.rmtree(folder, ignore_errors=True)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _wait_for(
+    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 15.0
+) -> None:
+    """Pause until `condition()` holds, failing after `timeout` seconds (no sleeps)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {condition}")
+        await pilot.pause(0.02)
+
+
+def _transcript_text(app: WispApp) -> str:
+    """The transcript's entries as plain text, one per line."""
+    from textual.widgets import Markdown, Static
+
+    parts: list[str] = []
+    for child in app.transcript.children:
+        if isinstance(child, Markdown):
+            parts.append(child.source)
+        elif isinstance(child, Static):
+            parts.append(str(child.render()))
+    return "\n".join(parts)
+
+
+Waiter = Callable[..., Awaitable[None]]
+
+
+@pytest.fixture
+def wait_for() -> Waiter:
+    """`await wait_for(pilot, condition, timeout=15)`."""
+    return _wait_for
+
+
+@pytest.fixture
+def transcript_text() -> Callable[[WispApp], str]:
+    """The transcript's entries as plain text."""
+    return _transcript_text
+
+
+# Snapshots live in the repository's snapshots/ folder (D9), not beside the tests. The plugin has
+# no setting for that, so its SVG extension is swapped for one that names that folder.
+
+from pytest_textual_snapshot import SVGImageExtension  # noqa: E402
+from syrupy.assertion import SnapshotAssertion  # noqa: E402
+
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots"
+
+
+class RepoSVGExtension(SVGImageExtension):
+    """SVG snapshots under `snapshots/<test module>/`."""
+
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOTS / test_location.basename)
+
+
+class RepoSnapshotAssertion(SnapshotAssertion):
+    """`snap_compare` asks for the plugin's extension; it gets the one above instead."""
+
+    def use_extension(self, extension_class: Any = None) -> SnapshotAssertion:
+        if extension_class is SVGImageExtension:
+            extension_class = RepoSVGExtension
+        return super().use_extension(extension_class)
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return RepoSnapshotAssertion(
+        update_snapshots=snapshot.update_snapshots,
+        test_location=snapshot.test_location,
+        extension_class=snapshot.extension_class,
+        session=snapshot.session,
+    )

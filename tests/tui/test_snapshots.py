@@ -1,0 +1,141 @@
+"""Snapshots (D9) of the screens a person sees, driven by a real `wisp chat --json -m script:`."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from wisp_tui.screens.approval import ApprovalScreen
+from wisp_tui.screens.question import QuestionScreen
+
+SIZE = (100, 30)
+
+
+def command(text: str) -> list[dict]:
+    return [
+        {"text": "", "tool_calls": [{"name": "run_command", "arguments": {"command": text}}]},
+        {"text": "Done."},
+    ]
+
+
+async def started(pilot, wait_for) -> None:
+    await wait_for(pilot, lambda: pilot.app.status_bar.status is not None)
+    await pilot.pause()
+
+
+async def send(pilot, text: str) -> None:
+    pilot.app.prompt.input.value = text
+    await pilot.press("enter")
+
+
+def test_idle(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app([{"text": "Hi."}], snapshot_home)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_reply_with_ran_and_cited_lines(
+    snap_compare, make_app, snapshot_home, wait_for, transcript_text
+):
+    app = make_app(
+        [
+            {"text": "", "tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+            {"text": "It says **hello**. Use `git log`, as entry 42 says.\n\n- one\n- two"},
+        ],
+        snapshot_home,
+    )
+    (snapshot_home / "work" / "notes.txt").write_text("hello\nworld\n")
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await send(pilot, "what do the notes say?")
+        await wait_for(pilot, lambda: "cited but not" in transcript_text(app))
+        await wait_for(pilot, lambda: not app.prompt.is_busy)
+        # The turn's wall time differs run to run; the picture fixes it.
+        app.status_bar.turn = dataclasses.replace(app.status_bar.turn, seconds=1.5)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def _approval_snapshot(snap_compare, app, wait_for, level: str) -> bool:
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await send(pilot, "go")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert app.screen.approval.level == level
+        await pilot.pause()
+
+    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_approval_moderate(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app(command("touch made.txt"), snapshot_home)
+    assert _approval_snapshot(snap_compare, app, wait_for, "moderate")
+
+
+def test_approval_dangerous(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app(command("rm -rf build"), snapshot_home)
+    assert _approval_snapshot(snap_compare, app, wait_for, "dangerous")
+
+
+def test_question_with_options(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app(
+        [
+            {
+                "text": "",
+                "tool_calls": [
+                    {
+                        "name": "ask",
+                        "arguments": {
+                            "question": "Which branch should I deploy?",
+                            "options": ["main", "staging"],
+                        },
+                    }
+                ],
+            },
+            {"text": "Thanks."},
+        ],
+        snapshot_home,
+    )
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await send(pilot, "deploy")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_question_with_free_text(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app(
+        [
+            {
+                "text": "",
+                "tool_calls": [
+                    {
+                        "name": "ask",
+                        "arguments": {
+                            "question": "What should the release be called?",
+                        },
+                    }
+                ],
+            },
+            {"text": "Thanks."},
+        ],
+        snapshot_home,
+    )
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await send(pilot, "release")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await pilot.press(*"aurora")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

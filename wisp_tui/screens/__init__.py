@@ -1,0 +1,1 @@
+"""The app's dialogs, one `ModalScreen[Result]` per module."""
