@@ -228,14 +228,38 @@ def ollama_done(prompt_eval_count: int = 0, eval_count: int = 0) -> str:
     )
 
 
+def ollama_pull_lines(*layers: tuple[str, int, int], steps: int = 4) -> list[str]:
+    """``/api/pull``'s NDJSON lines: the manifest, then each ``(digest, total, bytes already
+    here)`` layer reported in ``steps`` steps (once when it is all here), then the end."""
+    lines: list[dict[str, Any]] = [{"status": "pulling manifest"}]
+    for digest, total, here in layers:
+        status = f"pulling {digest.removeprefix('sha256:')[:12]}"
+        for step in range(steps + 1):
+            completed = here + (total - here) * step // steps
+            lines.append(
+                {"status": status, "digest": digest, "total": total, "completed": completed}
+            )
+            if here >= total:
+                break
+    lines += [{"status": s} for s in ("verifying sha256 digest", "writing manifest", "success")]
+    return [json.dumps(line) + "\n" for line in lines]
+
+
 @dataclass
 class FakeOllama:
-    """Ollama's API over a loopback server: tags, show, ps and a scripted chat reply."""
+    """Ollama's API over a loopback server: tags, show, ps, pull and a scripted chat reply."""
 
     server: LoopbackServer
     models: list[FakeModel] = field(default_factory=list)
     chat: Reply = field(default_factory=lambda: Reply(lines=[ollama_done()]))
     """The reply to the next ``/api/chat``: lines end with ``\\n`` as Ollama's do."""
+    pull: Reply = field(
+        default_factory=lambda: Reply(
+            lines=ollama_pull_lines(("sha256:" + "a" * 64, 1000, 0)),
+            content_type="application/x-ndjson",
+        )
+    )
+    """The reply to ``/api/pull``."""
 
     def __post_init__(self) -> None:
         self.server.routes.update(
@@ -244,6 +268,7 @@ class FakeOllama:
                 ("POST", "/api/show"): self._show,
                 ("GET", "/api/ps"): lambda _: Reply(body={"models": []}),
                 ("POST", "/api/chat"): self._chat,
+                ("POST", "/api/pull"): lambda _: self.pull,
             }
         )
 
@@ -266,6 +291,12 @@ class FakeOllama:
             lines=[line + "\n" for line in lines],
             content_type="application/x-ndjson",
             then=then,
+        )
+
+    def pull_with(self, lines: list[str], *, then: str = "end", status: int = 200) -> None:
+        """The next ``/api/pull`` reply: ``ollama_pull_lines(...)``, or error lines."""
+        self.pull = Reply(
+            status=status, lines=lines, content_type="application/x-ndjson", then=then
         )
 
     def chat_bodies(self) -> list[dict[str, Any]]:

@@ -325,8 +325,8 @@ class ModelPull(Details, kw_only=True):
 
     model: str
     repository: str
-    directory: str
-    cache: str
+    directory: str | None
+    cache: str | None
     files: int
     bytes: int
     reused: int

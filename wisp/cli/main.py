@@ -11,6 +11,7 @@ from wisp import __version__, diagnostics
 from wisp.cli import chat as chat_command
 from wisp.cli import config as config_command
 from wisp.cli import logs as logs_command
+from wisp.cli import models as models_command
 from wisp.cli import prompt as prompt_command
 from wisp.cli.context import Context
 from wisp.diagnostics import logger
@@ -34,7 +35,7 @@ environment:
   WISP_LOG    debug, info or error: mirror wisp's diagnostic log to stderr"""
 
 
-COMMANDS = frozenset({"config", "logs", "chat"})
+COMMANDS = frozenset({"config", "logs", "chat", "models"})
 _OPTIONS_WITH_VALUES = frozenset({"-m", "--model", "--save", "--resume", "-r"})
 # (--yes, --unsafe and --no-tools take no value, so they need no entry here.)
 
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat_command.add_parser(commands)
     config_command.add_parser(commands)
     logs_command.add_parser(commands)
+    models_command.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,185 @@
+"""``wisp models pull ollama:NAME``: Ollama's progress on stderr, ``model.pull`` at the end.
+
+On a terminal the progress is one line rewritten in place, with a bar, the bytes, the rate and
+the time left; piped, it is a plain line per step and one every few seconds in between.
+Ctrl-C cancels the task, which closes the stream (Ollama keeps what arrived); the outcome is
+recorded as ``cancelled`` and the exit is 130, as for any interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from wisp.agent.types import ModelError
+from wisp.audit.kinds import ModelPull
+from wisp.cli.context import Context
+from wisp.cli.models import Record
+from wisp.config import Config
+from wisp.models.catalog import human_bytes
+from wisp.models.ollama_pull import PullProgress, new_progress, pull
+from wisp.models.selection import canonical_selection
+
+BAR_CELLS = 20
+REDRAW_SECONDS = 0.1
+PLAIN_EVERY_SECONDS = 5.0
+
+
+class PullView:
+    """Renders a pull's progress on ``stream``."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        is_terminal: bool,
+        width: int = 80,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stream = stream
+        self.is_terminal = is_terminal
+        self.width = width
+        self.clock = clock
+        self._shown_at = float("-inf")
+        self._step = ("", "")
+        self._open = False
+
+    def update(self, progress: PullProgress) -> None:
+        now = self.clock()
+        step = (progress.status, progress.current)
+        is_new_step = step != self._step
+        self._step = step
+        if self.is_terminal:
+            if is_new_step or now - self._shown_at >= REDRAW_SECONDS:
+                line = progress_line(progress, now, bar=True)[: self.width - 1]
+                self.stream.write(f"\r{line}\x1b[K")
+                self.stream.flush()
+                self._shown_at, self._open = now, True
+        elif is_new_step or now - self._shown_at >= PLAIN_EVERY_SECONDS:
+            self.stream.write(progress_line(progress, now, bar=False) + "\n")
+            self.stream.flush()
+            self._shown_at = now
+
+    def finish(self) -> None:
+        if self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False
+
+
+def progress_line(progress: PullProgress, now: float, *, bar: bool) -> str:
+    """``[2/5] sha256:3f2a9c1e… [####----] 412 MB of 938 MB (44%) · 12 MB/s · 41 s left``."""
+    layer = progress.layers.get(progress.current)
+    if layer is None:
+        return progress.status or "starting"
+    index, count = progress.position()
+    percent = layer.completed * 100 // layer.total if layer.total else 0
+    parts = [f"[{index}/{count}] {_short(layer.digest)}"]
+    if bar:
+        filled = percent * BAR_CELLS // 100
+        parts.append("[" + "#" * filled + "-" * (BAR_CELLS - filled) + "]")
+    parts.append(f"{human_bytes(layer.completed)} of {human_bytes(layer.total)} ({percent}%)")
+    line = " ".join(parts)
+    elapsed = now - progress.started
+    rate = progress.fetched / elapsed if elapsed > 0 else 0
+    if rate > 0:
+        left = max(0, progress.total - progress.completed) / rate
+        line += f" · {human_bytes(int(rate))}/s · {_duration(left)} left"
+    return line
+
+
+def summary_line(selection: str, progress: PullProgress, seconds: float) -> str:
+    """``pulled ollama:NAME: 3 layers fetched (4.9 GB), 2 already here, in 93.1 s``."""
+    fetched = progress.fetched_files
+    layers = "layer" if fetched == 1 else "layers"
+    return (
+        f"pulled {selection}: {fetched} {layers} fetched ({human_bytes(progress.fetched)}), "
+        f"{progress.reused} already here, in {seconds:.1f} s"
+    )
+
+
+async def pull_model(context: Context, config: Config, name: str, *, record: Record) -> int:
+    """Pull ``name`` (the part after ``ollama:``); ``model.pull`` records how it ended."""
+    import httpx
+
+    selection = canonical_selection(f"ollama:{name}")
+    progress = new_progress(name)
+    view = PullView(context.stderr, is_terminal=context.stderr.isatty(), width=_width(context))
+    outcome, reason = "failed", None
+    try:
+        async with httpx.AsyncClient() as client:
+            await pull(client, config, progress, on_update=view.update)
+        outcome = progress.outcome()
+    except asyncio.CancelledError:
+        outcome, reason = "cancelled", "interrupted (Ctrl-C)"
+        raise
+    except ModelError as exc:
+        reason = str(exc)
+        raise
+    finally:
+        view.finish()
+        seconds = round(time.monotonic() - progress.started, 3)
+        record(_pull_event(selection, name, progress, outcome, reason, seconds))
+        if outcome == "cancelled":
+            context.warn("pull cancelled: Ollama keeps what arrived and resumes from it next time")
+    print(summary_line(selection, progress, seconds), file=context.stdout, flush=True)
+    return 0
+
+
+def _pull_event(
+    selection: str,
+    name: str,
+    progress: PullProgress,
+    outcome: str,
+    reason: str | None,
+    seconds: float,
+) -> ModelPull:
+    event = ModelPull(
+        model=selection,
+        repository=name,
+        # models.md §12.4: null for an Ollama pull (the kind types them as the seed's MLX
+        # pull had them: a directory and a cache that Ollama keeps to itself).
+        directory=None,
+        cache=None,
+        files=len(progress.layers),
+        bytes=progress.total,
+        reused=progress.reused,
+        seeded=0,
+        fetched_files=progress.fetched_files,
+        fetched=progress.fetched,
+        link=None,
+        outcome=outcome,
+        seconds=seconds,
+        source="cli",
+        approval=None,
+    )
+    if reason is not None:
+        event.reason = reason
+    return event
+
+
+def _short(digest: str) -> str:
+    algorithm, _, value = digest.partition(":")
+    return f"{algorithm}:{value[:8]}…" if value else digest[:16]
+
+
+def _duration(seconds: float) -> str:
+    whole = int(seconds + 0.5)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {rest:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def _width(context: Context) -> int:
+    import os
+
+    try:
+        return os.get_terminal_size(context.stderr.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 80

@@ -1,0 +1,129 @@
+"""``wisp models``' table (models.md §12.1): fitted to a terminal, tab-separated when piped.
+
+On a terminal, a column no shown row has a value for is left out, and columns are dropped in
+rank order until the last one (CAPABILITIES) has at least 20 cells; it wraps under itself. A
+model that cannot be used is followed by a muted ``not usable: …`` line. Piped, each model is
+one tab-separated line with every column, then a ``not usable: …`` field where one applies.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wisp.models.catalog import ModelRow, Unreachable
+
+LAST_COLUMN_CELLS = 20
+GAP = "  "
+MUTED, PLAIN = "\x1b[2m", "\x1b[0m"
+
+WORDS = {
+    "toolCalling": "tools",
+    "guidedGeneration": "structured replies",
+    "reasoning": "thinking",
+    "vision": "vision",
+}
+"""Capability names as the listing says them."""
+
+
+def capability_words(capabilities: Iterable[str]) -> list[str]:
+    """``["text only", "structured replies"]``: led by ``text only`` without tool calling."""
+    names = set(capabilities)
+    words = [word for name, word in WORDS.items() if name in names]
+    return words if "toolCalling" in names else ["text only", *words]
+
+
+def _capabilities(row: ModelRow) -> str:
+    if row.capabilities_from is None:
+        return ""  # not resolved: nothing is known
+    text = ", ".join(capability_words(row.capabilities))
+    return f"{text} (verified)" if row.capabilities_from.startswith("verified") else text
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    heading: str
+    drop: int
+    """Dropped in this order on a narrow terminal (1 first); 0 is never dropped."""
+    cell: Callable[[ModelRow], str]
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("MODEL", 0, lambda row: ("* " if row.in_use else "  ") + row.selection),
+    Column("RUNTIME", 2, lambda row: row.runtime),
+    Column("PARAMS", 5, lambda row: row.parameters or ""),
+    Column("SIZE", 6, lambda row: row.size or ""),
+    Column("FORMAT", 1, lambda row: row.format or ""),
+    Column("CONTEXT", 7, lambda row: f"{row.context_length:,}" if row.context_length else ""),
+    Column("FROM", 3, lambda row: row.context_from or ""),
+    Column("WHERE", 4, lambda row: row.location or ""),
+    Column("ENABLED", 0, lambda row: "yes" if row.enabled else "no"),
+    Column("CAPABILITIES", 0, _capabilities),
+)
+
+
+def piped_lines(rows: Sequence[ModelRow]) -> list[str]:
+    """One tab-separated line per model, every column in order, empty or not."""
+    lines = []
+    for row in rows:
+        cells = [column.cell(row) for column in COLUMNS]
+        if row.problem:
+            cells.append(f"not usable: {row.problem}")
+        lines.append("\t".join(cell.replace("\t", " ") for cell in cells))
+    return lines
+
+
+def terminal_lines(rows: Sequence[ModelRow], width: int, *, color: bool) -> list[str]:
+    """The table fitted to ``width`` cells, headings first."""
+    table = {column: [column.cell(row) for row in rows] for column in COLUMNS}
+    shown = [column for column in COLUMNS if any(table[column])]
+    widths = {c: max(len(c.heading), *map(len, table[c])) for c in shown}
+    while _room_for_last(shown, widths, width) < LAST_COLUMN_CELLS:
+        droppable = [column for column in shown[:-1] if column.drop]
+        if not droppable:
+            break
+        shown.remove(min(droppable, key=lambda column: column.drop))
+    last_width = max(_room_for_last(shown, widths, width), LAST_COLUMN_CELLS)
+    indent = sum(widths[column] + len(GAP) for column in shown[:-1])
+    lines = [_joined(shown, widths, [column.heading for column in shown]).rstrip()]
+    for index, row in enumerate(rows):
+        cells = [table[column][index] for column in shown]
+        wrapped = textwrap.wrap(cells[-1], last_width) or [""]
+        lines.append(_joined(shown, widths, [*cells[:-1], wrapped[0]]).rstrip())
+        lines += [" " * indent + more for more in wrapped[1:]]
+        if row.problem:
+            lines += [
+                muted(line, color)
+                for line in textwrap.wrap(
+                    f"not usable: {row.problem}",
+                    max(width - 4, LAST_COLUMN_CELLS),
+                    initial_indent="    ",
+                    subsequent_indent="      ",
+                )
+            ]
+    return lines
+
+
+def unreachable_line(runtime: Unreachable) -> str:
+    """``LM Studio at http://127.0.0.1:1234 is unreachable: connection refused``."""
+    where = f" at {runtime.base_url}" if runtime.base_url else ""
+    return f"{runtime.runtime}{where} is unreachable: {runtime.reason}"
+
+
+def muted(text: str, color: bool) -> str:
+    return f"{MUTED}{text}{PLAIN}" if color else text
+
+
+def _room_for_last(shown: list[Column], widths: dict[Column, int], width: int) -> int:
+    return width - sum(widths[column] + len(GAP) for column in shown[:-1])
+
+
+def _joined(columns: Sequence[Column], widths: dict[Column, int], cells: Sequence[str]) -> str:
+    padded = [
+        cell if index == len(columns) - 1 else cell.ljust(widths[column])
+        for index, (column, cell) in enumerate(zip(columns, cells, strict=True))
+    ]
+    return GAP.join(padded)
