@@ -313,3 +313,27 @@ async def test_completions_answer_at_once(front, script) -> None:
     )  # fmt: skip
     await chat.send(p.Message(text="/quit"))
     assert await chat.finish() == 0
+
+
+async def test_the_models_choice_disables_and_enables_models(
+    front, script, run_wisp, audit_lines
+) -> None:
+    other = f"script:{script({'text': 'other'})}"
+    chat = await front("-m", f"script:{script()}")
+    await chat.until(p.Status)
+    await chat.send(p.Message(text=f"/models disable {other}"))
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="/models"))
+    choice = await chat.until(p.Choice)
+    assert choice.toggles is True
+    rows = {option.value: option.on for option in choice.options}
+    assert rows["local"] is True and rows[other] is False
+    await chat.send(p.Choose(id=choice.id, values=[value for value in rows]))  # all on
+    note = await chat.until(p.Note)
+    assert note.text == f"enabled {other}"
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+    changes = [e["details"] for e in audit_lines() if e["kind"] == "config.change"]
+    assert [(c["path"], c["source"]) for c in changes] == [("models.disabled", "chat")] * 2
+    assert changes[0]["new"] == [other] and changes[1]["new"] is None
+    assert run_wisp("config", "get", "models.disabled").stdout.strip() == "[]"

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from msgspec import UNSET
+
 from wisp import protocol as p
 from wisp.agent.compose import compose
+from wisp.chat.bridge import new_id
 from wisp.store import Entry
 
 if TYPE_CHECKING:
@@ -69,11 +72,7 @@ class SlashCommands:
             case "model":
                 await self.model(argument)
             case "models":
-                self.output(
-                    f"in use: {self.loop.host.conversation.model}\n"
-                    "change it with /model NAME (local, ollama:NAME, llamacpp:NAME, "
-                    "lmstudio:NAME, openai:NAME, script:PATH)"
-                )
+                await self.models(argument)
             case "new":
                 self.loop.host.new_conversation()
                 self.loop.hello()
@@ -145,6 +144,60 @@ class SlashCommands:
         for text in notes:
             self.note(text)
         self.note(f"model: {host.conversation.model}; the transcript continues")
+
+    async def models(self, argument: str) -> None:
+        """/models: a choice with toggles (the picker); /models enable|disable NAME…."""
+        host = self.loop.host
+        verb, _, names = argument.partition(" ")
+        if verb == "check" and names.split():
+            for name in names.split():
+                await host.check_model(name, self.note)
+            return
+        if verb in ("enable", "disable") and names.split():
+            notes = await host.toggle_models(verb, names.split())
+            for text in notes or ["models unchanged"]:
+                self.note(text)
+            return
+        if argument:
+            self.note(
+                f"unknown /models argument '{verb}'; /models, or /models enable|disable|check NAME…"
+            )
+            return
+        rows, unreachable = await host.model_rows()
+        for text in unreachable:
+            self.note(text)
+        options = [
+            p.ChoiceOption(
+                value=row.selection, label=row.selection, detail=row.runtime, on=row.enabled,
+                cells=[row.selection, row.context, row.capabilities],
+            )
+            for row in rows
+        ]  # fmt: skip
+        key = new_id()
+        self.write(
+            p.Choice(
+                id=key,
+                title="Models: space turns one on or off, Enter saves",
+                options=options,
+                current=host.conversation.model,
+                toggles=True,
+                columns=[
+                    p.ChoiceColumn(heading="MODEL", drop=0),
+                    p.ChoiceColumn(heading="CONTEXT", drop=1),
+                    p.ChoiceColumn(heading="CAPABILITIES", drop=0),
+                ],
+            )
+        )
+        answer = await host.waiters.wait(key)
+        values = getattr(answer, "values", UNSET)
+        if not isinstance(values, list):
+            self.note("models unchanged")  # protocol.md §7: no values, nothing changes
+            return
+        listed = {row.selection for row in rows}
+        off = listed - set(values)
+        notes = await host.set_models_off(off, listed)
+        for text in notes or ["models unchanged"]:
+            self.note(text)
 
     def save(self, name: str) -> None:
         if not name:

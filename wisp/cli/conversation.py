@@ -30,6 +30,7 @@ from wisp.cli.commands import (
 from wisp.cli.context import Context, audit_settings
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
+from wisp.errors import WispError
 from wisp.models.registry import resolve_model
 from wisp.models.selection import canonical_selection
 from wisp.policy.types import ApprovalQuestion, Approver, Asker
@@ -152,6 +153,69 @@ class ChatSession:
             conversation=conversation,
         )
         return await InspectTool().run({"what": view}, context)
+
+    async def model_rows(self) -> tuple[list[PickerRow], list[str]]:
+        """The picker's data: every model with its state, and a note per runtime not reached."""
+        from wisp.cli.models import picker_rows
+
+        catalog = await picker_rows(
+            self.config, self.context.environ, in_use=self.conversation.model,
+            client=self._client,
+        )  # fmt: skip
+        rows = [
+            PickerRow(
+                selection=row.selection,
+                runtime=row.runtime,
+                enabled=row.enabled,
+                context=f"{row.context_length:,}" if row.context_length else "?",
+                capabilities=", ".join(row.capabilities) or "text",
+            )
+            for row in catalog.models
+        ]
+        unreachable = [f"{u.runtime} at {u.base_url}: {u.reason}" for u in catalog.unreachable]
+        return rows, unreachable
+
+    async def set_models_off(self, off: set[str], listed: set[str]) -> list[str]:
+        """The picker's answer: the listed models left off are disabled, the others enabled;
+        models disabled but not listed (a runtime not reached) stay as they were."""
+        from wisp.cli.models import canonical, disabled_list, set_disabled
+
+        listed_keys = {canonical(selection) for selection in listed}
+        kept = {s for s in disabled_list(self.context.load_config())
+                if canonical(s) not in listed_keys}  # fmt: skip
+        try:
+            notes = set_disabled(self.context, off | kept, source="chat", record=self.log.record)
+        except WispError as exc:
+            return [f"error: {exc}"]
+        self.config = self.context.load_config()
+        return notes
+
+    async def toggle_models(self, verb: str, names: list[str]) -> list[str]:
+        """/models enable|disable NAME…: as the command line does, recorded from chat."""
+        from wisp.cli.models import canonical, disabled_list
+
+        current = set(disabled_list(self.context.load_config()))
+        if verb == "disable":
+            off = current | set(names)
+        else:
+            named = {canonical(name) for name in names}
+            off = {s for s in current if canonical(s) not in named}
+        return await self.set_models_off(off, current | set(names))
+
+    async def check_model(self, name: str, say: Callable[[str], None]) -> None:
+        """/models check NAME: the capability check, its progress said as notes."""
+        from wisp.cli.models_check import Uncheckable, check_and_record, outcome_message
+
+        try:
+            result = await check_and_record(
+                self.context, name, trigger="check", source="chat", record=self.log.record,
+                say=say, client=self._http(),
+            )  # fmt: skip
+        except Uncheckable as exc:
+            say(f"error: {exc}")
+            return
+        self.config = self.context.load_config()
+        say(outcome_message(name, result))
 
     def approval_mode(self) -> str:
         return approval_mode(self.config, self.options.commands)
@@ -403,6 +467,17 @@ def save_if_asked(session: ChatSession) -> Path | None:
     """The save a one-shot run asked for (``--save``, or ``--resume`` saves back)."""
     name = session.options.save or session.options.resume
     return session.save(name) if name else None
+
+
+@dataclass(frozen=True, slots=True)
+class PickerRow:
+    """One model in chat's picker."""
+
+    selection: str
+    runtime: str
+    enabled: bool
+    context: str
+    capabilities: str
 
 
 def _is_served(selection: str) -> bool:
