@@ -51,3 +51,10 @@ def test_a_disabled_model_is_refused_by_any_spelling(run_wisp, tmp_path: Path) -
     result = run_wisp("-m", spelled, "hi")
     assert result.returncode == 1
     assert "is disabled; enable it with wisp models enable" in result.stderr
+
+
+def test_a_disabled_ollama_model_is_refused_before_any_server_is_asked(run_wisp) -> None:
+    assert run_wisp("models", "disable", "ollama:qwen3").returncode == 0
+    result = run_wisp("-m", "ollama:qwen3:latest", "hi")
+    assert result.returncode == 1
+    assert "model 'ollama:qwen3:latest' is disabled" in result.stderr
