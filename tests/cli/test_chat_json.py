@@ -337,3 +337,13 @@ async def test_the_models_choice_disables_and_enables_models(
     assert [(c["path"], c["source"]) for c in changes] == [("models.disabled", "chat")] * 2
     assert changes[0]["new"] == [other] and changes[1]["new"] is None
     assert run_wisp("config", "get", "models.disabled").stdout.strip() == "[]"
+
+
+async def test_sigterm_while_a_choice_waits_still_ends_the_chat(front, script) -> None:
+    chat = await front("-m", f"script:{script()}")
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="/models"))
+    await chat.until(p.Choice)
+    chat.process.send_signal(signal.SIGTERM)
+    assert await chat.finish() == 0
+    assert isinstance(chat.lines[-1], p.Exit)

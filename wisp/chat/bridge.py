@@ -69,6 +69,13 @@ class Waiters:
             self._withdrawn.popitem(last=False)
         self._early.pop(key, None)
 
+    def withdraw_all(self) -> None:
+        """Every waiter stops waiting (the session ends): each gets ``Withdrawn``."""
+        for key, future in list(self._waiting.items()):
+            self.withdraw(key)
+            if not future.done():
+                future.set_exception(Withdrawn(key))
+
     @property
     def pending(self) -> list[str]:
         return list(self._waiting)

@@ -115,6 +115,7 @@ class ChatLoop:
         if self._running is not None:
             self.interrupt()
         self._ending = True
+        self.host.waiters.withdraw_all()  # a choice the loop waits on must not hold the end
         self.inbox.put_nowait(None)
 
     def interrupt(self) -> None:

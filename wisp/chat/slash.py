@@ -8,7 +8,7 @@ from msgspec import UNSET
 
 from wisp import protocol as p
 from wisp.agent.compose import compose
-from wisp.chat.bridge import new_id
+from wisp.chat.bridge import Withdrawn, new_id
 from wisp.store import Entry
 
 if TYPE_CHECKING:
@@ -188,7 +188,11 @@ class SlashCommands:
                 ],
             )
         )
-        answer = await host.waiters.wait(key)
+        try:
+            answer = await host.waiters.wait(key)
+        except Withdrawn:
+            self.write(p.Withdrawn(id=key))
+            return
         values = getattr(answer, "values", UNSET)
         if not isinstance(values, list):
             self.note("models unchanged")  # protocol.md §7: no values, nothing changes
