@@ -17,6 +17,8 @@ from wisp.protocol import (
     Approval,
     Choice,
     Choose,
+    Complete,
+    Completions,
     Delta,
     Event,
     Exit,
@@ -30,9 +32,11 @@ from wisp.protocol import (
 
 from . import palette
 from .backend import Backend
+from .history import History, history_path
 from .screens.approval import OUTCOMES, ApprovalScreen
 from .screens.choice import ChoiceScreen
 from .screens.dialog import Dialog
+from .screens.model_picker import ModelPickerScreen
 from .screens.question import QuestionAnswer, QuestionScreen
 from .widgets.prompt import Prompt
 from .widgets.status_bar import StatusBar, TurnState
@@ -69,6 +73,9 @@ class WispApp(App[int]):
         self._interrupts = 0
         self._turn = TurnState()
         self.is_quitting = False
+        self.history = History(history_path(env))
+        self._completions = 0
+        self._completing: Complete | None = None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(palette.CSS_VARIABLES)
@@ -80,6 +87,7 @@ class WispApp(App[int]):
             yield StatusBar(id="status")
 
     async def on_mount(self) -> None:
+        self.prompt.history = self.history
         self.prompt.input.focus()
         await self.backend.start()
 
@@ -121,6 +129,8 @@ class WispApp(App[int]):
                 await self.transcript.end_reply()
                 self._requests.append(line)
                 self._show_next_request()
+            case Completions():
+                await self._complete(line)
             case Withdrawn(id=id_):
                 await self._withdraw(id_)
             case Exit():
@@ -179,6 +189,29 @@ class WispApp(App[int]):
         self._set_busy(True)
         await self.backend.message(text)
 
+    # Completion (§9.6).
+
+    async def on_prompt_completion_asked(self, message: Prompt.CompletionAsked) -> None:
+        if isinstance(self.screen, Dialog):
+            return
+        self._completions += 1
+        self._completing = Complete(
+            id=f"k{self._completions}", text=message.text, cursor=message.cursor
+        )
+        await self.backend.send(self._completing)
+
+    async def _complete(self, completions: Completions) -> None:
+        asked = self._completing
+        if asked is None or completions.id != asked.id:
+            return  # a stale answer
+        self._completing = None
+        cursor = asked.cursor if isinstance(asked.cursor, int) else len(asked.text)
+        if self.prompt.input.value != asked.text or self.prompt.input.cursor_position != cursor:
+            return  # edited since: the request no longer applies
+        self.prompt.complete(completions.from_, cursor, completions.candidates)
+        if len(completions.candidates) > 1:
+            await self.transcript.add_note("  " + "  ".join(completions.candidates))
+
     # Dialogs: one at a time, first come first shown (§10.1).
 
     def _show_next_request(self) -> None:
@@ -192,6 +225,9 @@ class WispApp(App[int]):
             case Question():
                 screen = QuestionScreen(request)
                 self.push_screen(screen, lambda answer: self._answered(request, answer))
+            case Choice(toggles=True):
+                screen = ModelPickerScreen(request)
+                self.push_screen(screen, lambda values: self._toggled(request, values))
             case Choice():
                 screen = ChoiceScreen(request)
                 self.push_screen(screen, lambda value: self._chosen(request, value))
@@ -213,6 +249,13 @@ class WispApp(App[int]):
     async def _chosen(self, choice: Choice, value: str | None) -> None:
         await self._request_closed(choice)
         await self.backend.send(Choose(id=choice.id, value=value))
+
+    async def _toggled(self, choice: Choice, values: list[str] | None) -> None:
+        await self._request_closed(choice)
+        if values is None:
+            await self.backend.send(Choose(id=choice.id, value=None))
+        else:
+            await self.backend.send(Choose(id=choice.id, value=None, values=values))
 
     async def _request_closed(self, request: Request) -> None:
         self._shown = None
@@ -263,6 +306,9 @@ class WispApp(App[int]):
         self.status_bar.message = "quitting: waiting for wisp to save…"
         self.prompt.display = False
         self._quit()
+
+    def on_unmount(self) -> None:
+        self.backend.kill_if_running()
 
     @work(exclusive=True, group="quit")
     async def _quit(self) -> None:

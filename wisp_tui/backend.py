@@ -151,6 +151,13 @@ class Backend:
         code = process.returncode or 0
         return 1 if self.was_killed or code < 0 else code
 
+    def kill_if_running(self) -> None:
+        """The app is going away however it ended: never leave wisp running behind it."""
+        process = self._process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+
     async def _stop_readers(self) -> None:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(1.0):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from textual import on
@@ -11,6 +12,8 @@ from textual.events import Key
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
+
+from ..history import History
 
 PLACEHOLDER = "Ask wisp to do anything"
 COMMAND_PLACEHOLDER = "Run a command yourself: sandboxed, no approval, the model is told"
@@ -43,6 +46,14 @@ class PromptInput(Input):
             event.stop()
             event.prevent_default()
             prompt.is_command_mode = False
+            return
+        if isinstance(prompt, Prompt) and event.key in ("up", "down", "tab"):
+            event.stop()
+            event.prevent_default()
+            if event.key == "tab":
+                prompt.ask_completion()
+            else:
+                prompt.recall(-1 if event.key == "up" else 1)
             return
         await super()._on_key(event)
 
@@ -80,6 +91,19 @@ class Prompt(Horizontal):
 
         text: str
         is_command: bool
+
+    @dataclass
+    class CompletionAsked(Message):
+        """Tab in a `/` line: ask wisp for completions of `text` at `cursor` (§9.6)."""
+
+        text: str
+        cursor: int
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.history = History(None)
+        self._recalled: int | None = None  # index into history.lines; None: the fresh line
+        self._draft: tuple[str, bool] = ("", False)
 
     def compose(self) -> ComposeResult:
         yield Static("› ", id="mark")
@@ -124,5 +148,58 @@ class Prompt(Horizontal):
         if self.is_busy or not text:
             return  # Enter is not held while busy (§9.4); an empty line sends nothing
         self.post_message(self.Submitted(text, self.is_command_mode))
+        self.history.add(f"!{text}" if self.is_command_mode else text)
+        self._recalled = None
         self.input.value = ""
         self.is_command_mode = False
+
+    # History (§9.5) and completion (§9.6).
+
+    def recall(self, step: int) -> None:
+        """Up (-1) / Down (+1): the previous or next line sent; Down past the newest: the draft."""
+        lines = self.history.lines
+        if self.is_busy or not lines:
+            return
+        if self._recalled is None:
+            if step > 0:
+                return
+            self._draft = (self.input.value, self.is_command_mode)
+            index: int | None = len(lines) - 1
+        else:
+            index = max(0, self._recalled + step)
+            if index >= len(lines):
+                index = None
+        self._recalled = index
+        if index is None:
+            text, is_command = self._draft
+        else:
+            line = lines[index]
+            is_command = line.startswith("!")
+            text = line[1:] if is_command else line
+        self._show(text, is_command)
+
+    def _show(self, text: str, is_command: bool) -> None:
+        self.is_command_mode = is_command
+        with self.input.prevent(Input.Changed):
+            self.input.value = text
+        self.input.cursor_position = len(text)
+
+    def ask_completion(self) -> None:
+        text = self.input.value
+        if self.is_busy or self.is_command_mode or not text.startswith("/"):
+            return
+        self.post_message(self.CompletionAsked(text, self.input.cursor_position))
+
+    def complete(self, start: int, cursor: int, candidates: list[str]) -> None:
+        """Replace `text[start:cursor]` with the one candidate and a space, or the common prefix."""
+        text = self.input.value
+        if not candidates or cursor > len(text) or start > cursor:
+            return
+        if len(candidates) == 1:
+            word = candidates[0] + " "
+        else:
+            word = os.path.commonprefix(candidates)  # noqa: RUF071 (characters are meant)
+            if len(word) <= cursor - start:
+                return
+        self.input.value = text[:start] + word + text[cursor:]
+        self.input.cursor_position = start + len(word)

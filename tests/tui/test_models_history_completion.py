@@ -1,0 +1,142 @@
+"""Pilot tests: the model picker (§10.6), input history (§9.5) and Tab completion (§9.6)."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+
+from wisp_tui.history import History
+from wisp_tui.screens.model_picker import ModelPickerScreen
+
+from .conftest import app_env
+
+
+def disable_a_model(home, other: str) -> None:
+    """A config whose `models.disabled` holds a `script:` model, so `/models` lists two rows."""
+    (home / ".wisp").mkdir(parents=True, exist_ok=True)
+    (home / ".wisp" / "config.json").write_text(json.dumps({"models": {"disabled": [other]}}))
+
+
+def wisp_models(home, wisp_script) -> list[dict]:
+    done = subprocess.run(
+        [str(wisp_script), "models", "--json"],
+        env=app_env(home),
+        cwd=home / "work",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)["models"]
+
+
+async def test_the_model_picker_turns_a_model_on_and_saves_it(
+    make_app, wait_for, tmp_path, wisp_script
+):
+    home = tmp_path / "home"
+    other = home / "work" / "other.json"
+    other.parent.mkdir(parents=True)
+    other.write_text('{"responses": [{"text": "other"}]}')
+    disable_a_model(home, f"script:{other}")
+    app = make_app([{"text": "Hi."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        await pilot.press(*"/models", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        screen = app.screen
+        values = [option.value for option in screen.choice.options]
+        assert f"script:{other}" in values and len(values) == 2
+        await wait_for(pilot, lambda: screen.table_text.plain)
+        table = screen.table_text.plain
+        assert "MODEL" in table and "[ ]" in table and "[x]" in table
+        await pilot.press("space")  # in the grace: not an answer, not a toggle
+        assert screen.on_values == [o.on is True for o in screen.choice.options]
+        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        row = values.index(f"script:{other}")
+        for _ in range(row):
+            await pilot.press("down")
+        assert screen.highlighted == row
+        await pilot.press("space")
+        assert screen.on_values[row] is True
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is not screen)
+        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=30)
+    # `wisp models` lists a `script:` model only while it is disabled: enabled, it is not shown
+    # as disabled any more, and the config no longer names it.
+    models = {m["selection"]: m for m in wisp_models(home, wisp_script)}
+    assert models.get(f"script:{other}", {"enabled": True})["enabled"] is True
+    assert "local" in models
+    config = json.loads((home / ".wisp" / "config.json").read_text())
+    assert f"script:{other}" not in config.get("models", {}).get("disabled", [])
+
+
+async def test_esc_leaves_the_models_as_they_were(make_app, wait_for, tmp_path, wisp_script):
+    home = tmp_path / "home"
+    other = home / "work" / "other.json"
+    other.parent.mkdir(parents=True)
+    other.write_text('{"responses": [{"text": "other"}]}')
+    disable_a_model(home, f"script:{other}")
+    app = make_app([{"text": "Hi."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        await pilot.press(*"/models", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        await pilot.press("space", "down", "space", "escape")
+        await wait_for(pilot, lambda: app.screen is not screen)
+        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=30)
+    enabled = {m["selection"]: m["enabled"] for m in wisp_models(home, wisp_script)}
+    assert enabled[f"script:{other}"] is False
+
+
+async def test_sent_lines_are_kept_0600_and_come_back_with_up(make_app, wait_for, tmp_path):
+    app = make_app([{"text": "One."}, {"text": "Two."}])
+    path = tmp_path / "home" / ".wisp" / "history"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        await pilot.press(*"first", "enter")
+        await wait_for(pilot, lambda: not app.prompt.is_busy)
+        await pilot.press(*"second line", "enter")
+        await wait_for(pilot, lambda: not app.prompt.is_busy)
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert app.prompt.input.value == "second line"
+        await pilot.press("up", "up")  # stops at the oldest
+        assert app.prompt.input.value == "first"
+        await pilot.press("down", "down")
+        assert app.prompt.input.value == "draft"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [
+        "first",
+        "second line",
+    ]
+    assert History(path).lines == ["first", "second line"]
+
+
+def test_history_keeps_the_newest_lines_and_a_repeat_once(tmp_path):
+    path = tmp_path / "wisp" / "history"
+    history = History(path, limit=3)
+    for line in ["a", "b", "b", "!ls", "two\nrows"]:
+        history.add(line)
+    assert history.lines == ["b", "!ls", "two\nrows"]
+    assert History(path, limit=3).lines == ["b", "!ls", "two\nrows"]
+    history.add("d")  # appended without a rewrite, then trimmed on load
+    assert History(path, limit=3).lines == ["!ls", "two\nrows", "d"]
+
+
+async def test_tab_completes_a_slash_command(make_app, wait_for, transcript_text):
+    app = make_app([{"text": "Hi."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        await pilot.press(*"/mo", "tab")
+        # Several candidates (`/model`, `/models`): their common prefix, and a note listing them.
+        await wait_for(pilot, lambda: "/models" in transcript_text(app))
+        assert app.prompt.input.value == "/model"
+        assert "/model  /models" in transcript_text(app)
+        app.prompt.input.value = "/he"
+        app.prompt.input.cursor_position = 3
+        await pilot.press("tab")  # one candidate: it and a space
+        await wait_for(pilot, lambda: app.prompt.input.value == "/help ")
