@@ -1,0 +1,431 @@
+"""wisp-tui: startup, streaming rate, CPU while streaming, the cost of a turn in a long transcript.
+
+    python bench/tui.py            # 11 interleaved rounds
+    python bench/tui.py --quick    # 3 rounds, shorter replies
+
+Every measurement runs in a fresh child process (this script with `--child KIND`), headless
+through `App.run_test()`, and every figure is set against a baseline measured in the same rounds,
+the two sides alternating in order from round to round:
+
+(a) ready: the wall time from spawning the child to its saying the input is ready. For wisp-tui:
+    a WispApp on `wisp chat --json -m script:FILE` has mounted, focused its input and shown wisp's
+    first `status` line. Baseline: a bare Textual App with one Input, started the same way (a
+    child process, `run_test()`), ready when its Input has focus. Target: ratio ≤ 1.2.
+(b) deltas per second end to end: a script: reply of many 4-character chunks with delay_ms 0,
+    through the real `wisp chat --json` into the app; from the first delta reaching the
+    transcript to the end of the turn's handling (the reply drawn to its end). Target ≥ 5,000.
+    Baseline: the same reply read from the pipe by a plain process (no app).
+(c) CPU while a reply streams at a model's pace (delay_ms 20: about 50 fragments a second): the
+    child's CPU time over the wall time from the first delta to the turn's end, as a share of one
+    core; wisp's own CPU (the backend process, from /proc) separately. Target ≤ 10 %. Baseline: a
+    plain Textual `Markdown` fed the same fragments through `MarkdownStream` at the same pace.
+(d) one more turn at 2,000 turns against one more at 10: the transcript is filled with N turns
+    (a sent line, a turn start, 20 deltas, the turn's end with its `ran:` line) through the app's
+    own handlers, then the time to add one more turn and draw it is measured, several times.
+    Target: ratio ≤ 1.2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+WISP = Path(sys.executable).parent / "wisp"
+SIZE = (120, 40)
+
+PARAGRAPH = (
+    "The **transcript** keeps every entry, and the reply streams in as `Markdown`. "
+    "Each fragment is appended, never re-rendered from the start.\n\n"
+    "- a list item with `code`\n- another item, a little longer than the first one\n\n"
+)
+
+
+def reply_text(characters: int) -> str:
+    return (PARAGRAPH * (characters // len(PARAGRAPH) + 1))[:characters]
+
+
+# Children: each prints one JSON line of results on stdout.
+
+
+def child_env(folder: Path) -> tuple[dict[str, str], Path]:
+    home = folder / "home"
+    work = home / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("WISP_LOG", "WISP_BIN")}
+    env["HOME"] = str(home)
+    env["WISP_HOME"] = str(home / ".wisp")
+    return env, work
+
+
+def make_wisp_app(folder: Path, responses: list[dict[str, object]]):
+    from wisp_tui.app import WispApp
+
+    env, work = child_env(folder)
+    (work / "script.json").write_text(json.dumps({"responses": responses}))
+    return WispApp(["-m", "script:script.json"], env=env, cwd=work, command=str(WISP))
+
+
+async def until(condition, step: float = 0.001, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the benchmark waited too long")
+        await asyncio.sleep(step)
+
+
+def say(result: dict[str, object]) -> None:
+    print(json.dumps(result), flush=True)
+
+
+async def ready_wisp(folder: Path) -> None:
+    app = make_wisp_app(folder, [])
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.status_bar.status is not None and app.focused is app.prompt.input)
+        say({"ready": True})
+        await app.backend.quit()
+
+
+async def ready_bare(folder: Path) -> None:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Input
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Input(placeholder="Ask wisp to do anything")
+
+        def on_mount(self) -> None:
+            self.query_one(Input).focus()
+
+    app = Bare()
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.focused, Input))
+        say({"ready": True})
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def stream_wisp(folder: Path, characters: int, delay_ms: int) -> None:
+    """A reply through the real backend into the app: rate and CPU from first delta to turn end."""
+    app = make_wisp_app(folder, [{"text": reply_text(characters), "delay_ms": delay_ms}])
+    marks: dict[str, float] = {}
+    count = 0
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.status_bar.status is not None)
+        transcript = app.transcript
+        write_reply, turn_edge = transcript.write_reply, app._turn_edge
+
+        async def counted_write(fragment: str) -> None:
+            nonlocal count
+            if count == 0:
+                marks["first"] = time.perf_counter()
+                marks["cpu"] = time.process_time()
+                marks["backend"] = proc_cpu_seconds(app.backend._process.pid)
+            count += 1
+            await write_reply(fragment)
+
+        async def timed_edge(turn) -> None:
+            await turn_edge(turn)
+            if turn.phase == "end":  # the reply's stream has stopped: all of it is in the widget
+                marks["end"] = time.perf_counter()
+                marks["cpu_end"] = time.process_time()
+                marks["backend_end"] = proc_cpu_seconds(app.backend._process.pid)
+
+        transcript.write_reply = counted_write  # instrumentation on this instance only
+        app._turn_edge = timed_edge
+        await app.backend.message("go")
+        await until(lambda: "end" in marks, step=0.005, timeout=300)
+        await app.backend.quit()
+    wall = marks["end"] - marks["first"]
+    say(
+        {
+            "deltas": count,
+            "wall": wall,
+            "rate": count / wall,
+            "cpu": (marks["cpu_end"] - marks["cpu"]) / wall,
+            "backend_cpu": (marks["backend_end"] - marks["backend"]) / wall,
+        }
+    )
+
+
+async def stream_bare(characters: int, delay_ms: int) -> None:
+    """A plain Textual Markdown fed through MarkdownStream, 4 characters every delay_ms."""
+    from textual.app import App, ComposeResult
+    from textual.containers import VerticalScroll
+    from textual.widgets import Markdown
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield Markdown()
+
+    text = reply_text(characters)
+    app = Bare()
+    async with app.run_test(size=SIZE) as pilot:
+        markdown = app.query_one(Markdown)
+        stream = Markdown.get_stream(markdown)
+        first, cpu = time.perf_counter(), time.process_time()
+        count = 0
+        for at in range(0, len(text), 4):
+            if count:
+                await asyncio.sleep(delay_ms / 1000)
+            await stream.write(text[at : at + 4])
+            count += 1
+        await stream.stop()
+        await pilot.pause()
+        wall = time.perf_counter() - first
+        used = time.process_time() - cpu
+    say({"deltas": count, "wall": wall, "rate": count / wall, "cpu": used / wall})
+
+
+async def turns(folder: Path, n: int, extra: int) -> None:
+    """Fill the transcript with n turns through the app's handlers; time `extra` more, one each."""
+    from wisp.protocol import Delta, Turn
+    from wisp_tui.backend import Backend
+
+    app = make_wisp_app(folder, [])
+    fragments = [f"word{i} " for i in range(20)]
+
+    async def one_turn(number: int) -> None:
+        await app.transcript.add_sent(f"question {number}", is_command=False)
+        await app.on_backend_line(Backend.Line(Turn(phase="start", turn=number)))
+        for fragment in fragments:
+            await app.on_backend_line(Backend.Line(Delta(text=fragment)))
+        end = Turn(phase="end", turn=number, seconds=0.1, outcome="ok", ran="ran: current_date")
+        await app.on_backend_line(Backend.Line(end))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.status_bar.status is not None)
+        built = time.perf_counter()
+        for number in range(1, n + 1):
+            await one_turn(number)
+            if number % 100 == 0:
+                await pilot.pause()
+        await pilot.pause()
+        built = time.perf_counter() - built
+        times, handled = [], []
+        for number in range(n + 1, n + extra + 1):
+            started = time.perf_counter()
+            await one_turn(number)
+            handled.append(time.perf_counter() - started)
+            await pilot.pause()  # drawn: Textual's wait for idle after the refresh
+            times.append(time.perf_counter() - started)
+        widgets = len(app.transcript.children)
+        await app.backend.quit()
+    say({"times": times, "handled": handled, "built": built, "widgets": widgets})
+
+
+def run_child(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        kind = args.child
+        if kind == "ready-wisp":
+            asyncio.run(ready_wisp(folder))
+        elif kind == "ready-bare":
+            asyncio.run(ready_bare(folder))
+        elif kind == "stream-wisp":
+            asyncio.run(stream_wisp(folder, args.characters, args.delay_ms))
+        elif kind == "stream-bare":
+            asyncio.run(stream_bare(args.characters, args.delay_ms))
+        elif kind == "turns":
+            asyncio.run(turns(folder, args.turns, args.extra))
+
+
+# The parent: spawns children and reads their results.
+
+
+def spawn(*args: str) -> tuple[float, dict[str, object]]:
+    """(seconds from spawn to the child's first line, that line)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, str(HERE), "--child", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    elapsed = time.perf_counter() - started
+    _, err = process.communicate(timeout=600)
+    if not line:
+        raise RuntimeError(f"child {args} failed:\n{err}")
+    return elapsed, json.loads(line)
+
+
+def pipe_rate(characters: int) -> float:
+    """Baseline for (b): the same reply read from `wisp chat --json` by a plain process."""
+    with tempfile.TemporaryDirectory() as name:
+        env, work = child_env(Path(name))
+        script = work / "script.json"
+        script.write_text(json.dumps({"responses": [{"text": reply_text(characters)}]}))
+        process = subprocess.Popen(
+            [str(WISP), "chat", "--json", "-m", f"script:{script}"], cwd=work, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(b'{"type":"message","text":"go"}\n')
+        process.stdin.flush()
+        first, count = None, 0
+        for line in process.stdout:
+            if line.startswith(b'{"type":"delta"'):
+                count += 1
+                first = first or time.perf_counter()
+            elif line.startswith(b'{"type":"turn","phase":"end"'):
+                break
+        elapsed = time.perf_counter() - (first or time.perf_counter())
+        process.stdin.close()
+        process.wait()
+        return count / elapsed
+
+
+def row(label: str, values: list[float], scale: float = 1.0, fmt: str = ".1f") -> str:
+    med, low = statistics.median(values) * scale, min(values) * scale
+    return f"{label:<52}{med:>12{fmt}}{low:>12{fmt}}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds and shorter replies")
+    parser.add_argument("--rounds", type=int, help="rounds (default 11, quick 3)")
+    parser.add_argument("--only", help="a comma-separated subset of a,b,c,d")
+    parser.add_argument("--big", type=int, default=2_000, help="turns for (d) (default 2,000)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--characters", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--delay-ms", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--turns", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--extra", type=int, default=5, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        run_child(args)
+        return 0
+    rounds = args.rounds or (3 if args.quick else 11)
+    only = set((args.only or "a,b,c,d").split(","))
+    fast_chars = 40_000 if args.quick else 200_000  # (b): 10,000 / 50,000 deltas
+    paced_chars = 400 if args.quick else 1_200  # (c): 100 / 300 fragments at 20 ms
+    big = args.big
+    turn_rounds = 1 if args.quick else 3  # building a long transcript takes minutes
+    import textual
+
+    import wisp
+    import wisp_tui
+
+    # As an installed wheel would be: compiled once, not from source on every start.
+    for package in (wisp, wisp_tui, textual):
+        folder = str(Path(package.__file__).parent)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", folder], check=True)
+    spawn("ready-wisp")  # warm the file cache, untimed
+    spawn("ready-bare")
+
+    results: dict[str, list[float]] = {}
+
+    def add(key: str, value: float) -> None:
+        results.setdefault(key, []).append(value)
+
+    for index in range(rounds):
+        forward = index % 2 == 0
+        if "a" in only:
+            for kind in ("ready-wisp", "ready-bare") if forward else ("ready-bare", "ready-wisp"):
+                add(kind, spawn(kind)[0])
+            add("ready-ratio", results["ready-wisp"][-1] / results["ready-bare"][-1])
+        if "b" in only:
+            sides = ["app", "pipe"] if forward else ["pipe", "app"]
+            for side in sides:
+                if side == "app":
+                    _, out = spawn("stream-wisp", "--characters", str(fast_chars))
+                    add("rate-app", out["rate"])  # type: ignore[arg-type]
+                    add("rate-deltas", out["deltas"])  # type: ignore[arg-type]
+                else:
+                    add("rate-pipe", pipe_rate(fast_chars))
+        if "c" in only:
+            for kind in (
+                ("stream-wisp", "stream-bare") if forward else ("stream-bare", "stream-wisp")
+            ):
+                _, out = spawn(kind, "--characters", str(paced_chars), "--delay-ms", "20")
+                add(f"cpu-{kind}", out["cpu"])  # type: ignore[arg-type]
+                add(f"pace-{kind}", out["rate"])  # type: ignore[arg-type]
+                if kind == "stream-wisp":
+                    add("cpu-backend", out["backend_cpu"])  # type: ignore[arg-type]
+        if "d" in only and index < turn_rounds:
+            sizes = (10, big) if forward else (big, 10)
+            for size in sizes:
+                _, out = spawn("turns", "--turns", str(size), "--extra", "5")
+                add(f"turn-{size}", statistics.median(out["times"]))  # type: ignore[arg-type]
+                add(f"handled-{size}", statistics.median(out["handled"]))  # type: ignore[arg-type]
+                add(f"built-{size}", out["built"])  # type: ignore[arg-type]
+                add(f"widgets-{size}", out["widgets"])  # type: ignore[arg-type]
+            add("turn-ratio", results[f"turn-{big}"][-1] / results["turn-10"][-1])
+            add("handled-ratio", results[f"handled-{big}"][-1] / results["handled-10"][-1])
+        print(f"  round {index + 1}/{rounds} done", file=sys.stderr)
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "missed"
+
+    print(
+        f"\nwisp-tui, {rounds} interleaved rounds"
+        f" (children headless via run_test, {SIZE[0]}×{SIZE[1]})"
+    )
+    print(f"{'measure':<52}{'median':>12}{'min':>12}")
+    print("-" * 76)
+    if "a" in only:
+        print(row("(a) spawn to input ready, wisp-tui (ms)", results["ready-wisp"], 1000))
+        print(row("    spawn to input ready, bare Textual Input (ms)", results["ready-bare"], 1000))
+        ratio = statistics.median(results["ready-ratio"])
+        print(row("    ratio", results["ready-ratio"], fmt=".2f"))
+        print(f"    target ratio ≤ 1.2: {verdict(ratio <= 1.2)}")
+    if "b" in only:
+        deltas = int(results["rate-deltas"][0])
+        print(
+            row(
+                f"(b) deltas/s into the app, end to end ({deltas:,})",
+                results["rate-app"],
+                fmt=",.0f",
+            )
+        )
+        print(row("    deltas/s through the pipe alone", results["rate-pipe"], fmt=",.0f"))
+        rate = statistics.median(results["rate-app"])
+        print(f"    target ≥ 5,000 deltas/s: {verdict(rate >= 5000)}")
+    if "c" in only:
+        print(
+            row(
+                "(c) CPU while streaming at 20 ms, wisp-tui (% core)",
+                results["cpu-stream-wisp"],
+                100,
+            )
+        )
+        print(row("    CPU of wisp chat --json meanwhile (% core)", results["cpu-backend"], 100))
+        print(
+            row(
+                "    CPU, plain Markdown + MarkdownStream (% core)", results["cpu-stream-bare"], 100
+            )
+        )
+        print(row("    fragments/s reached, wisp-tui", results["pace-stream-wisp"]))
+        print(row("    fragments/s reached, plain Markdown", results["pace-stream-bare"]))
+        cpu = statistics.median(results["cpu-stream-wisp"])
+        print(f"    target ≤ 10 % of a core: {verdict(cpu <= 0.10)}")
+    if "d" in only:
+        print(row("(d) one more turn at 10 turns (ms)", results["turn-10"], 1000))
+        print(row(f"    one more turn at {big:,} turns (ms)", results[f"turn-{big}"], 1000))
+        print(row("    ratio", results["turn-ratio"], fmt=".2f"))
+        print(row("    the handlers alone, at 10 turns (ms)", results["handled-10"], 1000))
+        print(
+            row(f"    the handlers alone, at {big:,} turns (ms)", results[f"handled-{big}"], 1000)
+        )
+        print(row("    ratio, the handlers alone", results["handled-ratio"], fmt=".2f"))
+        print(row(f"    building {big:,} turns (s)", results[f"built-{big}"]))
+        print(f"    transcript entries at {big:,} turns: {int(results[f'widgets-{big}'][0]):,}")
+        ratio = statistics.median(results["turn-ratio"])
+        print(f"    target ratio ≤ 1.2: {verdict(ratio <= 1.2)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
