@@ -347,3 +347,14 @@ async def test_sigterm_while_a_choice_waits_still_ends_the_chat(front, script) -
     chat.process.send_signal(signal.SIGTERM)
     assert await chat.finish() == 0
     assert isinstance(chat.lines[-1], p.Exit)
+
+
+async def test_stdin_closing_while_a_choice_waits_still_ends_the_chat(front, script) -> None:
+    chat = await front("-m", f"script:{script()}")
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="/models"))
+    await chat.until(p.Choice)
+    assert chat.process.stdin is not None
+    chat.process.stdin.close()
+    assert await chat.finish() == 0
+    assert isinstance(chat.lines[-1], p.Exit)

@@ -21,6 +21,7 @@ EARLY_ANSWERS = 32
 WITHDRAWN_IDS = 256
 NO_APPROVE_EFFECT = "the front end declared no approve effect"
 NO_ASK_EFFECT = "the front end declared no ask effect"
+INPUT_ENDED = "no answer: the front end's input ended"
 
 
 def new_id() -> str:
@@ -105,11 +106,14 @@ class ProtocolApprover:
         self.show(key, question)
         try:
             value = await self.waiters.wait(key)
-        except (asyncio.CancelledError, Withdrawn):
+        except asyncio.CancelledError:
             # Stopped or timed out (the gate's limit cancels the wait): the dialog closes.
             self.waiters.withdraw(key)
             self.withdrawn(key)
             raise
+        except Withdrawn:
+            self.withdrawn(key)
+            raise ApprovalRefused(INPUT_ENDED) from None
         decision = getattr(value, "decision", None)
         # protocol.md §4: an answer without a decision is "no".
         return parse_answer(decision if isinstance(decision, str) else "no")
@@ -145,7 +149,11 @@ class ProtocolAsker:
         self.show(key, question, options, timeout)
         try:
             while True:
-                answer = await self.waiters.wait(key)
+                try:
+                    answer = await self.waiters.wait(key)
+                except Withdrawn:
+                    self.withdrawn(key)
+                    return None  # nobody is left to answer: no answer
                 if getattr(answer, "declined", None) is True:
                     return QuestionAnswer(declined=True)
                 text = getattr(answer, "text", None)

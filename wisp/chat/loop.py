@@ -108,6 +108,7 @@ class ChatLoop:
         if self._running == "typed":
             self.host.conversation.stop()
             self.host.conversation.stop()
+        self.host.waiters.withdraw_all()  # nobody can answer a dialog any more
         self.inbox.put_nowait(None)
 
     def terminate(self) -> None:
