@@ -74,5 +74,6 @@ class Dialog(ModalScreen[ResultType], Generic[ResultType]):
         """A key after the grace that reached the screen itself."""
 
     def cancel(self) -> None:
-        """Ctrl-C / Ctrl-D: refuse, decline or leave unanswered, at once."""
-        raise NotImplementedError
+        """Ctrl-C / Ctrl-D: refuse, decline or leave unanswered, at once. Each dialog says
+        which by overriding this; the base leaves it unanswered."""
+        self.dismiss(None)
