@@ -63,7 +63,7 @@ class CurrentDateTool:
 
 
 def format_time(moment: datetime) -> str:
-    """``yyyy-MM-dd'T'HH:mm:ssXXX``: the offset as ``+01:00``, and ``Z`` when it is zero."""
+    """ISO 8601 to the second, the offset as ``+01:00``, and ``Z`` when it is zero."""
     offset = moment.utcoffset()
     if not offset:
         return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
