@@ -44,6 +44,8 @@ def table_rows(choice: Choice, width: int) -> tuple[str, list[str]]:
         rows.append(cells)
     count = max([len(headings), *(len(row) for row in rows)], default=0)
     headings += [""] * (count - len(headings))
+    if headings:
+        headings[0] = "  " + headings[0]  # over the cells, not over their `* ` in-use mark
     kept = list(range(count))
     widths = [max(cell_len(row[i]) for row in [headings, *rows]) + 2 for i in range(count)]
 
