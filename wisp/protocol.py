@@ -491,7 +491,8 @@ class Choose(Inbound, tag="choose", kw_only=True):
     id: str = ""
     """The choice's id."""
     value: str | None = None
-    """The value picked; null or `""` is no answer."""
+    """The value picked; null or `""` is no answer. With `values` (the model picker): the
+    model to use from now on, or null to keep the one in use."""
     values: list[str] | UnsetType = UNSET
     """Choices with toggles: the option values left on, in order; absent changes nothing."""
 

@@ -339,6 +339,36 @@ async def test_the_models_choice_disables_and_enables_models(
     assert run_wisp("config", "get", "models.disabled").stdout.strip() == "[]"
 
 
+async def test_the_models_choice_switches_to_the_model_chosen_for_use(front, script) -> None:
+    chat = await front("-m", f"script:{script()}")
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="/models"))
+    choice = await chat.until(p.Choice)
+    values = [option.value for option in choice.options]
+    assert "local" in values and choice.current != "local"
+    await chat.send(p.Choose(id=choice.id, value="local", values=values))
+    status = await chat.until(p.Status)
+    assert status.model == "local"
+    notes = [line.text for line in chat.lines if isinstance(line, p.Note)]
+    assert "model: local; the transcript continues" in notes
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+
+
+async def test_a_model_turned_off_cannot_be_chosen_for_use(front, script) -> None:
+    chat = await front("-m", f"script:{script()}")
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="/models"))
+    choice = await chat.until(p.Choice)
+    await chat.send(p.Choose(id=choice.id, value="local", values=[choice.current or ""]))
+    status = await chat.until(p.Status)
+    assert status.model == choice.current
+    notes = [line.text for line in chat.lines if isinstance(line, p.Note)]
+    assert "error: local is turned off, so it cannot be the model in use" in notes
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+
+
 async def test_sigterm_while_a_choice_waits_still_ends_the_chat(front, script) -> None:
     chat = await front("-m", f"script:{script()}")
     await chat.until(p.Status)

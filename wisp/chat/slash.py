@@ -202,6 +202,12 @@ class SlashCommands:
         notes = await host.set_models_off(off, listed)
         for text in notes or ["models unchanged"]:
             self.note(text)
+        use = getattr(answer, "value", None)
+        if use and use != host.conversation.model:
+            if use in values:
+                await self.model(use)  # the picker's `u`: switch, as `/model NAME` does
+            else:
+                self.note(f"error: {use} is turned off, so it cannot be the model in use")
 
     def save(self, name: str) -> None:
         if not name:
