@@ -26,11 +26,16 @@ When the model asks to run a command rated at or above approval.threshold (defau
 moderate), you are asked: y (once), s (this session), p (this project, 30 days),
 a (always, 30 days), n (no). Dangerous commands are never remembered past the session.
 
+On a terminal, wisp chat hands over to wisp-tui, the full-screen front end, when it is
+installed beside wisp (WISP_TUI names another program to run instead); --plain keeps this
+line chat. Piped input or output always gets the line chat.
+
 --json speaks the wisp chat protocol on stdin and stdout instead (docs/protocol.md): the
 same chat, for a front end such as wisp-tui.
 
 examples:
   wisp chat
+  wisp chat --plain                          the line chat even when wisp-tui is installed
   wisp chat -m ollama:qwen3 --save work      then later: wisp chat --resume work
   wisp chat --json -m script:demo.json"""
 
@@ -48,10 +53,17 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="speak the JSON Lines protocol on stdin and stdout"
     )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="keep the line chat on a terminal instead of handing over to wisp-tui",
+    )
     parser.set_defaults(handler=run_chat)
 
 
 def run_chat(args: argparse.Namespace, context: Context) -> int:
+    if not (args.json or args.plain):
+        _hand_over_on_a_terminal(args.argv, context)
     # Imported here: the other commands need none of the agent, httpx or models.
     from wisp.cli.commands import CommandOptions
     from wisp.cli.conversation import ConversationOptions
@@ -68,6 +80,28 @@ def run_chat(args: argparse.Namespace, context: Context) -> int:
 
     run = _headless if args.json else _plain
     return asyncio.run(run(context, options))
+
+
+def _hand_over_on_a_terminal(argv: list[str], context: Context) -> None:
+    """Run the full-screen front end in this process's place when there is one (tui.md §1).
+
+    Returns only when the line chat should run: not on a terminal, no front end, or it failed.
+    """
+    from wisp.cli import handover
+
+    if not handover.on_a_terminal():
+        return
+    script = handover.own_script()
+    front_end = handover.find_front_end(context.environ, script)
+    if front_end is None:
+        if context.environ.get("WISP_TUI"):
+            context.warn(f"WISP_TUI names {context.environ['WISP_TUI']}, which is not a program")
+        return
+    words = argv[argv.index("chat") + 1 :]  # the command comes first: nothing before takes a value
+    try:
+        handover.hand_over(front_end, words, context.environ, script)
+    except OSError as exc:
+        context.warn(f"cannot run {front_end} ({exc.strerror or exc}), so the line chat runs")
 
 
 async def _headless(context: Context, options: ConversationOptions) -> int:

@@ -86,6 +86,7 @@ def main(argv: Sequence[str] | None = None, context: Context | None = None) -> i
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error argparse has printed
         return exc.code if isinstance(exc.code, int) else 2
+    args.argv = argv  # as typed: `wisp chat` hands its words on to a front end (tui.md §1)
     if getattr(args, "prompt", None):
         args.command, args.handler = "prompt", prompt_command.run_prompt
     if args.command is None:
