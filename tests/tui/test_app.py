@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import signal
 
-from textual.widgets import Input
-
 from wisp_tui.screens.approval import ApprovalScreen
 from wisp_tui.screens.question import QuestionScreen
 
@@ -17,7 +15,7 @@ REPLY_WITH_CITATION = [
 
 
 async def send(pilot, text: str) -> None:
-    pilot.app.prompt.input.value = text
+    pilot.app.prompt.text = text
     await pilot.press("enter")
 
 
@@ -157,6 +155,6 @@ async def test_a_bang_at_the_start_enters_command_mode(make_app, wait_for):
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await pilot.press("!")
         assert app.prompt.is_command_mode
-        assert app.query_one("#input", Input).value == ""
+        assert app.prompt.text == ""
         await pilot.press("backspace")
         assert not app.prompt.is_command_mode

@@ -102,11 +102,11 @@ async def test_sent_lines_are_kept_0600_and_come_back_with_up(make_app, wait_for
         await wait_for(pilot, lambda: not app.prompt.is_busy)
         await pilot.press(*"draft")
         await pilot.press("up")
-        assert app.prompt.input.value == "second line"
+        assert app.prompt.text == "second line"
         await pilot.press("up", "up")  # stops at the oldest
-        assert app.prompt.input.value == "first"
+        assert app.prompt.text == "first"
         await pilot.press("down", "down")
-        assert app.prompt.input.value == "draft"
+        assert app.prompt.text == "draft"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert [json.loads(line) for line in path.read_text().splitlines()] == [
@@ -134,9 +134,9 @@ async def test_tab_completes_a_slash_command(make_app, wait_for, transcript_text
         await pilot.press(*"/mo", "tab")
         # Several candidates (`/model`, `/models`): their common prefix, and a note listing them.
         await wait_for(pilot, lambda: "/models" in transcript_text(app))
-        assert app.prompt.input.value == "/model"
+        assert app.prompt.text == "/model"
         assert "/model  /models" in transcript_text(app)
-        app.prompt.input.value = "/he"
-        app.prompt.input.cursor_position = 3
+        app.prompt.text = "/he"
+        app.prompt.cursor_index = 3
         await pilot.press("tab")  # one candidate: it and a space
-        await wait_for(pilot, lambda: app.prompt.input.value == "/help ")
+        await wait_for(pilot, lambda: app.prompt.text == "/help ")
