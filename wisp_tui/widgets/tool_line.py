@@ -1,4 +1,9 @@
-"""An event's line, with its output folded under it; a click or Enter opens and shuts it (§6)."""
+"""An event's line, with its output folded under it (§6).
+
+A click on it, or Enter or Space when it has the focus (Shift-Tab from the input reaches the
+folds, Tab goes back), opens and shuts one fold; the app's Ctrl-G opens or shuts them all, and
+Ctrl-O shows the last output in a panel.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.events import Click
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -22,11 +28,20 @@ def clean_output(text: str) -> str:
     return _CONTROL.sub("", text.replace("\t", "    ").replace("\r\n", "\n"))
 
 
+FOLD_KEYS = "click opens · ctrl-g all folds · ctrl-o panel"
+SHUT_KEYS = "click shuts · ctrl-g all folds"
+
+
 class ToolLine(Static, can_focus=True):
     """The line wisp words for an event, muted (EMBER for errors), and its folded output."""
 
+    FOCUS_ON_CLICK = False
+    """A click opens or shuts the fold; the focus stays in the input, so typing goes on."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle", "open or shut the output", show=False)
+        Binding("enter,space", "toggle", "open or shut the output", show=False),
+        # Shift-Tab (the app's) steps to older folds, Tab to newer ones, then back to the input.
+        Binding("tab", "app.step_fold(1)", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -53,10 +68,21 @@ class ToolLine(Static, can_focus=True):
         super().__init__(classes="-error" if is_error else "")
         self._text = text
         self._output = output
+        self.can_focus = self.is_foldable  # the keyboard stops only where there is a fold
 
     @property
     def has_output(self) -> bool:
         return self._output is not None
+
+    @property
+    def output(self) -> EventOutput | None:
+        return self._output
+
+    @property
+    def is_foldable(self) -> bool:
+        """Shut, it hides some of its output; a short output is always shown whole."""
+        output = self._output
+        return output is not None and output.lines > max(output.shown_lines, 0)
 
     def render_text(self) -> Text:
         lines = [self._text] if self._text is not None else []
@@ -71,11 +97,15 @@ class ToolLine(Static, can_focus=True):
         shown = body if self.is_open else body[: max(output.shown_lines, 0)]
         lines = [f"    {line}" for line in shown]
         more = output.lines - len(shown)
-        if more > 0:
+        if not self.is_open and more > 0:
             noun = "line" if more == 1 else "lines"
-            lines.append(f"    … {more} more {noun} · click or Enter shows all")
+            lines.append(f"    … {more} more {noun} · {FOLD_KEYS}")
         elif self.is_open and output.truncated:
-            lines.append(f"    … truncated: {output.lines} lines, {output.bytes} bytes in all")
+            lines.append(
+                f"    … truncated: {output.lines} lines, {output.bytes} bytes in all · {SHUT_KEYS}"
+            )
+        elif self.is_open and self.is_foldable:
+            lines.append(f"    ▴ {SHUT_KEYS}")
         return lines
 
     def on_mount(self) -> None:
@@ -84,11 +114,17 @@ class ToolLine(Static, can_focus=True):
     def watch_is_open(self) -> None:
         self.update(self.render_text())
 
-    def on_click(self) -> None:
-        self.action_toggle()
+    def on_click(self, event: Click) -> None:
+        # A drag that selected text ends in a click too; it is a copy, not a toggle.
+        if event.chain == 1 and self.text_selection is None:
+            self.action_toggle()
 
     def action_toggle(self) -> None:
-        if self._output is None:
+        self.set_open(not self.is_open)
+
+    def set_open(self, is_open: bool) -> None:
+        """Open or shut the fold; one with nothing hidden stays as it is."""
+        if not self.is_foldable or is_open == self.is_open:
             return
-        self.is_open = not self.is_open
+        self.is_open = is_open
         self.post_message(self.Toggled(self, self.is_open))

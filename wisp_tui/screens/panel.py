@@ -1,0 +1,190 @@
+"""A panel (§11): a whole text in a rounded box of at most 16 rows, scrolled, closed with Esc."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.cells import cell_len, chop_cells
+from rich.segment import Segment
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.events import Key, Resize
+from textual.geometry import Size
+from textual.screen import ModalScreen
+from textual.scroll_view import ScrollView
+from textual.selection import Selection
+from textual.strip import Strip
+
+from wisp.protocol import EventOutput, View
+
+from ..widgets.tool_line import clean_output
+
+ROWS = 16
+"""The most text rows a panel shows; PageUp and PageDown move this many."""
+
+HINT = " ↑↓ scroll · esc close "
+
+
+VIEW_TITLES = {"turns": "context · turns", "facts": "facts", "summary": "summary"}
+
+
+def output_text(output: EventOutput) -> str:
+    """An output whole, and how much of it wisp's copy left out (§6)."""
+    if not output.truncated:
+        return output.text
+    return (
+        f"{output.text.rstrip(chr(10))}\n"
+        f"… truncated: {output.lines} lines, {output.bytes} bytes in all"
+    )
+
+
+def view_title(view: View) -> str:
+    """The panel title for a `view` line (§11's table)."""
+    if view.kind in ("context", "thinking"):
+        if view.turn is None:
+            return "context · next request" if view.kind == "context" else "thinking"
+        return f"{view.kind} · turn {view.turn}"
+    return VIEW_TITLES.get(view.kind, view.kind)
+
+
+def wrap_rows(lines: list[str], width: int) -> list[str]:
+    """Each line cut into rows of at most `width` cells (a hard wrap, as a terminal does)."""
+    if width <= 0:
+        return list(lines)
+    rows: list[str] = []
+    for line in lines:
+        if len(line) <= width and (line.isascii() or cell_len(line) <= width):
+            rows.append(line)  # most lines: no measuring beyond this
+        elif line.isascii():
+            rows.extend(line[start : start + width] for start in range(0, len(line), width))
+        else:
+            rows.extend(chop_cells(line, width))
+    return rows
+
+
+class PanelText(ScrollView, can_focus=False):
+    """The panel's text, drawn a row at a time: only visible rows are ever rendered, so a
+    10,000-line output opens at once. Selectable with the mouse like the transcript."""
+
+    ALLOW_SELECT = True
+    DEFAULT_CSS = """
+    PanelText {
+        height: auto;
+        color: $white;
+        background: transparent;
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        lines = clean_output(text).split("\n")
+        if len(lines) > 1 and lines[-1] == "":
+            lines.pop()
+        self._lines = lines
+        self.rows: list[str] = []
+        self._wrapped_at = -1
+
+    def on_resize(self, event: Resize) -> None:
+        self._wrap(self.scrollable_content_region.width)
+
+    def _wrap(self, width: int) -> None:
+        if width == self._wrapped_at:
+            return
+        self._wrapped_at = width
+        self.rows = wrap_rows(self._lines, width)
+        self.virtual_size = Size(width, len(self.rows))
+        self.refresh()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(wrap_rows(self._lines, width)) if self._wrapped_at != width else len(self.rows)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = self.scroll_offset.y + y
+        style = self.rich_style
+        if index >= len(self.rows):
+            return Strip.blank(width, style)
+        row = self.rows[index]
+        segments = [Segment(row, style)]
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(index)) is not None:
+            segments = self._selected(row, span, style)
+        return Strip(segments).crop_extend(0, width, style).apply_offsets(0, index)
+
+    def _selected(self, row: str, span: tuple[int, int], style: object) -> list[Segment]:
+        start, end = span
+        end = len(row) if end == -1 else end
+        selected = self.rich_style + self.screen.get_component_rich_style("screen--selection")
+        parts = [(row[:start], style), (row[start:end], selected), (row[end:], style)]
+        return [Segment(text, part_style) for text, part_style in parts if text]  # type: ignore[arg-type]
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selection.extract("\n".join(self.rows)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+
+class Panel(ModalScreen[None]):
+    """` title ` over the text; Up/Down, PageUp/PageDown scroll; Esc (or Ctrl-C/Ctrl-D, through
+    the app) closes it; typing does nothing."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "close", show=False),
+        Binding("up", "scroll_rows(-1)", show=False),
+        Binding("down", "scroll_rows(1)", show=False),
+        Binding("pageup", f"scroll_rows({-ROWS})", show=False),
+        Binding("pagedown", f"scroll_rows({ROWS})", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    Panel {
+        align: center bottom;
+        background: transparent;
+    }
+    Panel > #box {
+        width: 100%;
+        height: auto;
+        max-height: 18;  /* 16 rows of text inside the border */
+        margin: 0 0 2 0;
+        border: round $wisp;
+        border-title-color: $wisp;
+        border-subtitle-color: $mist;
+        padding: 0 1;
+        background: $background;
+    }
+    """
+
+    def __init__(self, title: str, text: str, *, kind: str = "output") -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+        self.kind = kind
+        """What the panel shows (`output`, or a view's kind), so a second Ctrl-O knows it."""
+
+    def compose(self) -> ComposeResult:
+        box = PanelText(self.text)
+        box.id = "box"
+        box.border_title = f" {self.title_text} "
+        box.border_subtitle = HINT
+        yield box
+
+    @property
+    def body(self) -> PanelText:
+        return self.query_one(PanelText)
+
+    def action_scroll_rows(self, rows: int) -> None:
+        body = self.body
+        body.scroll_to(y=body.scroll_offset.y + rows, animate=False, immediate=True)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def on_key(self, event: Key) -> None:
+        # Typing and Enter do nothing here, and never reach the input underneath.
+        if event.is_printable or event.key == "enter":
+            event.stop()
+            event.prevent_default()
