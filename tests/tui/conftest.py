@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -74,16 +75,8 @@ async def _wait_for(
 
 
 def _transcript_text(app: WispApp) -> str:
-    """The transcript's entries as plain text, one per line."""
-    from textual.widgets import Markdown, Static
-
-    parts: list[str] = []
-    for child in app.transcript.children:
-        if isinstance(child, Markdown):
-            parts.append(child.source)
-        elif isinstance(child, Static):
-            parts.append(str(child.render()))
-    return "\n".join(parts)
+    """The transcript's entries as plain text, one per line: archived ones, then live ones."""
+    return "\n".join(app.transcript.texts())
 
 
 Waiter = Callable[..., Awaitable[None]]
@@ -135,3 +128,30 @@ def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
         extension_class=snapshot.extension_class,
         session=snapshot.session,
     )
+
+
+FAKE_WISP = Path(__file__).with_name("fake_wisp.py")
+
+
+@pytest.fixture
+def make_fake_app(tmp_path: Path) -> Callable[..., WispApp]:
+    """A WispApp over `fake_wisp.py`, which writes `lines` after its status and echoes answers."""
+
+    def make(lines: list[dict[str, Any]], *, stuck: bool = False) -> WispApp:
+        tmp_path.mkdir(parents=True, exist_ok=True)
+        scripted = tmp_path / "fake-lines.json"
+        scripted.write_bytes(msgspec.json.encode({"lines": lines, "stuck": stuck}))
+        command = tmp_path / "fake-wisp"
+        command.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_WISP}" "$@"\n')
+        command.chmod(0o755)
+        return WispApp([str(scripted)], env=app_env(tmp_path), cwd=tmp_path, command=str(command))
+
+    return make
+
+
+def freeze_turn_clock(app: WispApp, seconds: float = 3.0) -> None:
+    """A snapshot's running turn shows `seconds` and stops ticking: its clock is the wall's."""
+    bar = app.status_bar
+    if bar._ticker is not None:
+        bar.sync_seconds(seconds)
+        bar._ticker.pause()

@@ -1,15 +1,32 @@
-"""The transcript: every entry of §4, oldest at the top, following the bottom (§2)."""
+"""The transcript: every entry of §4, oldest at the top, following the bottom (§2).
+
+Staying fast (D9): only the newest entries, those filling a screen and `SPARE_ROWS` more, are
+widgets. Older finished ones are moved, while the transcript follows the bottom, into one
+`Archive` of pre-rendered lines at the top, so adding an entry costs the same at any length.
+While the person reads scrolled up, nothing is moved (nothing shifts under their eyes); the
+catching up happens once they are back at the bottom.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from wisp.protocol import Event
 
+from .archive import Archive, ArchivedEntry
 from .reply import Reply
 from .tool_line import ToolLine, clean_output
+
+SPARE_ROWS = 12
+"""Rows of live entries kept beyond a screenful: an entry is archived only once out of sight."""
+MIN_LIVE_ENTRIES = 8
+"""Entries kept live however tall they are: the newest folds stay reachable by Shift-Tab."""
 
 
 class Entry(Static):
@@ -37,8 +54,9 @@ class Entry(Static):
     """
 
     def __init__(self, text: str, kind: str) -> None:
+        self.text = clean_output(text)
         # Text, not markup: wisp's words and command output are shown as written.
-        super().__init__(Text(clean_output(text)), classes=f"-{kind}")
+        super().__init__(Text(self.text), classes=f"-{kind}")
         self.kind = kind
 
 
@@ -47,6 +65,7 @@ class Transcript(VerticalScroll):
 
     DEFAULT_CSS = """
     Transcript {
+        layout: stream;
         background: transparent;
         scrollbar-size-vertical: 1;
     }
@@ -55,9 +74,52 @@ class Transcript(VerticalScroll):
     def __init__(self) -> None:
         super().__init__(id="transcript")
         self._reply: Reply | None = None
+        self._leaving: set[Widget] = set()  # being moved into the archive
+        self._is_behind = False  # entries were left live while the person read scrolled up
+        self._is_measuring = False  # a check is due once new entries have been laid out
+        self.archive = Archive()
+
+    def compose(self) -> ComposeResult:
+        yield self.archive
 
     def on_mount(self) -> None:
         self.anchor()  # follow the bottom unless the person scrolls up
+
+    @property
+    def is_following(self) -> bool:
+        """Following the bottom: anchored, and not scrolled away by the person."""
+        # Textual keeps "scrolled away" only in this flag; `is_anchored` stays True meanwhile.
+        return self.is_anchored and not self._anchor_released
+
+    @property
+    def live_entries(self) -> list[Widget]:
+        """The entries that are widgets, oldest first (the archive holds the rest)."""
+        return [
+            child
+            for child in self.children
+            if child is not self.archive and child not in self._leaving
+        ]
+
+    def folds(self) -> Iterator[ToolLine]:
+        """Every tool and thought line, archived ones included, oldest first."""
+        yield from self.archive.folds()
+        for child in self.live_entries:
+            if isinstance(child, ToolLine):
+                yield child
+
+    def texts(self) -> Iterator[str]:
+        """Every entry's text as a person reads it, oldest first (a reply's as its Markdown)."""
+        for entry in self.archive.entries:
+            yield entry.plain
+        for child in self.live_entries:
+            yield _plain(child)
+
+    async def set_all_folds(self, is_open: bool) -> None:
+        """Open or shut every fold, archived ones included (Ctrl-G)."""
+        self.archive.set_all_folds(is_open)
+        for child in self.live_entries:
+            if isinstance(child, ToolLine):
+                child.set_open(is_open)
 
     async def add_note(self, text: str) -> None:
         kind = "error" if text.startswith("error") else "note"
@@ -84,6 +146,8 @@ class Transcript(VerticalScroll):
 
     async def write_reply(self, fragment: str) -> None:
         """Append to the reply segment, starting one below everything else when none is open."""
+        if not self.is_attached:
+            return  # shutting down: nothing more is shown
         if self._reply is None:
             self._reply = Reply()
             await self.mount(self._reply)
@@ -95,6 +159,78 @@ class Transcript(VerticalScroll):
         if reply is not None:
             await reply.finish()
 
-    async def _add(self, widget: Static) -> None:
+    async def _add(self, widget: Widget) -> None:
         await self.end_reply()
+        if not self.is_attached:
+            return  # shutting down: a late line from wisp has nowhere to go
         await self.mount(widget)
+        await self.archive_old_entries()
+
+    async def archive_old_entries(self) -> None:
+        """Move the finished entries above the screen's worth of newest ones into the archive.
+
+        Only while following the bottom: the moved entries are then out of sight, so a small
+        difference between a live reply's look and its archived one is never seen to change.
+        """
+        old = self._out_of_sight()
+        if not old:
+            return
+        if not self.is_following:
+            self._is_behind = True
+            return
+        self._is_behind = False
+        self.archive.extend([_archived(entry) for entry in old])
+        self._leaving.update(old)  # a second call while these are removed must skip them
+        try:
+            await self.remove_children(old)
+        finally:
+            self._leaving.difference_update(old)
+
+    def _out_of_sight(self) -> list[Widget]:
+        """The oldest live entries, up to those the newest need to fill a screen and more.
+
+        An entry not yet laid out counts no rows, so it keeps older ones live until it is; the
+        check is made again after the next layout.
+        """
+        live = self.live_entries
+        wanted = self.scrollable_content_region.height + SPARE_ROWS
+        rows, keep_from = 0, len(live)
+        while keep_from > 0 and (rows < wanted or len(live) - keep_from < MIN_LIVE_ENTRIES):
+            keep_from -= 1
+            height = live[keep_from].outer_size.height
+            rows += height
+            if not height and not self._is_measuring:
+                self._is_measuring = True
+                self.call_after_refresh(self._archive_when_measured)
+        return [entry for entry in live[:keep_from] if entry is not self._reply]
+
+    async def _archive_when_measured(self) -> None:
+        self._is_measuring = False
+        await self.archive_old_entries()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Back at the bottom after reading: catch up on what was left live meanwhile.
+        if self._is_behind and self.is_following:
+            self._is_behind = False
+            self.call_later(self.archive_old_entries)
+
+
+def _archived(widget: Widget) -> ArchivedEntry:
+    if isinstance(widget, ToolLine):
+        return ArchivedEntry("tool", tool_line=widget)
+    if isinstance(widget, Reply):
+        return ArchivedEntry("reply", widget.source)
+    if isinstance(widget, Entry):
+        return ArchivedEntry(widget.kind, widget.text)
+    return ArchivedEntry("output", _plain(widget))
+
+
+def _plain(widget: Widget) -> str:
+    if isinstance(widget, Reply):
+        return widget.source
+    if isinstance(widget, ToolLine):
+        return widget.render_text().plain
+    if isinstance(widget, Entry):
+        return widget.text
+    return str(widget.render()) if isinstance(widget, Static) else ""

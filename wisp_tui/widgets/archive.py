@@ -1,0 +1,326 @@
+"""Finished old entries as pre-rendered lines in one cheap widget (D9, tui.md §2 "Staying fast").
+
+The transcript keeps only its newest entries as widgets; older ones move here. Textual lays
+this out as a single widget and asks it only for the lines in view (the Line API), so the cost
+of drawing and of adding an entry no longer grows with the transcript's length. Entries keep
+their look: the same colours from this widget's component classes, sent lines between their
+`▄`/`▀` strips, folds that still open and shut on a click, and replies drawn by Rich's Markdown
+styled like the live `Reply`. Lines are re-rendered only when the width changes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import CodeBlock, Heading, ListItem, Markdown
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from rich.theme import Theme
+from textual.events import Click
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+from .tool_line import ToolLine
+
+SENT_KINDS = ("user", "command")
+
+
+@dataclass
+class ArchivedEntry:
+    """One finished entry: what it showed, and its lines at the width last drawn."""
+
+    kind: str
+    """note, error, output, user, command, reply or tool."""
+    text: str = ""
+    """The shown text (a reply's Markdown source); a tool line renders its own."""
+    tool_line: ToolLine | None = None
+    """The removed widget, kept for its words and fold state (never mounted again)."""
+    lines: list[list[Segment]] = field(default_factory=list)
+    """Segments, not Strips: a Strip carries seven caches, made only for the lines in view."""
+
+    @property
+    def plain(self) -> str:
+        """The entry's text as a person reads it."""
+        if self.tool_line is not None:
+            return self.tool_line.render_text().plain
+        return self.text
+
+
+class _Heading(Heading):
+    """On the left, two blank rows above, as the live reply draws its headings."""
+
+    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text()  # the second blank row; Rich puts one between blocks
+        yield from super().__rich_console__(console, options)
+
+
+class _Code(CodeBlock):
+    """A code block as typed, in one colour, no background, inset like the live fence (§5)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = Text(str(self.text).rstrip("\n"), style="markdown.code_block")
+        yield Padding(code, (1, 2))
+
+
+class _Item(ListItem):
+    """A bullet as the live reply draws it: `• ` and the text, not Rich's ` • `."""
+
+    def render_bullet(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - 2), style=self.style
+        )
+        bullet_style = console.get_style("markdown.item.bullet", default="none")
+        for index, line in enumerate(lines):
+            yield Segment("  " if index else "• ", bullet_style)
+            yield from line
+            yield Segment.line()
+
+
+class _ReplyMarkdown(Markdown):
+    elements: ClassVar = {
+        **Markdown.elements,
+        "heading_open": _Heading,
+        "fence": _Code,
+        "code_block": _Code,
+        "list_item_open": _Item,
+    }
+
+    # One parser for all: Rich makes one per Markdown, which costs more than parsing a reply.
+    _parser = MarkdownIt().enable("strikethrough").enable("table")
+
+    def __init__(self, markup: str, style: Style) -> None:
+        self.markup = markup
+        self.parsed = self._parser.parse(markup)
+        self.code_theme = self.inline_code_theme = "monokai"  # unused: code is drawn plain
+        self.justify = None
+        self.style = style
+        self.hyperlinks = False
+        self.inline_code_lexer = None
+
+
+class Archive(Widget):
+    """The old part of the transcript, drawn line by line from pre-rendered strips."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "archive--note",
+        "archive--error",
+        "archive--output",
+        "archive--user",
+        "archive--command",
+        "archive--tool",
+        "archive--tool-error",
+        "archive--heading",
+        "archive--code",
+        "archive--bullet",
+    }
+
+    # The same colours as the live entries (Entry, ToolLine, Reply in their DEFAULT_CSS).
+    DEFAULT_CSS = """
+    Archive {
+        height: auto;
+        & > .archive--note { color: $mist; }
+        & > .archive--error { color: $ember; }
+        & > .archive--output { color: $white; }
+        & > .archive--user { color: $white; text-style: bold; background: $sent; }
+        & > .archive--command { color: $white; text-style: bold; background: $command-sent; }
+        & > .archive--tool { color: $mist; }
+        & > .archive--tool-error { color: $ember; }
+        & > .archive--heading { color: $glow; text-style: bold; }
+        & > .archive--code { color: $wisp; }
+        & > .archive--bullet { color: $mist; }
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="archive")
+        self._entries: list[ArchivedEntry] = []
+        self._starts: list[int] = []  # each entry's first line, in step with _entries
+        self._lines: list[list[Segment]] = []  # every entry's lines, end to end
+        self._width = 0  # the width the lines were rendered at; 0: not yet known
+        self._theme: Theme | None = None  # the reply's Markdown styles, made once
+        self._rich_console = Console(
+            file=io.StringIO(), color_system="truecolor", force_terminal=True, highlight=False
+        )
+
+    # What the transcript asks of it.
+
+    @property
+    def entries(self) -> list[ArchivedEntry]:
+        return self._entries
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    def folds(self) -> Iterator[ToolLine]:
+        """The archived tool and thought lines, oldest first."""
+        for entry in self._entries:
+            if entry.tool_line is not None:
+                yield entry.tool_line
+
+    def extend(self, entries: list[ArchivedEntry]) -> None:
+        """Append finished entries below the others."""
+        for entry in entries:
+            self._starts.append(len(self._lines))
+            self._entries.append(entry)
+            if self._width:
+                entry.lines = self._render(entry, self._width)
+                self._lines.extend(entry.lines)
+        self.refresh(layout=True)
+
+    def set_all_folds(self, is_open: bool) -> None:
+        changed = [
+            index
+            for index, entry in enumerate(self._entries)
+            if entry.tool_line is not None and _set_fold(entry.tool_line, is_open)
+        ]
+        if changed:
+            self._rerender(changed)
+
+    # Drawing: Textual asks for the height at a width, then for the lines in view.
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._render_all(width)
+        return len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if width != self._width:
+            self._render_all(width)
+        if 0 <= y < len(self._lines):
+            return Strip(self._lines[y], width).apply_style(self.rich_style)
+        return Strip.blank(width, self.rich_style)
+
+    # A click on an archived fold opens or shuts it, as on a live one.
+
+    def on_click(self, event: Click) -> None:
+        index = bisect.bisect_right(self._starts, event.y) - 1
+        if event.chain != 1 or not 0 <= index < len(self._entries):
+            return
+        tool_line = self._entries[index].tool_line
+        if tool_line is not None and _set_fold(tool_line, not tool_line.is_open):
+            self._rerender([index])
+            self.post_message(ToolLine.Toggled(tool_line, tool_line.is_open))
+
+    # Rendering.
+
+    def _render_all(self, width: int) -> None:
+        if width == self._width or width <= 0:
+            return
+        self._width = width
+        self._lines = []
+        self._starts = []
+        for entry in self._entries:
+            self._starts.append(len(self._lines))
+            entry.lines = self._render(entry, width)
+            self._lines.extend(entry.lines)
+
+    def _rerender(self, indices: list[int]) -> None:
+        """Render some entries again (a fold changed), then find every entry's first line."""
+        if not self._width:
+            return
+        for index in indices:
+            entry = self._entries[index]
+            entry.lines = self._render(entry, self._width)
+        self._lines = []
+        self._starts = []
+        for entry in self._entries:
+            self._starts.append(len(self._lines))
+            self._lines.extend(entry.lines)
+        self.refresh(layout=True)
+
+    def _render(self, entry: ArchivedEntry, width: int) -> list[list[Segment]]:
+        renderable = self._renderable(entry, width)
+        options = self._rich_console.options.update(width=width, min_width=width, height=None)
+        return self._rich_console.render_lines(renderable, options, pad=True)
+
+    def _renderable(self, entry: ArchivedEntry, width: int) -> RenderableType:
+        kind = entry.kind
+        if kind == "reply":
+            return self._padded(self._reply(entry.text, width - 2), Style())
+        if kind == "tool":
+            assert entry.tool_line is not None
+            is_error = entry.tool_line.has_class("-error")
+            # The colour goes under the line's own spans, as the live widget's does.
+            style = self._style("tool-error" if is_error else "tool")
+            return self._padded(entry.tool_line.render_text(), style)
+        style = self._style(kind)
+        body = self._padded(Text(entry.text), style)
+        if kind not in SENT_KINDS:
+            return body
+        strip = Style(color=style.bgcolor)  # the tint as foreground: half a row each side
+        return Group(Text("▄" * width, strip), body, Text("▀" * width, strip))
+
+    def _reply(self, source: str, width: int) -> RenderableType:
+        """A reply's Markdown, coloured like the live Reply (tui.md §5)."""
+        self._rich_console.push_theme(self._markdown_theme())
+        try:
+            # Rendered here, while the theme is in place; a paragraph's margin below, as live.
+            options = self._rich_console.options.update_width(max(width, 1))
+            markdown = _ReplyMarkdown(source, style=self._style("output"))
+            lines = self._rich_console.render_lines(markdown, options, pad=False)
+        finally:
+            self._rich_console.pop_theme()
+        return _Lines([*lines, []])
+
+    def _markdown_theme(self) -> Theme:
+        if self._theme is None:
+            heading, code, bullet = (self._style(name) for name in ("heading", "code", "bullet"))
+            styles = {f"markdown.h{level}": heading for level in range(1, 7)}
+            styles.update(
+                {
+                    "markdown.h1.border": heading,
+                    "markdown.code": code,
+                    "markdown.code_block": code,
+                    "markdown.item.bullet": bullet,
+                    "markdown.item.number": bullet,
+                    "markdown.strong": Style(bold=True),
+                    "markdown.em": Style(italic=True),
+                    "markdown.paragraph": Style(),
+                    "markdown.text": Style(),
+                }
+            )
+            self._theme = Theme(styles, inherit=True)
+        return self._theme
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"archive--{name}", partial=True)
+
+    @staticmethod
+    def _padded(renderable: RenderableType, style: Style) -> RenderableType:
+        return Padding(renderable, (0, 1), style=style, expand=True)
+
+
+class _Lines:
+    """Lines already rendered, as a renderable."""
+
+    def __init__(self, lines: list[list[Segment]]) -> None:
+        self._lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        new_line = Segment.line()
+        for line in self._lines:
+            yield from line
+            yield new_line
+
+
+def _set_fold(tool_line: ToolLine, is_open: bool) -> bool:
+    """Open or shut an archived fold without its widget machinery; whether it changed."""
+    if not tool_line.is_foldable or tool_line.is_open == is_open:
+        return False
+    tool_line.set_reactive(ToolLine.is_open, is_open)
+    return True
