@@ -2,12 +2,50 @@
 
 from __future__ import annotations
 
+import time
+from typing import ClassVar
+
+from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownStream
+from textual.widgets._markdown import MarkdownBlock, MarkdownFence, MarkdownStream
+
+FASTEST = 1 / 12
+"""Seconds between appends at most: text still appears as it is read."""
+SLOWEST = 1 / 2
+"""Seconds between appends at least: a long reply still moves twice a second."""
+CPU_SHARE = 0.08
+"""The share of a core the appends aim to stay within.
+
+Each append re-parses the open block, and Textual lays out and redraws the screen: about 10 ms
+for a short reply, growing with its length (and with the transcript above it). So the pause
+after an append is that cost over this share, kept between FASTEST and SLOWEST: a model's 50
+fragments a second become a few appends, never one per fragment.
+"""
+
+
+def pause_after(cpu_seconds: float) -> float:
+    """Seconds to wait after an append whose window used `cpu_seconds` of the process's CPU."""
+    return min(SLOWEST, max(FASTEST, cpu_seconds / CPU_SHARE))
+
+
+class PlainFence(MarkdownFence):
+    """A code block as typed: no syntax colours, so it reads in WISP like the rest (§5)."""
+
+    @classmethod
+    def highlight(
+        cls, code: str, language: str, ansi: bool = False, dark: bool = False
+    ) -> Content:
+        return Content(code.rstrip("\n"))
 
 
 class Reply(Markdown):
-    """A reply segment. `write` appends through `Markdown.get_stream()`, never re-rendering."""
+    """A reply segment. `write` appends through `Markdown.get_stream()`, never re-rendering.
+
+    Fragments are held and passed to the stream together: the first at once, later ones when the
+    pause after the last append is up (`pause_after`, measured from the CPU the process used since
+    the append before). `finish` passes on whatever is held, so nothing is lost or reordered.
+    """
 
     DEFAULT_CSS = """
     Reply {
@@ -26,25 +64,77 @@ class Reply(Markdown):
     Reply MarkdownFence {
         background: transparent;
         color: $wisp;
+        margin: 0 0 1 0;
     }
-    Reply .code_inline {
+    Reply MarkdownFence > Label { padding: 0 2; }
+    Reply MarkdownBlock > .code_inline,
+    Reply MarkdownBlock:dark > .code_inline,
+    Reply MarkdownBlock:light > .code_inline {
         color: $wisp;
         background: transparent;
     }
     Reply MarkdownBullet { color: $mist; }
     """
 
+    BLOCKS: ClassVar[dict[str, type[MarkdownBlock]]] = {
+        **Markdown.BLOCKS,
+        "fence": PlainFence,
+        "code_block": PlainFence,
+    }
+
     def __init__(self) -> None:
         super().__init__()
         self._stream: MarkdownStream | None = None
+        self._held: list[str] = []
+        self._flush_timer: Timer | None = None
+        self._next_flush = float("-inf")
+        self._cpu_at_flush = 0.0
+        self._is_finished = False
 
     async def write(self, fragment: str) -> None:
-        """Append a fragment; the stream batches fragments that outpace drawing."""
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(fragment)
+        """Hold a fragment; pass the held text on now, or when the flush interval is up."""
+        if not fragment or self._is_finished:
+            return
+        self._held.append(fragment)
+        if self._flush_timer is not None:
+            return  # a flush is already due and will take this fragment too
+        wait = self._next_flush - time.monotonic()
+        if wait <= 0:
+            await self._flush()
+        else:
+            self._flush_timer = self.set_timer(wait, self._flush, name="reply flush")
 
     async def finish(self) -> None:
-        """End the segment: whatever is pending is drawn, then the stream stops."""
+        """End the segment: everything held is appended and in the widget when this returns."""
+        if self._is_finished:
+            return
+        await self._flush()
+        self._is_finished = True
         if self._stream is not None:
             await self._stream.stop()
+            # `stop` can return while an append it shielded is still mounting blocks; each
+            # append holds the widget's lock, so taking it waits for the last one.
+            async with self.lock:
+                pass
+
+    async def _flush(self) -> None:
+        """Pass the held fragments to the stream as one append."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        if not self._held or self._is_finished:
+            return  # a timer that fired after `finish` took everything
+        text = "".join(self._held)
+        self._held.clear()
+        self._schedule_next()
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        await self._stream.write(text)
+
+    def _schedule_next(self) -> None:
+        """Set when the next append may happen, from what the last window cost."""
+        now, cpu = time.monotonic(), time.process_time()
+        # The first append has nothing measured before it.
+        used = 0.0 if self._stream is None else cpu - self._cpu_at_flush
+        self._cpu_at_flush = cpu
+        self._next_flush = now + pause_after(used)
