@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from importlib.metadata import version
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from .app import WispApp
 
 USAGE = """\
 usage: wisp-tui [wisp chat arguments]
@@ -26,6 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     # §1: these words are ours only as the sole argument; anywhere else they are wisp's.
     if args in (["--version"], ["-V"]):
+        from importlib.metadata import version
+
         print(f"wisp-tui {version('wisp')}")
         return 0
     if args in (["--help"], ["-h"]):
@@ -34,10 +39,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .app import WispApp
 
     app = WispApp(args)
-    code = app.run()
+    app.run()
+    return leave(app, sys.stderr)
+
+
+def leave(app: WispApp, stderr: TextIO) -> int:
+    """After the screen is gone: what wisp said that was not shown, then the exit status (§12)."""
+    from .backend import QUIT_TIMEOUT
+
+    for line in app.backend.stderr_to_print():
+        print(line, file=stderr)
     if app.backend.was_killed:
-        print("wisp-tui: wisp did not exit within 5 s of /quit, so it was stopped", file=sys.stderr)
-    return code if code is not None else 0
+        print(
+            f"wisp-tui: wisp did not exit within {QUIT_TIMEOUT:g} s of /quit, so it was stopped",
+            file=stderr,
+        )
+    stderr.flush()
+    # The status is the app's return code (set from wisp's by the quit), not its return value.
+    return app.return_code if app.return_code is not None else 0
 
 
 def run() -> None:

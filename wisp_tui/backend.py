@@ -2,8 +2,10 @@
 
 The readers are tasks this object owns: one reads wisp's stdout, one its stderr. Each stdout line is
 read with `wisp.protocol.read_outbound`; a line that is not a protocol line becomes a note, so
-nothing wisp writes is lost (D3). When wisp's stdout ends and we did not ask it to quit, the app
-hears `Backend.Died` at once.
+nothing wisp writes is lost (D3). While the screen is up each stderr line is a note too; the ones
+that come once quitting has begun are kept for `wisp-tui` to print after the screen is gone, and
+all of them when wisp failed (`stderr_to_print`). When wisp's stdout ends and we did not ask it
+to quit, the app hears `Backend.Died` at once, after wisp's last stderr lines.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 
 from textual.message import Message
@@ -34,6 +36,15 @@ from wisp.protocol import Message as MessageLine
 
 QUIT_TIMEOUT = 5.0
 """Seconds wisp has to exit after `/quit` and EOF before it is killed (§12)."""
+
+STDERR_CLOSE_TIMEOUT = 1.0
+"""Seconds to wait, once wisp has exited, for the rest of its stderr (§12.6)."""
+
+EXIT_POLL = 0.02
+"""Seconds between looks at whether wisp has exited (see `_exited`)."""
+
+STDERR_KEPT = 1000
+"""stderr lines kept to print after the screen is gone: a runaway wisp cannot fill memory."""
 
 
 def wisp_command() -> str:
@@ -80,46 +91,91 @@ class Backend:
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
         self._process: asyncio.subprocess.Process | None = None
+        self._starting: asyncio.Task[None] | None = None
+        self._waiting: list[bytes] = []  # lines sent before wisp was running, in order
+        self.could_not_start: str | None = None
+        """Why wisp could not be run at all (no such file, not executable), or None."""
         self._readers: list[asyncio.Task[None]] = []
         self.is_quitting = False
         self.was_killed = False
+        self.has_died = False
+        """wisp's output ended without our asking it to quit (`Died` was posted)."""
+        self._stderr: deque[str] = deque(maxlen=STDERR_KEPT)
+        self._unshown: deque[str] = deque(maxlen=STDERR_KEPT)
+        self._stderr_closed = asyncio.Event()
 
     @property
     def returncode(self) -> int | None:
         return None if self._process is None else self._process.returncode
 
+    @property
+    def has_failed(self) -> bool:
+        """wisp ended with an error of its own or died; being killed by us on quitting is not it."""
+        code = self.returncode
+        return code is not None and code != 0 and (self.has_died or not self.was_killed)
+
+    def stderr_to_print(self) -> list[str]:
+        """The stderr lines to print once the screen is gone (§12.6).
+
+        Lines that came while quitting were never shown. When wisp failed, all of it: the notes
+        that said why went with the screen, and the person needs the reason on the terminal.
+        """
+        return list(self._stderr if self.has_failed else self._unshown)
+
+    def start_soon(self) -> None:
+        """Start wisp in the background: the screen draws and takes keys meanwhile, and what
+        is sent before wisp runs waits, in order, behind our `hello`."""
+        self._starting = asyncio.create_task(self.start())
+
     async def start(self) -> None:
         """Start wisp and send our `hello` first (§1)."""
-        self._process = await asyncio.create_subprocess_exec(
-            *self._argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self._env,
-            cwd=self._cwd,
-            # The terminal's Ctrl-C is ours to turn into `interrupt` (D8), never wisp's SIGINT.
-            start_new_session=True,
-            limit=2**24,  # an event line carries up to 16 KiB of output, escaped
-        )
-        assert self._process.stdout is not None and self._process.stderr is not None
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self._argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self._env,
+                cwd=self._cwd,
+                # The terminal's Ctrl-C is ours to turn into `interrupt` (D8), never SIGINT.
+                start_new_session=True,
+                limit=2**24,  # an event line carries up to 16 KiB of output, escaped
+            )
+        except OSError as exc:
+            self.could_not_start = f"cannot run {self._argv[0]}: {exc.strerror or exc}"
+            self._waiting.clear()
+            self._target.post_message(self.Died(None))
+            return
+        assert process.stdout is not None and process.stderr is not None
+        self._process = process
         self._readers = [
-            asyncio.create_task(self._read_stdout(self._process.stdout)),
-            asyncio.create_task(self._read_stderr(self._process.stderr)),
+            asyncio.create_task(self._read_stdout(process.stdout)),
+            asyncio.create_task(self._read_stderr(process.stderr)),
         ]
+        from importlib.metadata import version  # here, not at import: start-up is measured
+
         hello = ClientHello(
             effects=[Effect.APPROVE.value, Effect.ASK.value],
             client="wisp-tui",
             version=version("wisp"),
         )
-        await self.send(hello)
+        waiting, self._waiting = self._waiting, []
+        await self._write(b"".join([encode_line(hello), *waiting]))
 
     async def send(self, line: Inbound) -> None:
         """Write one line to wisp; a failed write is ignored (wisp may have died, §1)."""
+        if self._process is None:
+            if self.could_not_start is None:
+                self._waiting.append(encode_line(line))
+            return
+        await self._write(encode_line(line))
+
+    async def _write(self, data: bytes) -> None:
         stdin = None if self._process is None else self._process.stdin
         if stdin is None or stdin.is_closing():
             return
         with contextlib.suppress(ConnectionError, OSError):
-            stdin.write(encode_line(line))
+            stdin.write(data)
             await stdin.drain()
 
     async def message(self, text: str) -> None:
@@ -128,12 +184,19 @@ class Backend:
     async def interrupt(self) -> None:
         await self.send(Interrupt())
 
-    async def quit(self, timeout: float = QUIT_TIMEOUT) -> int:
-        """`/quit`, close stdin, wait up to `timeout` s, then kill; the exit status of §12.7."""
+    async def quit(self, timeout: float | None = None) -> int:
+        """`/quit`, close stdin, wait up to `timeout` s (default QUIT_TIMEOUT), then kill.
+
+        Returns the exit status of §12.7: 0 when wisp exited cleanly, its own code when it
+        failed, 1 when it died from a signal or had to be killed.
+        """
+        timeout = QUIT_TIMEOUT if timeout is None else timeout
         self.is_quitting = True
+        if self._starting is not None:
+            await self._starting  # never leave a wisp that was still starting behind
         process = self._process
         if process is None:
-            return 0
+            return 127 if self.could_not_start else 0  # 127: the shell's "cannot run"
         if process.returncode is None:
             await self.message("/quit")
             if process.stdin is not None:
@@ -141,12 +204,12 @@ class Backend:
                     process.stdin.close()
             try:
                 async with asyncio.timeout(timeout):
-                    await process.wait()
+                    await _exited(process)
             except TimeoutError:
                 self.was_killed = True
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-                await process.wait()
+                await _exited(process)
         await self._stop_readers()
         code = process.returncode or 0
         return 1 if self.was_killed or code < 0 else code
@@ -160,9 +223,11 @@ class Backend:
 
     async def _stop_readers(self) -> None:
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(1.0):
+            async with asyncio.timeout(STDERR_CLOSE_TIMEOUT):
                 # §12.6: the rest of stderr, waiting at most 1 s for it to close.
                 await asyncio.gather(*self._readers, return_exceptions=True)
+                if self._process is not None:
+                    await self._process.wait()  # the pipes are closed, so this is at once
         for task in self._readers:
             task.cancel()
         await asyncio.gather(*self._readers, return_exceptions=True)
@@ -177,14 +242,37 @@ class Backend:
             self._target.post_message(self.Line(read))
         if not self.is_quitting:
             assert self._process is not None
-            code = await self._process.wait()
+            code = await _exited(self._process)
+            # Its last words first (such as why it could not start), then the news that it died.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STDERR_CLOSE_TIMEOUT):
+                    await self._stderr_closed.wait()
             if not self.is_quitting:
+                self.has_died = True
                 self._target.post_message(self.Died(code))
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
-        while raw := await _read_line(stream):
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            self._target.post_message(self.Text(text, "stderr"))
+        try:
+            while raw := await _read_line(stream):
+                text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                self._stderr.append(text)
+                if self.is_quitting:
+                    self._unshown.append(text)  # the screen is going: printed after it (§12.6)
+                else:
+                    self._target.post_message(self.Text(text, "stderr"))
+        finally:
+            self._stderr_closed.set()
+
+
+async def _exited(process: asyncio.subprocess.Process) -> int:
+    """wisp's exit status as soon as it has exited.
+
+    Not `process.wait()`: on Python 3.11 that also waits for every pipe to close, and a child
+    wisp left behind may hold them open for ever. The reference polled every 20 ms too (§12.5).
+    """
+    while process.returncode is None:
+        await asyncio.sleep(EXIT_POLL)
+    return process.returncode
 
 
 async def _read_line(stream: asyncio.StreamReader) -> bytes:
