@@ -211,6 +211,21 @@ async def test_a_wisp_that_fails_at_once_says_why_on_screen_and_after(
     assert printed_after(app) == (2, "wisp: no such model\n")
 
 
+async def test_a_wisp_that_cannot_be_run_is_said_on_screen_and_exits_127(
+    tmp_path: Path, wait_for, transcript_text
+) -> None:
+    missing = tmp_path / "no-such-wisp"
+    app = WispApp([], env=app_env(tmp_path / "home"), cwd=tmp_path, command=str(missing))
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: "cannot run" in transcript_text(app))
+        assert f"error: cannot run {missing}: No such file or directory; Ctrl-C quits" in (
+            transcript_text(app)
+        )
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 127
+
+
 async def test_a_wisp_that_ends_cleanly_on_its_own_ends_the_screen(
     fake_wisp: FakeWisp, wait_for, transcript_text
 ) -> None:

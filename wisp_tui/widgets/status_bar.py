@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 
 from rich.text import Text
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
 from wisp.protocol import Status
@@ -40,25 +43,75 @@ class StatusBar(Widget):
     message: reactive[str | None] = reactive(None)
     """A whole-line message that replaces the rest, e.g. the quit state."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._turn_began = 0.0  # time.monotonic() at the running turn's start, on our clock
+        self._ticker: Timer | None = None
+        self._shown_seconds = -1
+
+    def watch_turn(self, turn: TurnState) -> None:
+        """A running turn's seconds tick once a second; nothing ticks between turns (§1)."""
+        if turn.is_running and self._ticker is None:
+            self._turn_began = time.monotonic()
+            self._shown_seconds = 0
+            self._ticker = self.set_interval(1.0, self._tick)
+        elif not turn.is_running and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def sync_seconds(self, turn_seconds: float) -> None:
+        """wisp's `activity.turnSeconds`: the turn's age by wisp's clock, carried on by ours.
+        Nonsense (NaN, negative, beyond a day) is clamped, never trusted."""
+        if not math.isfinite(turn_seconds):
+            return
+        self._turn_began = time.monotonic() - min(max(turn_seconds, 0.0), 86_400.0)
+        self._tick()
+
+    @property
+    def turn_seconds(self) -> int:
+        """Whole seconds the running turn has taken so far."""
+        return int(time.monotonic() - self._turn_began)
+
+    def _tick(self) -> None:
+        if self.turn_seconds != self._shown_seconds:  # redraw only when the text changes
+            self._shown_seconds = self.turn_seconds
+            self.refresh()
+
     def render(self) -> Text:
         if self.message is not None:
             return Text(self.message, style=palette.MIST)
         if self.status is None:
             return Text("connecting…", style=palette.MIST)
-        left, right = self._left(self.status), self._right(self.status)
-        gap = self.size.width - left.cell_len - right.cell_len
+        width = self.size.width
+        right = self._right(self.status)
+        left = self._left(self.status)
+        if left.cell_len + right.cell_len + 3 > width:
+            # §8 fitting: the directory gives way first, then the model's name is cut.
+            left = self._left(self.status, short_directory=True)
+            over = left.cell_len + right.cell_len + 3 - width
+            if over > 0:
+                model_room = max(len(self.status.model) - over, 8)
+                left = self._left(self.status, short_directory=True, model_room=model_room)
+        gap = width - left.cell_len - right.cell_len
         if gap < 3:
             return Text.assemble(left, (" · ", palette.MIST), right)
         return Text.assemble(left, " " * gap, right)
 
-    def _left(self, status: Status) -> Text:
+    def _left(
+        self, status: Status, *, short_directory: bool = False, model_room: int | None = None
+    ) -> Text:
         text = Text(status.model, style=palette.WISP)
+        if model_room is not None:
+            text.truncate(model_room, overflow="ellipsis")
         if status.context_used is not None:
             share = round(status.context_used * 100)
             colour = palette.MIST if share < 50 else palette.GLOW if share < 80 else palette.AMBER
             text.append(f":{share}% used", style=colour)
         text.append(" · ", style=palette.MIST)
-        text.append(status.directory, style=palette.WISP)
+        directory = status.directory
+        if short_directory and "/" in directory.rstrip("/"):
+            directory = "…/" + directory.rstrip("/").rsplit("/", 1)[1]
+        text.append(directory, style=palette.WISP)
         if status.branch:
             text.append(f":{status.branch}", style=palette.GLOW)
         if status.added or status.removed:
@@ -77,6 +130,7 @@ class StatusBar(Widget):
         if turn.is_running:
             text.append(" · ", style=palette.MIST)
             text.append(f"turn {turn.number}…", style=palette.WISP)
+            text.append(f" · {self.turn_seconds} s", style=palette.MIST)
             if turn.doing:
                 text.append(f" · {turn.doing}", style=palette.MIST)
         elif turn.seconds is not None:
