@@ -73,6 +73,11 @@ def sources() -> list[Path]:
     return sorted([*ROOT.joinpath("wisp").rglob("*.py"), *ROOT.joinpath("wisp_tui").rglob("*.py")])
 
 
+# Parsed once, while the tests are collected: CPython 3.11's ast can fail with "AST constructor
+# recursion depth mismatch" when it parses after other tests have run deep in the same worker.
+IMPORTS = {path: wisp_imports(path) for path in sources()}
+
+
 @pytest.mark.parametrize("path", sources(), ids=lambda path: str(path.relative_to(ROOT)))
 def test_modules_import_only_what_their_layer_allows(path: Path) -> None:
     module = module_name(path)
@@ -81,7 +86,7 @@ def test_modules_import_only_what_their_layer_allows(path: Path) -> None:
     assert allowed is not None, f"{module}: add its part to ALLOWED in {Path(__file__).name}"
     if "*" in allowed:
         return
-    for imported in wisp_imports(path):
+    for imported in IMPORTS[path]:
         target = part_of(imported)
         ok = target in (part, *allowed, *ANYWHERE) or imported in allowed
         assert ok, f"{module} imports {imported}, which {part} may not"
@@ -92,4 +97,4 @@ def test_nothing_imports_the_cli() -> None:
         module = module_name(path)
         if part_of(module) in ("wisp.cli", "wisp.__main__"):
             continue
-        assert not any(part_of(name) == "wisp.cli" for name in wisp_imports(path)), module
+        assert not any(part_of(name) == "wisp.cli" for name in IMPORTS[path]), module

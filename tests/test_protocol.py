@@ -478,8 +478,12 @@ def test_str_lines_read_like_bytes() -> None:
 # The module's boundary, and the doc.
 
 
+# Parsed while the tests are collected (see IMPORTS in test_layers.py for why).
+PROTOCOL_TREE = ast.parse(Path(p.__file__).read_text(encoding="utf-8"))
+
+
 def test_protocol_imports_only_the_standard_library_and_msgspec() -> None:
-    tree = ast.parse(Path(p.__file__).read_text(encoding="utf-8"))
+    tree = PROTOCOL_TREE
     imported: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -21,25 +22,30 @@ from wisp.protocol import (
     Completions,
     Delta,
     Event,
+    EventOutput,
     Exit,
     Note,
     Output,
     Question,
     Status,
     Turn,
+    View,
     Withdrawn,
 )
 
 from . import palette
 from .backend import Backend
+from .clipboard import Clipboard
 from .history import History, history_path
 from .screens.approval import OUTCOMES, ApprovalScreen
 from .screens.choice import ChoiceScreen
 from .screens.dialog import Dialog
-from .screens.model_picker import ModelPickerScreen
+from .screens.model_picker import ModelPickerScreen, PickerAnswer
+from .screens.panel import Panel, output_text, view_title
 from .screens.question import QuestionAnswer, QuestionScreen
 from .widgets.prompt import Prompt
 from .widgets.status_bar import StatusBar, TurnState
+from .widgets.tool_line import ToolLine
 from .widgets.transcript import Transcript
 
 Request = Approval | Question | Choice
@@ -55,6 +61,12 @@ class WispApp(App[int]):
         # Priority: the input's own Ctrl-D (delete right) and Textual's quit never see them (§14).
         Binding("ctrl+c,ctrl+d", "stop_or_quit", "stop or quit", priority=True, show=False),
         Binding("ctrl+q", "stop_or_quit", show=False, priority=True),
+        # Keys no input, terminal or multiplexer takes (TextArea has Ctrl-Y for redo).
+        Binding("ctrl+o", "output_panel", "last output", show=False, priority=True),
+        Binding("ctrl+g", "toggle_all_folds", "all folds", show=False, priority=True),
+        Binding("ctrl+r", "copy_reply", "copy the reply", show=False, priority=True),
+        Binding("shift+tab", "step_fold(-1)", show=False, priority=True),
+        Binding("escape", "focus_input", show=False),
     ]
 
     def __init__(
@@ -76,6 +88,11 @@ class WispApp(App[int]):
         self.history = History(history_path(env))
         self._completions = 0
         self._completing: Complete | None = None
+        self._last_output: EventOutput | None = None
+        self._reply_parts: list[str] = []
+        self._is_replying = False
+        self.clipboard_writer = Clipboard()
+        self._copied: str | None = None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(palette.CSS_VARIABLES)
@@ -86,27 +103,46 @@ class WispApp(App[int]):
             yield Prompt(id="prompt")
             yield StatusBar(id="status")
 
+    async def on_event(self, event: events.Event) -> None:
+        # §14: characters, edits and pastes typed in a dialog's grace are held for the input
+        # box, never answers; the dialog still sees the key, so its quiet starts again.
+        if (
+            isinstance(event, (events.Key, events.Paste))
+            and not event.is_forwarded
+            and isinstance(self.screen, Dialog)
+            and not self.screen.is_taking_keys
+        ):
+            self.prompt.hold(event)
+        await super().on_event(event)
+
+    def on_load(self) -> None:
+        # Before the first frame, so wisp starts while the screen is built (§1).
+        self.backend.start_soon()
+
     async def on_mount(self) -> None:
         self.prompt.history = self.history
         self.prompt.input.focus()
-        await self.backend.start()
 
-    @property
+    # Found once on the main screen and kept: `query_one` alone looks in the top screen (a
+    # dialog's), and tests read the transcript after the app has closed.
+
+    @cached_property
     def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
+        return self.screen_stack[0].query_one(Transcript)
 
-    @property
+    @cached_property
     def prompt(self) -> Prompt:
-        return self.query_one(Prompt)
+        return self.screen_stack[0].query_one(Prompt)
 
-    @property
+    @cached_property
     def status_bar(self) -> StatusBar:
-        return self.query_one(StatusBar)
+        return self.screen_stack[0].query_one(StatusBar)
 
     # Lines from wisp.
 
     async def on_backend_line(self, message: Backend.Line) -> None:
         line = message.line
+        self._remember(line)
         match line:
             case Delta(text=text):
                 await self.transcript.write_reply(text)
@@ -124,7 +160,8 @@ class WispApp(App[int]):
             case Status():
                 await self.transcript.end_reply()
                 self.status_bar.status = line
-                self._set_busy(False)
+                self.prompt.is_sandboxed = line.sandbox
+                self._set_busy(False)  # the prompt then replays the keys held meanwhile (§9.4)
             case Approval() | Question() | Choice():
                 await self.transcript.end_reply()
                 self._requests.append(line)
@@ -133,16 +170,44 @@ class WispApp(App[int]):
                 await self._complete(line)
             case Withdrawn(id=id_):
                 await self._withdraw(id_)
+            case View():
+                await self._show_view(line)
             case Exit():
                 self.action_quit_cleanly()
+
+    def _remember(self, line: object) -> None:
+        """Keep the last output (Ctrl-O) and the last reply's Markdown source (Ctrl-R)."""
+        match line:
+            case Delta(text=text):
+                if not self._is_replying:
+                    self._reply_parts = []
+                    self._is_replying = True
+                self._reply_parts.append(text)
+            case Event(output=EventOutput() as output):
+                self._last_output = output
+                self._is_replying = False
+            case Activity() | Completions() | Withdrawn() | Event(text=None):
+                pass  # nothing shows between two fragments, so the reply goes on
+            case _:
+                self._is_replying = False
 
     async def on_backend_text(self, message: Backend.Text) -> None:
         await self.transcript.add_note(message.text)
 
     async def on_backend_died(self, message: Backend.Died) -> None:
+        if self.is_quitting:
+            return  # the quit under way already waits for wisp and reports how it ended
         code = message.returncode
-        how = f"exit code {code}" if code is not None and code >= 0 else f"signal {-(code or 0)}"
-        await self.transcript.add_error(f"error: wisp stopped unexpectedly ({how}); Ctrl-C quits")
+        if code == 0:
+            self.action_quit_cleanly()  # §12: wisp ended its side cleanly, so we leave too
+            return
+        if self.backend.could_not_start:
+            what = self.backend.could_not_start
+        else:
+            how = f"exit code {code}" if (code or 0) >= 0 else f"signal {-(code or 0)}"
+            what = f"wisp stopped unexpectedly ({how})"
+        await self.transcript.add_error(f"error: {what}; Ctrl-C quits")
+        self._activity = None  # nothing is left to stop: the next Ctrl-C quits
         self._set_busy(False)
         self.status_bar.message = "wisp is not running"
 
@@ -167,6 +232,8 @@ class WispApp(App[int]):
         self.status_bar.turn = self._turn
 
     def _show_activity(self, activity: Activity) -> None:
+        if activity.doing is not None and isinstance(activity.turn_seconds, float | int):
+            self.status_bar.sync_seconds(float(activity.turn_seconds))
         self._activity = activity if activity.doing is not None else None
         if activity.doing is None:
             return
@@ -206,7 +273,7 @@ class WispApp(App[int]):
             return  # a stale answer
         self._completing = None
         cursor = asked.cursor if isinstance(asked.cursor, int) else len(asked.text)
-        if self.prompt.input.value != asked.text or self.prompt.input.cursor_position != cursor:
+        if self.prompt.text != asked.text or self.prompt.cursor_index != cursor:
             return  # edited since: the request no longer applies
         self.prompt.complete(completions.from_, cursor, completions.candidates)
         if len(completions.candidates) > 1:
@@ -217,6 +284,8 @@ class WispApp(App[int]):
     def _show_next_request(self) -> None:
         if self._shown is not None or not self._requests or self.is_quitting:
             return
+        if isinstance(self.screen, Panel):
+            self.pop_screen()  # a dialog arriving closes the panel (§11)
         request = self._requests[0]
         match request:
             case Approval():
@@ -250,12 +319,12 @@ class WispApp(App[int]):
         await self._request_closed(choice)
         await self.backend.send(Choose(id=choice.id, value=value))
 
-    async def _toggled(self, choice: Choice, values: list[str] | None) -> None:
+    async def _toggled(self, choice: Choice, answer: PickerAnswer | None) -> None:
         await self._request_closed(choice)
-        if values is None:
+        if answer is None:
             await self.backend.send(Choose(id=choice.id, value=None))
         else:
-            await self.backend.send(Choose(id=choice.id, value=None, values=values))
+            await self.backend.send(Choose(id=choice.id, value=answer.use, values=answer.values))
 
     async def _request_closed(self, request: Request) -> None:
         self._shown = None
@@ -279,9 +348,86 @@ class WispApp(App[int]):
             await self.transcript.add_note(f"⚠ no longer waiting: {what}")
             self._show_next_request()
 
+    # Folds, panels and copying (§6, §11).
+
+    async def action_output_panel(self) -> None:
+        """Ctrl-O: open the last output in a panel, or close it; under a dialog, nothing."""
+        if isinstance(self.screen, Dialog) or self.is_quitting:
+            return
+        if isinstance(self.screen, Panel):
+            was_output = self.screen.kind == "output"
+            await self.pop_screen()
+            if was_output:
+                return  # in another panel Ctrl-O switches to the output
+        if self._last_output is None:
+            await self.transcript.add_note("no tool output to show yet")
+            return
+        await self.push_screen(Panel("output", output_text(self._last_output)))
+
+    async def _show_view(self, view: View) -> None:
+        """A `view` from `/inspect …` opens in a panel, at the top, unless a dialog is shown."""
+        if isinstance(self.screen, Dialog) or self.is_quitting:
+            return
+        if isinstance(self.screen, Panel):
+            await self.pop_screen()
+        await self.push_screen(Panel(view_title(view), view.text, kind=view.kind))
+
+    async def action_toggle_all_folds(self) -> None:
+        """Ctrl-G: open every fold when any is shut, else shut them all."""
+        if isinstance(self.screen, (Dialog, Panel)):
+            return
+        folds = self.transcript.folds()
+        await self.transcript.set_all_folds(any(f.is_foldable and not f.is_open for f in folds))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Under a dialog or a panel, Shift-Tab is theirs: the folds are out of reach.
+        return not (action == "step_fold" and isinstance(self.screen, (Dialog, Panel)))
+
+    def action_step_fold(self, step: int) -> None:
+        """Shift-Tab: from the input to the newest fold, then older; Tab: newer, then the input."""
+        folds = [fold for fold in self.transcript.query(ToolLine) if fold.is_foldable]
+        focused = self.focused
+        if isinstance(focused, ToolLine) and focused in folds:
+            index = folds.index(focused) + step
+        else:
+            index = len(folds) - 1 if step < 0 else len(folds)
+        if 0 <= index < len(folds):
+            folds[index].focus()
+        elif index >= len(folds):
+            self.action_focus_input()
+
+    def action_focus_input(self) -> None:
+        """Esc on a fold gives the keys back to the input."""
+        if not isinstance(self.screen, (Dialog, Panel)):
+            self.prompt.input.focus()
+
+    def action_copy_reply(self) -> None:
+        """Ctrl-R: copy the last reply's Markdown source."""
+        reply = "".join(self._reply_parts).strip()
+        if not reply:
+            self.notify("no reply to copy yet", timeout=3)
+            return
+        self._copy(reply, "the last reply")
+
+    def on_text_selected(self, event: events.TextSelected) -> None:
+        """Text selected with the mouse is copied as the button comes up; no key needed."""
+        text = self.screen.get_selected_text()
+        if text and text != self._copied:
+            self._copy(text, "the selection")
+
+    @work(group="copy")
+    async def _copy(self, text: str, what: str) -> None:
+        self._copied = text  # a later mouse-up over the same selection copies nothing again
+        where = await self.clipboard_writer.copy(text, self.copy_to_clipboard)
+        count = len(text)
+        self.notify(f"copied {what} ({count} character{'s' if count != 1 else ''}) to {where}")
+
     # Ctrl-C / Ctrl-D (§12).
 
     async def action_stop_or_quit(self) -> None:
+        if isinstance(self.screen, Panel):
+            self.screen.action_close()  # §12 step 1: a panel closes before anything else
+            return
         if isinstance(self.screen, Dialog):
             self.screen.cancel()
             return
@@ -303,6 +449,8 @@ class WispApp(App[int]):
         if self.is_quitting:
             return
         self.is_quitting = True
+        if isinstance(self.screen, Panel):
+            self.pop_screen()
         self.status_bar.message = "quitting: waiting for wisp to save…"
         self.prompt.display = False
         self._quit()
@@ -312,7 +460,8 @@ class WispApp(App[int]):
 
     @work(exclusive=True, group="quit")
     async def _quit(self) -> None:
-        if self._activity is not None and self._activity.stoppable:
+        activity = self._activity
+        if activity is not None and (activity.stoppable or activity.stopping):
             for _ in range(2 - self._interrupts):
                 await self.backend.interrupt()  # §12.2: end the turn at once so it is saved
         code = await self.backend.quit()

@@ -7,6 +7,8 @@ import dataclasses
 from wisp_tui.screens.approval import ApprovalScreen
 from wisp_tui.screens.question import QuestionScreen
 
+from .conftest import freeze_turn_clock
+
 SIZE = (100, 30)
 
 
@@ -23,7 +25,7 @@ async def started(pilot, wait_for) -> None:
 
 
 async def send(pilot, text: str) -> None:
-    pilot.app.prompt.input.value = text
+    pilot.app.prompt.text = text
     await pilot.press("enter")
 
 
@@ -66,6 +68,7 @@ def _approval_snapshot(snap_compare, app, wait_for, level: str) -> bool:
         await send(pilot, "go")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         assert app.screen.approval.level == level
+        freeze_turn_clock(app)
         await pilot.pause()
 
     return snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -106,6 +109,7 @@ def test_question_with_options(snap_compare, make_app, snapshot_home, wait_for):
         await send(pilot, "deploy")
         await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
         await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        freeze_turn_clock(app)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -136,6 +140,43 @@ def test_question_with_free_text(snap_compare, make_app, snapshot_home, wait_for
         await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
         await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
         await pilot.press(*"aurora")
+        freeze_turn_clock(app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_input_on_two_lines(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app([{"text": "Hi."}], snapshot_home)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await pilot.press(*"Summarise this:", "ctrl+j", *"the second line")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_input_in_command_mode(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app([{"text": "Hi."}], snapshot_home)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await pilot.press(*"!git status")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_busy_with_keys_held(snap_compare, make_app, snapshot_home, wait_for):
+    app = make_app([{"text": "Hi."}], snapshot_home)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        # Busy as during a turn, without a reply streaming into the picture meanwhile.
+        app.prompt.is_busy = True
+        app.prompt.busy_text = "… working: read_file README.md · Ctrl-C stops it"
+        await pilot.press(*"next")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -67,8 +67,10 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
 
 
 def ready(terminal: TmuxTerminal) -> None:
-    """wisp's status line (`… · ~/work`, the folder under HOME) is under the empty input."""
-    terminal.wait_until(lambda s: IDLE in s and "~/work" in s, "the input to be ready")
+    """wisp's status line (its approval mode on the right) is under the empty input."""
+    terminal.wait_until(
+        lambda s: IDLE in s and "approve at moderate" in s, "the input to be ready"
+    )
 
 
 def send(terminal: TmuxTerminal, text: str) -> None:

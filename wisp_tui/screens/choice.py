@@ -19,6 +19,18 @@ from wisp.protocol import Choice
 from .dialog import Dialog
 
 
+class Options(OptionList):
+    """An OptionList whose Up and Down stop at the ends instead of wrapping (§10.5)."""
+
+    def action_cursor_down(self) -> None:
+        if self.highlighted is None or self.highlighted < self.option_count - 1:
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if self.highlighted is None or self.highlighted > 0:
+            super().action_cursor_up()
+
+
 class ChoiceScreen(Dialog[str | None]):
     """Dismisses with the value picked or typed; None leaves the setting as it was."""
 
@@ -34,6 +46,10 @@ class ChoiceScreen(Dialog[str | None]):
         border: none; height: 1; padding: 0; background: transparent; color: $white;
     }
     ChoiceScreen #hint { color: $mist; }
+    ChoiceScreen OptionList > .option-list--option-highlighted,
+    ChoiceScreen OptionList:focus > .option-list--option-highlighted {
+        background: $sent; color: $white; text-style: bold;
+    }
     """
 
     def __init__(self, choice: Choice) -> None:
@@ -46,7 +62,7 @@ class ChoiceScreen(Dialog[str | None]):
             box.border_title = "choose"
             yield Static(Text(choice.title), id="title")
             if choice.options:
-                yield OptionList(*self._options(), id="options")
+                yield Options(*self._options(), id="options")
             if choice.accepts_text:
                 yield Input(placeholder="type a value", id="typed")
             yield Static(self._hint(), id="hint")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from msgspec import UnsetType
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
@@ -15,7 +17,7 @@ from wisp.protocol import Choice
 from .. import palette
 from .dialog import Dialog
 
-HINT = "↑↓ to move · Space to turn on or off · Enter to save · Esc to leave them"
+HINT = "↑↓ to move · Space on or off · u to use · Enter to save · Esc to leave them"
 INDENT = 6
 """`▸ [x] ` before the first cell."""
 LAST_COLUMN_MIN = 20
@@ -31,8 +33,14 @@ def cut(text: str, width: int) -> str:
     return set_cell_size(text, max(width - 1, 0)) + "…" if width > 0 else ""
 
 
-def table_rows(choice: Choice, width: int) -> tuple[str, list[str]]:
-    """The heading row and one row per option (without the 6-cell prefix), fitted to `width`."""
+def table_rows(
+    choice: Choice, width: int, in_use: str | None = None
+) -> tuple[str, list[str]]:
+    """The heading row and one row per option (without the 6-cell prefix), fitted to `width`.
+
+    `in_use` (default: the choice's `current`) is the value whose first cell is marked `* `.
+    """
+    in_use = choice.current if in_use is None else in_use
     columns = choice.columns if not isinstance(choice.columns, UnsetType) else []
     headings = [column.heading for column in columns]
     rows: list[list[str]] = []
@@ -40,7 +48,7 @@ def table_rows(choice: Choice, width: int) -> tuple[str, list[str]]:
         cells = list(option.cells) if not isinstance(option.cells, UnsetType) else [option.label]
         cells += [""] * (len(headings) - len(cells))
         if cells:
-            cells[0] = ("* " if option.value == choice.current else "  ") + cells[0]
+            cells[0] = ("* " if option.value == in_use else "  ") + cells[0]
         rows.append(cells)
     count = max([len(headings), *(len(row) for row in rows)], default=0)
     headings += [""] * (count - len(headings))
@@ -76,8 +84,16 @@ def table_rows(choice: Choice, width: int) -> tuple[str, list[str]]:
     return line(headings).rstrip(), [line(row).rstrip() for row in rows]
 
 
-class ModelPickerScreen(Dialog[list[str] | None]):
-    """Dismisses with the values left on (Enter), or None to leave them as they were."""
+@dataclass(frozen=True)
+class PickerAnswer:
+    """The rows left on, in order, and the model to use from now on (None: keep the one in use)."""
+
+    values: list[str]
+    use: str | None
+
+
+class ModelPickerScreen(Dialog[PickerAnswer | None]):
+    """Dismisses with a `PickerAnswer` (Enter), or None to leave everything as it was."""
 
     DEFAULT_CSS = """
     ModelPickerScreen #title { color: $white; }
@@ -92,6 +108,8 @@ class ModelPickerScreen(Dialog[list[str] | None]):
         self.choice = choice
         self.on_values = [option.on is True for option in choice.options]
         self.highlighted = 0
+        self.in_use = choice.current
+        """The row marked `* `: `u` moves the mark, and Enter switches to it."""
         self.table_text = Text()
         """The table as last drawn."""
 
@@ -112,7 +130,7 @@ class ModelPickerScreen(Dialog[list[str] | None]):
     def _draw(self) -> None:
         table = self.query_one("#table", Static)
         width = table.content_size.width or max(self.size.width - 4, 20)
-        heading, rows = table_rows(self.choice, width)
+        heading, rows = table_rows(self.choice, width, self.in_use or "")
         text = Text(" " * INDENT + heading, style=palette.MIST)
         for index, row in enumerate(rows):
             is_on = self.on_values[index]
@@ -136,10 +154,11 @@ class ModelPickerScreen(Dialog[list[str] | None]):
             self.highlighted = min(max(self.highlighted + step, 0), count - 1)
         elif event.key == "space" and count:
             self.on_values[self.highlighted] = not self.on_values[self.highlighted]
+        elif event.key == "u" and count:
+            self.in_use = self.choice.options[self.highlighted].value
+            self.on_values[self.highlighted] = True  # the model in use is always on
         elif event.key == "enter":
-            self.dismiss(
-                [o.value for o, on in zip(self.choice.options, self.on_values, strict=True) if on]
-            )
+            self.dismiss(self.answer())
             return
         elif event.key == "escape":
             self.dismiss(None)
@@ -147,6 +166,12 @@ class ModelPickerScreen(Dialog[list[str] | None]):
         else:
             return
         self._draw()
+
+    def answer(self) -> PickerAnswer:
+        options = self.choice.options
+        values = [o.value for o, on in zip(options, self.on_values, strict=True) if on]
+        use = self.in_use if self.in_use != self.choice.current else None
+        return PickerAnswer(values, use)
 
     def cancel(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,121 @@
+"""Choices (§10.5), withdrawn requests (§10.8) and the queue (§10.7), against a fake wisp that
+sends what no slash command sends yet and echoes every answer back as a `heard:` note."""
+
+from __future__ import annotations
+
+import json
+
+from wisp_tui.screens.choice import ChoiceScreen
+from wisp_tui.screens.question import QuestionScreen
+
+LEVELS = {
+    "type": "choice",
+    "id": "c1",
+    "title": "approval level",
+    "options": [
+        {"value": "moderate", "label": "moderate", "detail": "ask for moderate and above"},
+        {"value": "dangerous", "label": "dangerous", "detail": "ask only for dangerous"},
+        {"value": "never", "label": "never"},
+    ],
+    "current": "moderate",
+}
+TIMEOUT = {"type": "choice", "id": "c2", "title": "timeout in seconds", "acceptsText": True}
+
+
+def heard(app, transcript_text) -> list[dict]:
+    """The lines the fake wisp heard from the app, oldest first."""
+    prefix = "heard: "
+    return [
+        json.loads(line[len(prefix) :])
+        for line in transcript_text(app).splitlines()
+        if line.startswith(prefix)
+    ]
+
+
+async def choice_shown(pilot, wait_for) -> ChoiceScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
+    screen = pilot.app.screen
+    await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+    return screen
+
+
+async def test_a_choice_opens_on_the_current_value_and_enter_chooses_the_highlight(
+    make_fake_app, wait_for, transcript_text
+):
+    app = make_fake_app([LEVELS])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("down", "enter")  # in the grace: neither moves nor answers
+        screen = await choice_shown(pilot, wait_for)
+        assert app.screen is screen
+        await pilot.press("down", "down", "down", "up", "enter")  # stops at the last row
+        await wait_for(pilot, lambda: heard(app, transcript_text))
+        assert heard(app, transcript_text) == [
+            {"type": "choose", "id": "c1", "value": "dangerous"}
+        ]
+
+
+async def test_esc_and_ctrl_c_leave_a_choice_unanswered(make_fake_app, wait_for, transcript_text):
+    app = make_fake_app([LEVELS, {**LEVELS, "id": "c3"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await choice_shown(pilot, wait_for)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(heard(app, transcript_text)) == 1)
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("ctrl+c")  # at once, grace or not
+        await wait_for(pilot, lambda: len(heard(app, transcript_text)) == 2)
+        assert not isinstance(app.screen, ChoiceScreen)
+        answers = heard(app, transcript_text)
+    assert [(line["id"], line["value"]) for line in answers] == [("c1", None), ("c3", None)]
+
+
+async def test_typed_text_answers_a_choice_that_takes_it(make_fake_app, wait_for, transcript_text):
+    app = make_fake_app([TIMEOUT])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await choice_shown(pilot, wait_for)
+        await pilot.press("enter")  # nothing typed, no options: leaves it
+        await wait_for(pilot, lambda: heard(app, transcript_text))
+        assert heard(app, transcript_text) == [{"type": "choose", "id": "c2", "value": None}]
+
+    app = make_fake_app([{**TIMEOUT, "id": "c4"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await choice_shown(pilot, wait_for)
+        await pilot.press(*" 120 ", "enter")
+        await wait_for(pilot, lambda: heard(app, transcript_text))
+        assert heard(app, transcript_text) == [{"type": "choose", "id": "c4", "value": "120"}]
+
+
+QUESTION = {"type": "question", "id": "q1", "question": "Which branch?", "options": []}
+
+
+async def test_a_withdrawn_question_closes_with_a_note_and_the_next_one_opens(
+    make_fake_app, wait_for, transcript_text
+):
+    second = {**QUESTION, "id": "q2", "question": "Which remote?"}
+    app = make_fake_app([QUESTION, second, {"type": "withdrawn", "id": "q1"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "no longer waiting" in transcript_text(app))
+        assert "⚠ no longer waiting: Which branch?" in transcript_text(app)
+        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        assert app.screen.question.question == "Which remote?"
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: heard(app, transcript_text))
+        # Only the question still asked is answered; nothing goes back for the withdrawn one.
+        assert heard(app, transcript_text) == [{"type": "answer", "id": "q2", "declined": True}]
+
+
+async def test_a_queued_request_withdrawn_is_dropped_silently(
+    make_fake_app, wait_for, transcript_text
+):
+    second = {**QUESTION, "id": "q2", "question": "Which remote?"}
+    app = make_fake_app([QUESTION, second, {"type": "withdrawn", "id": "q2"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: heard(app, transcript_text))
+        await pilot.pause()
+        assert not isinstance(app.screen, QuestionScreen)  # q2 never opens
+        assert "no longer waiting" not in transcript_text(app)
+        assert heard(app, transcript_text) == [{"type": "answer", "id": "q1", "declined": True}]

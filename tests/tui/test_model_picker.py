@@ -1,0 +1,48 @@
+"""The model picker (§10.6): `u` makes the highlighted model the one in use, Enter switches."""
+
+from __future__ import annotations
+
+from wisp.protocol import Choice, ChoiceColumn, ChoiceOption
+from wisp_tui.screens.model_picker import ModelPickerScreen, table_rows
+
+
+async def test_u_then_enter_switches_to_the_highlighted_model(make_app, wait_for, transcript_text):
+    app = make_app([{"text": "Hi."}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        script_model = app.status_bar.status.model
+        await pilot.press(*"/models", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        row = [option.value for option in screen.choice.options].index("local")
+        await pilot.press(*["down"] * row, "u")
+        assert "* local" in screen.table_text.plain
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.status_bar.status.model == "local", timeout=30)
+        assert "model: local; the transcript continues" in transcript_text(app)
+    assert script_model != "local"
+
+
+def test_the_in_use_mark_follows_u_and_the_heading_stays_over_the_names() -> None:
+    choice = Choice(
+        id="c1",
+        title="Models",
+        options=[
+            ChoiceOption(value="local", label="local", on=True, cells=["local", "8,192", "gen"]),
+            ChoiceOption(value="o:q", label="o:q", on=True, cells=["o:q", "32,768", "tools"]),
+        ],
+        current="local",
+        toggles=True,
+        columns=[
+            ChoiceColumn(heading="MODEL", drop=0),
+            ChoiceColumn(heading="CONTEXT", drop=1),
+            ChoiceColumn(heading="CAPABILITIES", drop=0),
+        ],
+    )
+    heading, rows = table_rows(choice, 80)
+    assert rows[0].startswith("* local") and rows[1].startswith("  o:q")
+    assert heading.index("MODEL") == rows[1].index("o:q")
+    assert heading.index("CONTEXT") == rows[0].index("8,192")
+    _, rows = table_rows(choice, 80, in_use="o:q")
+    assert rows[0].startswith("  local") and rows[1].startswith("* o:q")

@@ -1,0 +1,123 @@
+"""Snapshots (D9) of the states around a turn: streaming, an error, a dead wisp, quitting, and
+the choice dialog. A fake wisp (`fake_wisp.py`) holds a state still where the real one moves on:
+a turn left streaming, a choice no slash command sends yet, a wisp that will not exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from .conftest import freeze_turn_clock
+
+SIZE = (100, 30)
+
+STREAMING = [
+    {"type": "turn", "phase": "start", "turn": 1},
+    {"type": "activity", "doing": "waiting for the model", "stoppable": True, "turnSeconds": 0},
+    {"type": "delta", "text": "## Plan\n\nFirst I read the **config**, then:\n\n- check `git "},
+    {"type": "delta", "text": "status`\n- run the tests\n\n```sh\npytest -q\n"},
+]
+
+
+async def started(pilot, wait_for) -> None:
+    await wait_for(pilot, lambda: pilot.app.status_bar.status is not None)
+    await pilot.pause()
+
+
+def test_streaming(snap_compare, make_fake_app, wait_for, transcript_text):
+    app = make_fake_app(STREAMING)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await wait_for(pilot, lambda: "pytest -q" in transcript_text(app))
+        freeze_turn_clock(app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_an_error(snap_compare, make_app, snapshot_home, wait_for, transcript_text):
+    app = make_app(
+        [
+            {"text": "", "tool_calls": [{"name": "read_file", "arguments": {"path": "gone.txt"}}]},
+            {"text": "There is no gone.txt."},
+        ],
+        snapshot_home,
+    )
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await pilot.press(*"read gone.txt", "enter")
+        await wait_for(pilot, lambda: "ran: read_file" in transcript_text(app))
+        await wait_for(pilot, lambda: not app.prompt.is_busy)
+        app.status_bar.turn = app.status_bar.turn.__class__(
+            number=1, seconds=0.4, outcome="ok"
+        )  # the turn's wall time differs run to run
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_dead_backend(snap_compare, make_app, snapshot_home, wait_for, transcript_text):
+    app = make_app([{"text": "Hi."}], snapshot_home)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        os.kill(app.backend._process.pid, signal.SIGKILL)
+        await wait_for(pilot, lambda: "stopped unexpectedly" in transcript_text(app))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_quitting(snap_compare, make_fake_app, wait_for):
+    app = make_fake_app([{"type": "note", "text": "a wisp that will not exit"}], stuck=True)
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.is_quitting)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+LEVELS = {
+    "type": "choice",
+    "id": "c1",
+    "title": "approval level",
+    "options": [
+        {"value": "moderate", "label": "moderate", "detail": "ask for moderate and above"},
+        {"value": "dangerous", "label": "dangerous", "detail": "ask only for dangerous"},
+        {"value": "never", "label": "never"},
+    ],
+    "current": "moderate",
+}
+
+
+def test_a_choice_with_options(snap_compare, make_fake_app, wait_for):
+    app = make_fake_app([LEVELS])
+
+    async def run_before(pilot) -> None:
+        from wisp_tui.screens.choice import ChoiceScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_choice_with_free_text(snap_compare, make_fake_app, wait_for):
+    timeout = {"type": "choice", "id": "c2", "title": "timeout in seconds", "acceptsText": True}
+    app = make_fake_app([timeout])
+
+    async def run_before(pilot) -> None:
+        from wisp_tui.screens.choice import ChoiceScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await pilot.press(*"120")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
