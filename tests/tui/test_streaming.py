@@ -13,7 +13,7 @@ from textual.await_complete import AwaitComplete
 
 from wisp.protocol import Turn
 from wisp_tui.app import WispApp
-from wisp_tui.widgets import transcript
+from wisp_tui.widgets import reply as reply_module
 from wisp_tui.widgets.reply import Reply
 
 from .conftest import app_env, write_script
@@ -38,7 +38,7 @@ class CountingReply(Reply):
 def replies(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[CountingReply]]:
     """Every reply segment the transcript makes, as a CountingReply."""
     CountingReply.made = []
-    monkeypatch.setattr(transcript, "Reply", CountingReply)
+    monkeypatch.setattr(reply_module, "Reply", CountingReply)  # the transcript imports it late
     yield CountingReply.made
 
 

@@ -14,7 +14,12 @@ from wisp.protocol import Event, EventOutput
 from wisp_tui import palette
 from wisp_tui.app import WispApp
 from wisp_tui.widgets.archive import Archive
-from wisp_tui.widgets.transcript import MIN_LIVE_ENTRIES, SPARE_ROWS, Transcript
+from wisp_tui.widgets.transcript import (
+    ARCHIVE_BATCH_ENTRIES,
+    MIN_LIVE_ENTRIES,
+    SPARE_ROWS,
+    Transcript,
+)
 
 SIZE = (100, 30)
 REPLY = "## Plan\n\nUse `git log` **now**.\n\n- one\n- two\n\n```\nmake test\n```\n"
@@ -47,8 +52,10 @@ def laid_out(transcript: Transcript) -> int:
 
 
 def live_bound(transcript: Transcript) -> int:
-    """At most the entries of a screen and its spare rows stay widgets (each a row or more)."""
-    return max(transcript.scrollable_content_region.height + SPARE_ROWS, MIN_LIVE_ENTRIES) + 1
+    """At most the entries of a screen and its spare rows stay widgets (each a row or more),
+    and the out-of-sight ones waiting to go to the archive in one batch."""
+    screen = max(transcript.scrollable_content_region.height + SPARE_ROWS, MIN_LIVE_ENTRIES)
+    return screen + ARCHIVE_BATCH_ENTRIES
 
 
 def screen_rows(app: WispApp) -> list[str]:
@@ -237,3 +244,41 @@ def test_snapshot_a_long_transcript_scrolled_up(snap_compare, make_app, snapshot
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_segment_is_cut_only_at_a_paragraph_break_outside_code() -> None:
+    from wisp_tui.widgets.transcript import SegmentText
+
+    segment = SegmentText()
+    segment.add("words\n")
+    assert segment.paragraph_break_in("\nmore") == 1  # the blank line spans two fragments
+    segment = SegmentText()
+    segment.add("```sh\nls\n")
+    fragment = "\nstill code\n```\n\nafter"
+    cut = segment.paragraph_break_in(fragment)
+    assert cut is not None and fragment[:cut].endswith("```\n\n") and fragment[cut:] == "after"
+    assert SegmentText().paragraph_break_in("no break here") is None
+
+
+async def test_a_long_reply_streams_in_segments_and_reads_whole(
+    make_app, wait_for, transcript_text
+):
+    from wisp_tui.widgets.transcript import SEGMENT_CHARACTERS
+
+    paragraphs = [f"Paragraph {n}: " + "word " * 60 for n in range(80)]
+    code = "```sh\n" + "\n\n".join(f"echo {n}" for n in range(30)) + "\n```"
+    reply = "\n\n".join([*paragraphs[:40], code, *paragraphs[40:]])
+    assert len(reply) > 4 * SEGMENT_CHARACTERS
+    app = make_app([{"text": reply}])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        await pilot.press(*"go", "enter")
+        await wait_for(pilot, lambda: "Paragraph 79" in transcript_text(app), timeout=60)
+        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=60)
+        segments = [e for e in app.transcript.archive.entries if e.kind == "reply"]
+        segments += [w for w in app.transcript.live_entries if type(w).__name__ == "Reply"]
+        assert len(segments) >= 4
+        sources = [getattr(s, "text", None) or getattr(s, "source", "") for s in segments]
+        assert "".join(sources) == reply  # whole, in order, nothing doubled
+        assert all(source.count("```") % 2 == 0 for source in sources)  # code never cut
+        assert len(app.transcript.live_entries) < 20  # the old segments were archived

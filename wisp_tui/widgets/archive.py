@@ -5,20 +5,24 @@ this out as a single widget and asks it only for the lines in view (the Line API
 of drawing and of adding an entry no longer grows with the transcript's length. Entries keep
 their look: the same colours from this widget's component classes, sent lines between their
 `▄`/`▀` strips, folds that still open and shut on a click, and replies drawn by Rich's Markdown
-styled like the live `Reply`. Lines are re-rendered only when the width changes.
+styled like the live `Reply`.
+
+Only each entry's height is kept for good; its lines are rendered when they come into view and
+kept for the last RENDERED_KEPT entries drawn. Holding every line of thousands of entries would
+mean hundreds of thousands of objects for the garbage collector to walk on each full pass, and
+that cost would grow with the transcript. A width change measures every entry again.
 """
 
 from __future__ import annotations
 
 import bisect
 import io
+from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
-from markdown_it import MarkdownIt
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import CodeBlock, Heading, ListItem, Markdown
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
@@ -32,6 +36,10 @@ from textual.widget import Widget
 from .tool_line import ToolLine
 
 SENT_KINDS = ("user", "command")
+RENDERED_KEPT = 64
+"""Entries whose rendered lines are kept: a screen's worth and more, while scrolling."""
+
+Lines = list[list[Segment]]
 
 
 @dataclass
@@ -44,8 +52,8 @@ class ArchivedEntry:
     """The shown text (a reply's Markdown source); a tool line renders its own."""
     tool_line: ToolLine | None = None
     """The removed widget, kept for its words and fold state (never mounted again)."""
-    lines: list[list[Segment]] = field(default_factory=list)
-    """Segments, not Strips: a Strip carries seven caches, made only for the lines in view."""
+    height: int = 0
+    """Its lines at the width last drawn."""
 
     @property
     def plain(self) -> str:
@@ -53,60 +61,6 @@ class ArchivedEntry:
         if self.tool_line is not None:
             return self.tool_line.render_text().plain
         return self.text
-
-
-class _Heading(Heading):
-    """On the left, two blank rows above, as the live reply draws its headings."""
-
-    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text()  # the second blank row; Rich puts one between blocks
-        yield from super().__rich_console__(console, options)
-
-
-class _Code(CodeBlock):
-    """A code block as typed, in one colour, no background, inset like the live fence (§5)."""
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = Text(str(self.text).rstrip("\n"), style="markdown.code_block")
-        yield Padding(code, (1, 2))
-
-
-class _Item(ListItem):
-    """A bullet as the live reply draws it: `• ` and the text, not Rich's ` • `."""
-
-    def render_bullet(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(
-            self.elements, options.update(width=options.max_width - 2), style=self.style
-        )
-        bullet_style = console.get_style("markdown.item.bullet", default="none")
-        for index, line in enumerate(lines):
-            yield Segment("  " if index else "• ", bullet_style)
-            yield from line
-            yield Segment.line()
-
-
-class _ReplyMarkdown(Markdown):
-    elements: ClassVar = {
-        **Markdown.elements,
-        "heading_open": _Heading,
-        "fence": _Code,
-        "code_block": _Code,
-        "list_item_open": _Item,
-    }
-
-    # One parser for all: Rich makes one per Markdown, which costs more than parsing a reply.
-    _parser = MarkdownIt().enable("strikethrough").enable("table")
-
-    def __init__(self, markup: str, style: Style) -> None:
-        self.markup = markup
-        self.parsed = self._parser.parse(markup)
-        self.code_theme = self.inline_code_theme = "monokai"  # unused: code is drawn plain
-        self.justify = None
-        self.style = style
-        self.hyperlinks = False
-        self.inline_code_lexer = None
 
 
 class Archive(Widget):
@@ -146,8 +100,10 @@ class Archive(Widget):
         super().__init__(id="archive")
         self._entries: list[ArchivedEntry] = []
         self._starts: list[int] = []  # each entry's first line, in step with _entries
-        self._lines: list[list[Segment]] = []  # every entry's lines, end to end
-        self._width = 0  # the width the lines were rendered at; 0: not yet known
+        self._line_count = 0
+        # Segments, not Strips: a Strip carries seven caches, made only for the lines in view.
+        self._rendered: OrderedDict[int, Lines] = OrderedDict()  # entry index → its lines
+        self._width = 0  # the width the heights were measured at; 0: not yet known
         self._theme: Theme | None = None  # the reply's Markdown styles, made once
         self._rich_console = Console(
             file=io.StringIO(), color_system="truecolor", force_terminal=True, highlight=False
@@ -161,7 +117,7 @@ class Archive(Widget):
 
     @property
     def line_count(self) -> int:
-        return len(self._lines)
+        return self._line_count
 
     def folds(self) -> Iterator[ToolLine]:
         """The archived tool and thought lines, oldest first."""
@@ -172,11 +128,11 @@ class Archive(Widget):
     def extend(self, entries: list[ArchivedEntry]) -> None:
         """Append finished entries below the others."""
         for entry in entries:
-            self._starts.append(len(self._lines))
             self._entries.append(entry)
+            self._starts.append(self._line_count)
             if self._width:
-                entry.lines = self._render(entry, self._width)
-                self._lines.extend(entry.lines)
+                self._measure(len(self._entries) - 1)
+                self._line_count += entry.height
         self.refresh(layout=True)
 
     def set_all_folds(self, is_open: bool) -> None:
@@ -194,15 +150,17 @@ class Archive(Widget):
         return container.width
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        self._render_all(width)
-        return len(self._lines)
+        self._measure_all(width)
+        return self._line_count
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         if width != self._width:
-            self._render_all(width)
-        if 0 <= y < len(self._lines):
-            return Strip(self._lines[y], width).apply_style(self.rich_style)
+            self._measure_all(width)
+        if 0 <= y < self._line_count:
+            index = bisect.bisect_right(self._starts, y) - 1
+            line = self._lines_of(index)[y - self._starts[index]]
+            return Strip(line, width).apply_style(self.rich_style)
         return Strip.blank(width, self.rich_style)
 
     # A click on an archived fold opens or shuts it, as on a live one.
@@ -218,32 +176,49 @@ class Archive(Widget):
 
     # Rendering.
 
-    def _render_all(self, width: int) -> None:
+    def _measure_all(self, width: int) -> None:
         if width == self._width or width <= 0:
             return
         self._width = width
-        self._lines = []
-        self._starts = []
-        for entry in self._entries:
-            self._starts.append(len(self._lines))
-            entry.lines = self._render(entry, width)
-            self._lines.extend(entry.lines)
+        self._rendered.clear()
+        for index in range(len(self._entries)):
+            self._measure(index)
+        self._find_starts()
 
     def _rerender(self, indices: list[int]) -> None:
         """Render some entries again (a fold changed), then find every entry's first line."""
         if not self._width:
             return
         for index in indices:
-            entry = self._entries[index]
-            entry.lines = self._render(entry, self._width)
-        self._lines = []
-        self._starts = []
-        for entry in self._entries:
-            self._starts.append(len(self._lines))
-            self._lines.extend(entry.lines)
+            self._rendered.pop(index, None)
+            self._measure(index)
+        self._find_starts()
         self.refresh(layout=True)
 
-    def _render(self, entry: ArchivedEntry, width: int) -> list[list[Segment]]:
+    def _find_starts(self) -> None:
+        self._starts = []
+        self._line_count = 0
+        for entry in self._entries:
+            self._starts.append(self._line_count)
+            self._line_count += entry.height
+
+    def _measure(self, index: int) -> None:
+        """Render an entry at the current width for its height; keep its lines a while."""
+        self._entries[index].height = len(self._lines_of(index))
+
+    def _lines_of(self, index: int) -> Lines:
+        """An entry's lines at the current width: kept from a recent render, or rendered."""
+        lines = self._rendered.get(index)
+        if lines is None:
+            lines = self._render(self._entries[index], self._width)
+            self._rendered[index] = lines
+            while len(self._rendered) > RENDERED_KEPT:
+                self._rendered.popitem(last=False)
+        else:
+            self._rendered.move_to_end(index)
+        return lines
+
+    def _render(self, entry: ArchivedEntry, width: int) -> Lines:
         renderable = self._renderable(entry, width)
         options = self._rich_console.options.update(width=width, min_width=width, height=None)
         return self._rich_console.render_lines(renderable, options, pad=True)
@@ -271,7 +246,11 @@ class Archive(Widget):
         try:
             # Rendered here, while the theme is in place; a paragraph's margin below, as live.
             options = self._rich_console.options.update_width(max(width, 1))
-            markdown = _ReplyMarkdown(source, style=self._style("output"))
+            # Imported at the first archived reply: markdown-it and Rich's Markdown are not
+            # needed to start, and start-up is measured (docs/performance.md).
+            from .archived_markdown import ReplyMarkdown
+
+            markdown = ReplyMarkdown(source, style=self._style("output"))
             lines = self._rich_console.render_lines(markdown, options, pad=False)
         finally:
             self._rich_console.pop_theme()

@@ -10,6 +10,7 @@ catching up happens once they are back at the bottom.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,8 +21,10 @@ from textual.widgets import Static
 from wisp.protocol import Event
 
 from .archive import Archive, ArchivedEntry
-from .reply import Reply
 from .tool_line import ToolLine, clean_output
+
+if TYPE_CHECKING:
+    from .reply import Reply
 
 SPARE_ROWS = 12
 """Rows of live entries kept beyond a screenful: an entry is archived only once out of sight."""
@@ -60,6 +63,43 @@ class Entry(Static):
         self.kind = kind
 
 
+ARCHIVE_BATCH_ENTRIES = 30
+ARCHIVE_BATCH_ROWS = 120
+"""Out-of-sight entries are archived once there are this many of them, or this many rows."""
+
+SEGMENT_CHARACTERS = 4_000
+"""A reply segment this long goes on in a new one at the next paragraph break outside code."""
+
+
+class SegmentText:
+    """Counts a reply segment's characters and whether it is inside a code fence."""
+
+    def __init__(self) -> None:
+        self.length = 0
+        self._in_fence = False
+        self._line = ""  # the unfinished last line, to see a fence's opening and closing
+
+    def add(self, text: str) -> None:
+        self.length += len(text)
+        *finished, self._line = (self._line + text).split("\n")
+        for line in finished:
+            if line.lstrip().startswith(("```", "~~~")):
+                self._in_fence = not self._in_fence
+
+    def paragraph_break_in(self, fragment: str) -> int | None:
+        """The index just past a blank line in `fragment` that is outside any code fence."""
+        probe = SegmentText()
+        probe._in_fence, probe._line = self._in_fence, self._line
+        at = 0
+        for piece in fragment.splitlines(keepends=True):
+            before = probe._line
+            probe.add(piece)
+            at += len(piece)
+            if piece == "\n" and before == "" and not probe._in_fence:
+                return at
+        return None
+
+
 class Transcript(VerticalScroll):
     """Appends entries in arrival order; only the reply being streamed is ever rewritten."""
 
@@ -74,6 +114,7 @@ class Transcript(VerticalScroll):
     def __init__(self) -> None:
         super().__init__(id="transcript")
         self._reply: Reply | None = None
+        self._segment = SegmentText()  # what the open reply segment holds, for where to cut
         self._leaving: set[Widget] = set()  # being moved into the archive
         self._is_behind = False  # entries were left live while the person read scrolled up
         self._is_measuring = False  # a check is due once new entries have been laid out
@@ -145,13 +186,45 @@ class Transcript(VerticalScroll):
         await self._add(ToolLine(event.text, output, is_error=event.kind == "error"))
 
     async def write_reply(self, fragment: str) -> None:
-        """Append to the reply segment, starting one below everything else when none is open."""
+        """Append to the reply segment, starting one below everything else when none is open.
+
+        A long reply goes on in a new segment at a paragraph break once the open one holds
+        SEGMENT_CHARACTERS: each append lays out the whole segment, so a segment that grew
+        without end would make every fragment dearer, and finished segments can be archived.
+        """
         if not self.is_attached:
             return  # shutting down: nothing more is shown
         if self._reply is None:
-            self._reply = Reply()
-            await self.mount(self._reply)
-        await self._reply.write(fragment)
+            await self._open_reply()
+        assert self._reply is not None
+        cut = self._segment_cut(fragment)
+        if cut is None:
+            await self._write_to_reply(fragment)
+            return
+        await self._write_to_reply(fragment[:cut])
+        await self.end_reply()
+        if fragment[cut:]:
+            await self.write_reply(fragment[cut:])
+
+    async def _open_reply(self) -> None:
+        # Imported at the first reply: Textual's Markdown and markdown-it are not needed to
+        # start, and start-up is measured (docs/performance.md).
+        from .reply import Reply
+
+        self._reply = Reply()
+        self._segment = SegmentText()
+        await self.mount(self._reply)
+
+    async def _write_to_reply(self, text: str) -> None:
+        assert self._reply is not None
+        self._segment.add(text)
+        await self._reply.write(text)
+
+    def _segment_cut(self, fragment: str) -> int | None:
+        """Where in `fragment` the open segment should end, if it is long enough to end."""
+        if self._segment.length + len(fragment) < SEGMENT_CHARACTERS:
+            return None
+        return self._segment.paragraph_break_in(fragment)
 
     async def end_reply(self) -> None:
         """End the reply segment; the next fragment starts a new one (§5)."""
@@ -173,7 +246,7 @@ class Transcript(VerticalScroll):
         difference between a live reply's look and its archived one is never seen to change.
         """
         old = self._out_of_sight()
-        if not old:
+        if not old or not self._worth_archiving(old):
             return
         if not self.is_following:
             self._is_behind = True
@@ -204,6 +277,13 @@ class Transcript(VerticalScroll):
                 self.call_after_refresh(self._archive_when_measured)
         return [entry for entry in live[:keep_from] if entry is not self._reply]
 
+    @staticmethod
+    def _worth_archiving(old: list[Widget]) -> bool:
+        """Enough to move at once: each move removes widgets and lays the transcript out
+        again, so entries go in batches rather than one every turn."""
+        rows = sum(entry.outer_size.height for entry in old)
+        return len(old) >= ARCHIVE_BATCH_ENTRIES or rows >= ARCHIVE_BATCH_ROWS
+
     async def _archive_when_measured(self) -> None:
         self._is_measuring = False
         await self.archive_old_entries()
@@ -217,6 +297,8 @@ class Transcript(VerticalScroll):
 
 
 def _archived(widget: Widget) -> ArchivedEntry:
+    from .reply import Reply
+
     if isinstance(widget, ToolLine):
         return ArchivedEntry("tool", tool_line=widget)
     if isinstance(widget, Reply):
@@ -227,6 +309,8 @@ def _archived(widget: Widget) -> ArchivedEntry:
 
 
 def _plain(widget: Widget) -> str:
+    from .reply import Reply
+
     if isinstance(widget, Reply):
         return widget.source
     if isinstance(widget, ToolLine):
