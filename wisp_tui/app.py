@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App, ComposeResult
@@ -37,16 +37,16 @@ from . import palette
 from .backend import Backend
 from .clipboard import Clipboard
 from .history import History, history_path
-from .screens.approval import OUTCOMES, ApprovalScreen
-from .screens.choice import ChoiceScreen
 from .screens.dialog import Dialog
-from .screens.model_picker import ModelPickerScreen, PickerAnswer
 from .screens.panel import Panel, output_text, view_title
-from .screens.question import QuestionAnswer, QuestionScreen
 from .widgets.prompt import Prompt
 from .widgets.status_bar import StatusBar, TurnState
 from .widgets.tool_line import ToolLine
 from .widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from .screens.model_picker import PickerAnswer
+    from .screens.question import QuestionAnswer
 
 Request = Approval | Question | Choice
 
@@ -286,6 +286,12 @@ class WispApp(App[int]):
             return
         if isinstance(self.screen, Panel):
             self.pop_screen()  # a dialog arriving closes the panel (§11)
+        # The dialogs are imported when first needed: start-up is measured (docs/performance.md).
+        from .screens.approval import ApprovalScreen
+        from .screens.choice import ChoiceScreen
+        from .screens.model_picker import ModelPickerScreen
+        from .screens.question import QuestionScreen
+
         request = self._requests[0]
         match request:
             case Approval():
@@ -303,6 +309,8 @@ class WispApp(App[int]):
         self._shown = screen
 
     async def _approved(self, approval: Approval, decision: str | None) -> None:
+        from .screens.approval import OUTCOMES
+
         decision = decision or "no"
         await self._request_closed(approval)
         await self.transcript.add_note(OUTCOMES[decision].format(approval.command))
@@ -455,8 +463,8 @@ class WispApp(App[int]):
         self.prompt.display = False
         self._quit()
 
-    def on_unmount(self) -> None:
-        self.backend.kill_if_running()
+    async def on_unmount(self) -> None:
+        await self.backend.kill_if_running()
 
     @work(exclusive=True, group="quit")
     async def _quit(self) -> None:

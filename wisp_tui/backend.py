@@ -92,7 +92,8 @@ class Backend:
         self._cwd = cwd
         self._process: asyncio.subprocess.Process | None = None
         self._starting: asyncio.Task[None] | None = None
-        self._waiting: list[bytes] = []  # lines sent before wisp was running, in order
+        self._waiting: list[bytes] = []  # lines sent before our hello, in order
+        self._has_said_hello = False
         self.could_not_start: str | None = None
         """Why wisp could not be run at all (no such file, not executable), or None."""
         self._readers: list[asyncio.Task[None]] = []
@@ -152,7 +153,16 @@ class Backend:
             asyncio.create_task(self._read_stdout(process.stdout)),
             asyncio.create_task(self._read_stderr(process.stderr)),
         ]
-        from importlib.metadata import version  # here, not at import: start-up is measured
+        # Our hello waits for the first frame: finding our version loads importlib.metadata,
+        # which the screen need not wait for, and wisp takes longer than a frame to start.
+        self._target.call_after_refresh(self._say_hello)
+
+    async def _say_hello(self) -> None:
+        """`hello` first, then whatever was sent before it, in order (§1)."""
+        if self._has_said_hello:
+            return
+        self._has_said_hello = True
+        from importlib.metadata import version
 
         hello = ClientHello(
             effects=[Effect.APPROVE.value, Effect.ASK.value],
@@ -164,7 +174,7 @@ class Backend:
 
     async def send(self, line: Inbound) -> None:
         """Write one line to wisp; a failed write is ignored (wisp may have died, §1)."""
-        if self._process is None:
+        if not self._has_said_hello:
             if self.could_not_start is None:
                 self._waiting.append(encode_line(line))
             return
@@ -197,6 +207,7 @@ class Backend:
         process = self._process
         if process is None:
             return 127 if self.could_not_start else 0  # 127: the shell's "cannot run"
+        await self._say_hello()  # not yet said when quitting before the first frame
         if process.returncode is None:
             await self.message("/quit")
             if process.stdin is not None:
@@ -214,12 +225,24 @@ class Backend:
         code = process.returncode or 0
         return 1 if self.was_killed or code < 0 else code
 
-    def kill_if_running(self) -> None:
-        """The app is going away however it ended: never leave wisp running behind it."""
+    async def kill_if_running(self) -> None:
+        """The app is going away however it ended: never leave wisp running behind it.
+
+        It is reaped too (a second at most), so its pipes are closed while the event loop
+        still runs rather than by the garbage collector after it has gone.
+        """
+        if self._starting is not None:
+            await self._starting
         process = self._process
-        if process is not None and process.returncode is None:
+        if process is None:
+            return
+        if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(STDERR_CLOSE_TIMEOUT):
+                await _exited(process)
+        await self._stop_readers()
 
     async def _stop_readers(self) -> None:
         with contextlib.suppress(TimeoutError):
