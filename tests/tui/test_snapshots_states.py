@@ -8,6 +8,7 @@ import os
 import signal
 
 from .conftest import freeze_turn_clock
+from .test_dialogs import LEVELS
 
 SIZE = (100, 30)
 
@@ -80,19 +81,6 @@ def test_quitting(snap_compare, make_fake_app, wait_for):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
-
-
-LEVELS = {
-    "type": "choice",
-    "id": "c1",
-    "title": "approval level",
-    "options": [
-        {"value": "moderate", "label": "moderate", "detail": "ask for moderate and above"},
-        {"value": "dangerous", "label": "dangerous", "detail": "ask only for dangerous"},
-        {"value": "never", "label": "never"},
-    ],
-    "current": "moderate",
-}
 
 
 def test_a_choice_with_options(snap_compare, make_fake_app, wait_for):

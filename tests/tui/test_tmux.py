@@ -219,3 +219,29 @@ def test_killing_the_backend_mid_turn_shows_an_error_within_a_second(setup: Setu
         assert "word word word" in terminal.screen()  # the transcript is still there to read
         terminal.press("C-c")
         assert terminal.wait_for_exit(timeout=5.0) == 1  # wisp died from a signal
+
+
+def test_alt_enter_and_ctrl_j_start_new_lines_and_enter_sends_them_all(setup: Setup) -> None:
+    with setup.terminal([{"text": "Three lines."}]) as terminal:
+        ready(terminal)
+        terminal.type("first")
+        terminal.press("M-Enter")  # ESC CR, as a terminal sends Alt-Enter
+        terminal.type("second")
+        terminal.press("C-j")
+        terminal.type("third")
+        terminal.wait_until(
+            lambda s: _rows_from(s, "› first", 3) == ["› first", "second", "third"],
+            "three rows in the input",
+        )
+        terminal.press("Enter")
+        terminal.wait_until(idle_after("Three lines."), "the reply")
+        assert _rows_from(terminal.screen(), "› first", 3) == ["› first", "second", "third"]
+        terminal.press("C-c")
+        assert terminal.wait_for_exit(timeout=5.0) == 0
+
+
+def _rows_from(screen: str, first: str, count: int) -> list[str]:
+    """`count` rows of the screen, stripped, from the first that starts with `first`."""
+    rows = [row.strip() for row in screen.splitlines()]
+    at = next((i for i, row in enumerate(rows) if row.startswith(first)), None)
+    return [] if at is None else rows[at : at + count]
