@@ -94,6 +94,7 @@ class Backend:
         self._starting: asyncio.Task[None] | None = None
         self._waiting: list[bytes] = []  # lines sent before our hello, in order
         self._has_said_hello = False
+        self._is_detached = False  # the app is going away: post it nothing more
         self.could_not_start: str | None = None
         """Why wisp could not be run at all (no such file, not executable), or None."""
         self._readers: list[asyncio.Task[None]] = []
@@ -145,7 +146,7 @@ class Backend:
         except OSError as exc:
             self.could_not_start = f"cannot run {self._argv[0]}: {exc.strerror or exc}"
             self._waiting.clear()
-            self._target.post_message(self.Died(None))
+            self._post(self.Died(None))
             return
         assert process.stdout is not None and process.stderr is not None
         self._process = process
@@ -225,12 +226,18 @@ class Backend:
         code = process.returncode or 0
         return 1 if self.was_killed or code < 0 else code
 
+    def _post(self, message: Message) -> None:
+        if not self._is_detached:
+            self._target.post_message(message)
+
     async def kill_if_running(self) -> None:
         """The app is going away however it ended: never leave wisp running behind it.
 
         It is reaped too (a second at most), so its pipes are closed while the event loop
-        still runs rather than by the garbage collector after it has gone.
+        still runs rather than by the garbage collector after it has gone. Nothing more is
+        posted to the app meanwhile: its widgets are being taken down.
         """
+        self._is_detached = True
         if self._starting is not None:
             await self._starting
         process = self._process
@@ -260,9 +267,9 @@ class Backend:
             read = read_outbound(raw)
             if isinstance(read, Skipped):
                 if read.reason in ("not-json", "untyped", "too-deep") and read.text.strip():
-                    self._target.post_message(self.Text(read.text, "stdout"))
+                    self._post(self.Text(read.text, "stdout"))
                 continue  # D3: an unknown type or an unreadable known one is skipped
-            self._target.post_message(self.Line(read))
+            self._post(self.Line(read))
         if not self.is_quitting:
             assert self._process is not None
             code = await _exited(self._process)
@@ -272,7 +279,7 @@ class Backend:
                     await self._stderr_closed.wait()
             if not self.is_quitting:
                 self.has_died = True
-                self._target.post_message(self.Died(code))
+                self._post(self.Died(code))
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         try:
@@ -282,7 +289,7 @@ class Backend:
                 if self.is_quitting:
                     self._unshown.append(text)  # the screen is going: printed after it (§12.6)
                 else:
-                    self._target.post_message(self.Text(text, "stderr"))
+                    self._post(self.Text(text, "stderr"))
         finally:
             self._stderr_closed.set()
 

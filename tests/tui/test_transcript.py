@@ -100,7 +100,8 @@ async def test_a_long_transcript_stays_fast(make_app, wait_for, transcript_text)
         # Bounded: a screenful of the newest entries and one archive, whatever the length.
         assert len(transcript.live_entries) <= live_bound(transcript)
         assert at_thousand <= at_ten + live_bound(transcript)
-        assert abs(at_thousand - at_five_hundred) <= 3  # entries differ in height, not more
+        # The same at 500 and at 1,000 entries, but for a batch waiting to be archived.
+        assert at_five_hundred <= at_ten + live_bound(transcript)
         assert len(transcript.archive.entries) > 950
         # Nothing is lost: every entry is still there, in order.
         text = transcript_text(app)
@@ -244,41 +245,3 @@ def test_snapshot_a_long_transcript_scrolled_up(snap_compare, make_app, snapshot
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
-
-
-def test_a_segment_is_cut_only_at_a_paragraph_break_outside_code() -> None:
-    from wisp_tui.widgets.transcript import SegmentText
-
-    segment = SegmentText()
-    segment.add("words\n")
-    assert segment.paragraph_break_in("\nmore") == 1  # the blank line spans two fragments
-    segment = SegmentText()
-    segment.add("```sh\nls\n")
-    fragment = "\nstill code\n```\n\nafter"
-    cut = segment.paragraph_break_in(fragment)
-    assert cut is not None and fragment[:cut].endswith("```\n\n") and fragment[cut:] == "after"
-    assert SegmentText().paragraph_break_in("no break here") is None
-
-
-async def test_a_long_reply_streams_in_segments_and_reads_whole(
-    make_app, wait_for, transcript_text
-):
-    from wisp_tui.widgets.transcript import SEGMENT_CHARACTERS
-
-    paragraphs = [f"Paragraph {n}: " + "word " * 60 for n in range(80)]
-    code = "```sh\n" + "\n\n".join(f"echo {n}" for n in range(30)) + "\n```"
-    reply = "\n\n".join([*paragraphs[:40], code, *paragraphs[40:]])
-    assert len(reply) > 4 * SEGMENT_CHARACTERS
-    app = make_app([{"text": reply}])
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.status_bar.status is not None)
-        await pilot.press(*"go", "enter")
-        await wait_for(pilot, lambda: "Paragraph 79" in transcript_text(app), timeout=60)
-        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=60)
-        segments = [e for e in app.transcript.archive.entries if e.kind == "reply"]
-        segments += [w for w in app.transcript.live_entries if type(w).__name__ == "Reply"]
-        assert len(segments) >= 4
-        sources = [getattr(s, "text", None) or getattr(s, "source", "") for s in segments]
-        assert "".join(sources) == reply  # whole, in order, nothing doubled
-        assert all(source.count("```") % 2 == 0 for source in sources)  # code never cut
-        assert len(app.transcript.live_entries) < 20  # the old segments were archived

@@ -414,6 +414,8 @@ class Prompt(Horizontal):
         self._show_placeholder()
 
     def watch_is_busy(self, is_busy: bool) -> None:
+        if not self.query(PromptArea):
+            return  # the app is closing and its widgets are going: a late line changes nothing
         (self.query_one(BusyLine) if is_busy else self.input).focus()
         self.set_class(is_busy, "-busy")
         self._show_busy_text()

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 SPARE_ROWS = 12
 """Rows of live entries kept beyond a screenful: an entry is archived only once out of sight."""
 MIN_LIVE_ENTRIES = 8
-"""Entries kept live however tall they are: the newest folds stay reachable by Shift-Tab."""
+"""Entries kept live while they fill under three screens: the newest folds stay reachable by
+Shift-Tab, but a long reply's segments do not keep hundreds of Markdown widgets alive."""
 
 
 class Entry(Static):
@@ -67,39 +68,6 @@ ARCHIVE_BATCH_ENTRIES = 30
 ARCHIVE_BATCH_ROWS = 120
 """Out-of-sight entries are archived once there are this many of them, or this many rows."""
 
-SEGMENT_CHARACTERS = 4_000
-"""A reply segment this long goes on in a new one at the next paragraph break outside code."""
-
-
-class SegmentText:
-    """Counts a reply segment's characters and whether it is inside a code fence."""
-
-    def __init__(self) -> None:
-        self.length = 0
-        self._in_fence = False
-        self._line = ""  # the unfinished last line, to see a fence's opening and closing
-
-    def add(self, text: str) -> None:
-        self.length += len(text)
-        *finished, self._line = (self._line + text).split("\n")
-        for line in finished:
-            if line.lstrip().startswith(("```", "~~~")):
-                self._in_fence = not self._in_fence
-
-    def paragraph_break_in(self, fragment: str) -> int | None:
-        """The index just past a blank line in `fragment` that is outside any code fence."""
-        probe = SegmentText()
-        probe._in_fence, probe._line = self._in_fence, self._line
-        at = 0
-        for piece in fragment.splitlines(keepends=True):
-            before = probe._line
-            probe.add(piece)
-            at += len(piece)
-            if piece == "\n" and before == "" and not probe._in_fence:
-                return at
-        return None
-
-
 class Transcript(VerticalScroll):
     """Appends entries in arrival order; only the reply being streamed is ever rewritten."""
 
@@ -114,7 +82,6 @@ class Transcript(VerticalScroll):
     def __init__(self) -> None:
         super().__init__(id="transcript")
         self._reply: Reply | None = None
-        self._segment = SegmentText()  # what the open reply segment holds, for where to cut
         self._leaving: set[Widget] = set()  # being moved into the archive
         self._is_behind = False  # entries were left live while the person read scrolled up
         self._is_measuring = False  # a check is due once new entries have been laid out
@@ -186,45 +153,17 @@ class Transcript(VerticalScroll):
         await self._add(ToolLine(event.text, output, is_error=event.kind == "error"))
 
     async def write_reply(self, fragment: str) -> None:
-        """Append to the reply segment, starting one below everything else when none is open.
-
-        A long reply goes on in a new segment at a paragraph break once the open one holds
-        SEGMENT_CHARACTERS: each append lays out the whole segment, so a segment that grew
-        without end would make every fragment dearer, and finished segments can be archived.
-        """
+        """Append to the reply segment, starting one below everything else when none is open."""
         if not self.is_attached:
             return  # shutting down: nothing more is shown
         if self._reply is None:
-            await self._open_reply()
-        assert self._reply is not None
-        cut = self._segment_cut(fragment)
-        if cut is None:
-            await self._write_to_reply(fragment)
-            return
-        await self._write_to_reply(fragment[:cut])
-        await self.end_reply()
-        if fragment[cut:]:
-            await self.write_reply(fragment[cut:])
+            # Imported at the first reply: Textual's Markdown and markdown-it are not needed
+            # to start, and start-up is measured (docs/performance.md).
+            from .reply import Reply
 
-    async def _open_reply(self) -> None:
-        # Imported at the first reply: Textual's Markdown and markdown-it are not needed to
-        # start, and start-up is measured (docs/performance.md).
-        from .reply import Reply
-
-        self._reply = Reply()
-        self._segment = SegmentText()
-        await self.mount(self._reply)
-
-    async def _write_to_reply(self, text: str) -> None:
-        assert self._reply is not None
-        self._segment.add(text)
-        await self._reply.write(text)
-
-    def _segment_cut(self, fragment: str) -> int | None:
-        """Where in `fragment` the open segment should end, if it is long enough to end."""
-        if self._segment.length + len(fragment) < SEGMENT_CHARACTERS:
-            return None
-        return self._segment.paragraph_break_in(fragment)
+            self._reply = Reply()
+            await self.mount(self._reply)
+        await self._reply.write(fragment)
 
     async def end_reply(self) -> None:
         """End the reply segment; the next fragment starts a new one (§5)."""
@@ -268,7 +207,9 @@ class Transcript(VerticalScroll):
         live = self.live_entries
         wanted = self.scrollable_content_region.height + SPARE_ROWS
         rows, keep_from = 0, len(live)
-        while keep_from > 0 and (rows < wanted or len(live) - keep_from < MIN_LIVE_ENTRIES):
+        while keep_from > 0 and (
+            rows < wanted or (len(live) - keep_from < MIN_LIVE_ENTRIES and rows < 3 * wanted)
+        ):
             keep_from -= 1
             height = live[keep_from].outer_size.height
             rows += height
