@@ -277,8 +277,8 @@ def run_child(args: argparse.Namespace) -> None:
 # The parent: spawns children and reads their results.
 
 
-def spawn(*args: str) -> tuple[float, dict[str, object]]:
-    """(seconds from spawn to the child's first line, that line)."""
+def spawn_child(*args: str) -> tuple[float, str, str]:
+    """(seconds from spawn to the child's first line, that line, the lines after it)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, str(HERE), "--child", *args],
@@ -287,25 +287,22 @@ def spawn(*args: str) -> tuple[float, dict[str, object]]:
     assert process.stdout is not None
     line = process.stdout.readline()
     elapsed = time.perf_counter() - started
-    _, err = process.communicate(timeout=600)
+    rest, err = process.communicate(timeout=600)
     if not line:
         raise RuntimeError(f"child {args} failed:\n{err}")
+    return elapsed, line, rest
+
+
+def spawn(*args: str) -> tuple[float, dict[str, object]]:
+    """(seconds from spawn to the child's first line, that line)."""
+    elapsed, line, _ = spawn_child(*args)
     return elapsed, json.loads(line)
 
 
 def spawn_ready(kind: str) -> tuple[float, float | None]:
     """(seconds from spawn to the child's input being ready, to wisp's first status or None)."""
-    started, started_clock = time.perf_counter(), time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, str(HERE), "--child", kind],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    ready = time.perf_counter() - started
-    rest, err = process.communicate(timeout=600)
-    if not line:
-        raise RuntimeError(f"child {kind} failed:\n{err}")
+    started_clock = time.monotonic()
+    ready, _, rest = spawn_child(kind)
     status = [json.loads(later)["status_at"] for later in rest.splitlines() if "status_at" in later]
     return ready, (status[0] - started_clock if status else None)
 
