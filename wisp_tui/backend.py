@@ -249,6 +249,8 @@ class Backend:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(STDERR_CLOSE_TIMEOUT):
                 await _exited(process)
+        if process.stdin is not None:
+            process.stdin.close()  # the last pipe open: closed, the transport can finish
         await self._stop_readers()
 
     async def _stop_readers(self) -> None:
