@@ -38,7 +38,6 @@ from .backend import Backend
 from .clipboard import Clipboard
 from .history import History, history_path
 from .screens.dialog import Dialog
-from .screens.panel import Panel, output_text, view_title
 from .widgets.prompt import Prompt
 from .widgets.status_bar import StatusBar, TurnState
 from .widgets.tool_line import ToolLine
@@ -137,6 +136,18 @@ class WispApp(App[int]):
     @cached_property
     def status_bar(self) -> StatusBar:
         return self.screen_stack[0].query_one(StatusBar)
+
+    @property
+    def _is_over_the_main_screen(self) -> bool:
+        """A dialog or a panel is shown."""
+        return isinstance(self.screen, Dialog) or self._is_panel_shown
+
+    @property
+    def _is_panel_shown(self) -> bool:
+        # Imported here: the panel is not needed to start, and start-up is measured.
+        from .screens.panel import Panel
+
+        return isinstance(self.screen, Panel)
 
     # Lines from wisp.
 
@@ -284,7 +295,7 @@ class WispApp(App[int]):
     def _show_next_request(self) -> None:
         if self._shown is not None or not self._requests or self.is_quitting:
             return
-        if isinstance(self.screen, Panel):
+        if self._is_panel_shown:
             self.pop_screen()  # a dialog arriving closes the panel (§11)
         # The dialogs are imported when first needed: start-up is measured (docs/performance.md).
         from .screens.approval import ApprovalScreen
@@ -362,7 +373,7 @@ class WispApp(App[int]):
         """Ctrl-O: open the last output in a panel, or close it; under a dialog, nothing."""
         if isinstance(self.screen, Dialog) or self.is_quitting:
             return
-        if isinstance(self.screen, Panel):
+        if self._is_panel_shown:
             was_output = self.screen.kind == "output"
             await self.pop_screen()
             if was_output:
@@ -370,26 +381,30 @@ class WispApp(App[int]):
         if self._last_output is None:
             await self.transcript.add_note("no tool output to show yet")
             return
+        from .screens.panel import Panel, output_text
+
         await self.push_screen(Panel("output", output_text(self._last_output)))
 
     async def _show_view(self, view: View) -> None:
         """A `view` from `/inspect …` opens in a panel, at the top, unless a dialog is shown."""
         if isinstance(self.screen, Dialog) or self.is_quitting:
             return
-        if isinstance(self.screen, Panel):
+        if self._is_panel_shown:
             await self.pop_screen()
+        from .screens.panel import Panel, view_title
+
         await self.push_screen(Panel(view_title(view), view.text, kind=view.kind))
 
     async def action_toggle_all_folds(self) -> None:
         """Ctrl-G: open every fold when any is shut, else shut them all."""
-        if isinstance(self.screen, (Dialog, Panel)):
+        if self._is_over_the_main_screen:
             return
         folds = self.transcript.folds()
         await self.transcript.set_all_folds(any(f.is_foldable and not f.is_open for f in folds))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Under a dialog or a panel, Shift-Tab is theirs: the folds are out of reach.
-        return not (action == "step_fold" and isinstance(self.screen, (Dialog, Panel)))
+        return not (action == "step_fold" and self._is_over_the_main_screen)
 
     def action_step_fold(self, step: int) -> None:
         """Shift-Tab: from the input to the newest fold, then older; Tab: newer, then the input."""
@@ -406,7 +421,7 @@ class WispApp(App[int]):
 
     def action_focus_input(self) -> None:
         """Esc on a fold gives the keys back to the input."""
-        if not isinstance(self.screen, (Dialog, Panel)):
+        if not self._is_over_the_main_screen:
             self.prompt.input.focus()
 
     def action_copy_reply(self) -> None:
@@ -433,7 +448,7 @@ class WispApp(App[int]):
     # Ctrl-C / Ctrl-D (§12).
 
     async def action_stop_or_quit(self) -> None:
-        if isinstance(self.screen, Panel):
+        if self._is_panel_shown:
             self.screen.action_close()  # §12 step 1: a panel closes before anything else
             return
         if isinstance(self.screen, Dialog):
@@ -457,7 +472,7 @@ class WispApp(App[int]):
         if self.is_quitting:
             return
         self.is_quitting = True
-        if isinstance(self.screen, Panel):
+        if self._is_panel_shown:
             self.pop_screen()
         self.status_bar.message = "quitting: waiting for wisp to save…"
         self.prompt.display = False

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -86,9 +85,6 @@ class Transcript(VerticalScroll):
         self._is_behind = False  # entries were left live while the person read scrolled up
         self._is_measuring = False  # a check is due once new entries have been laid out
         self.archive = Archive()
-
-    def compose(self) -> ComposeResult:
-        yield self.archive
 
     def on_mount(self) -> None:
         self.anchor()  # follow the bottom unless the person scrolls up
@@ -191,6 +187,9 @@ class Transcript(VerticalScroll):
             self._is_behind = True
             return
         self._is_behind = False
+        if not self.archive.is_mounted:
+            # Mounted at the first move, above every entry: start-up need not build it.
+            await self.mount(self.archive, before=0)
         self.archive.extend([_archived(entry) for entry in old])
         self._leaving.update(old)  # a second call while these are removed must skip them
         try:
