@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
+
+import msgspec
 
 LIMIT = 100
 """The most lines kept, in memory and on disk (§9.5); the oldest go first."""
@@ -34,7 +35,7 @@ class History:
         with contextlib.suppress(OSError):
             for raw in self.path.read_text(encoding="utf-8").splitlines():
                 with contextlib.suppress(ValueError):
-                    line = json.loads(raw)
+                    line = msgspec.json.decode(raw)
                     if isinstance(line, str) and line:
                         lines.append(line)
         return lines[-self.limit :]
@@ -58,4 +59,4 @@ class History:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             os.fchmod(file.fileno(), 0o600)
             lines = self.lines if rewrite else [line]
-            file.writelines(json.dumps(item, ensure_ascii=False) + "\n" for item in lines)
+            file.writelines(msgspec.json.encode(item).decode() + "\n" for item in lines)
