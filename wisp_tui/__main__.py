@@ -19,9 +19,20 @@ approvals and questions.
   -V, --version   print the version and exit (only as the sole argument)
   -h, --help      print this help and exit (only as the sole argument)
 
+Keys:
+  Enter           send; Ctrl-J, Alt-Enter or Shift-Enter start a new line
+  Up, Down        the lines sent before (kept in WISP_HOME/history)
+  Tab             complete a /command
+  !               at the start of the line: run a command yourself
+  Ctrl-C, Ctrl-D  stop the turn (twice: kill its work); at idle, quit
+  Ctrl-O          the last output in a panel; Ctrl-G opens or shuts every fold
+  Ctrl-R          copy the last reply; selecting text with the mouse copies it
+  /models         the model picker: Space on or off, u to use, Enter saves
+
 Examples:
   wisp-tui
   wisp-tui -m ollama:qwen3
+  WISP_BIN=./venv/bin/wisp wisp-tui --resume notes
 """
 
 
