@@ -242,6 +242,9 @@ def test_snapshot_a_long_transcript_scrolled_up(snap_compare, make_app, snapshot
         await fill(pilot, transcript, 100, 160)
         await pilot.pause()  # the archiving that waited for the last entries' layout is done
         transcript.scroll_home(animate=False)
+        # Which entries are still live when the picture is taken depends on timing, and a live
+        # entry can be a row taller than archived: the scroll bar's thumb would move.
+        transcript.styles.scrollbar_size_vertical = 0
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
