@@ -115,8 +115,9 @@ class WispApp(App[int]):
         await super().on_event(event)
 
     def on_load(self) -> None:
-        # Before the first frame, so wisp starts while the screen is built (§1).
-        self.backend.start_soon()
+        # wisp starts right after the first frame: the screen is there to type into at once,
+        # and wisp takes far longer to start (about 100 ms) than the frame does to draw.
+        self.call_after_refresh(self.backend.start_soon)
 
     async def on_mount(self) -> None:
         self.prompt.history = self.history

@@ -125,8 +125,8 @@ class Backend:
         return list(self._stderr if self.has_failed else self._unshown)
 
     def start_soon(self) -> None:
-        """Start wisp in the background: the screen draws and takes keys meanwhile, and what
-        is sent before wisp runs waits, in order, behind our `hello`."""
+        """Start wisp in the background: the screen takes keys meanwhile, and what is sent
+        before wisp runs waits, in order, behind our `hello`."""
         self._starting = asyncio.create_task(self.start())
 
     async def start(self) -> None:
@@ -154,9 +154,7 @@ class Backend:
             asyncio.create_task(self._read_stdout(process.stdout)),
             asyncio.create_task(self._read_stderr(process.stderr)),
         ]
-        # Our hello waits for the first frame: finding our version loads importlib.metadata,
-        # which the screen need not wait for, and wisp takes longer than a frame to start.
-        self._target.call_after_refresh(self._say_hello)
+        await self._say_hello()
 
     async def _say_hello(self) -> None:
         """`hello` first, then whatever was sent before it, in order (§1)."""
