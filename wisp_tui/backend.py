@@ -127,6 +127,8 @@ class Backend:
     def start_soon(self) -> None:
         """Start wisp in the background: the screen takes keys meanwhile, and what is sent
         before wisp runs waits, in order, behind our `hello`."""
+        if self.is_quitting:
+            return  # the person quit before the first frame: nothing to start
         self._starting = asyncio.create_task(self.start())
 
     async def start(self) -> None:
@@ -206,7 +208,7 @@ class Backend:
         process = self._process
         if process is None:
             return 127 if self.could_not_start else 0  # 127: the shell's "cannot run"
-        await self._say_hello()  # not yet said when quitting before the first frame
+        await self._say_hello()  # not yet said when quitting as wisp starts
         if process.returncode is None:
             await self.message("/quit")
             if process.stdin is not None:
