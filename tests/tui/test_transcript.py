@@ -248,3 +248,25 @@ def test_snapshot_a_long_transcript_scrolled_up(snap_compare, make_app, snapshot
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_long_reply_keeps_only_its_newest_blocks_live_and_reads_whole(
+    make_app, wait_for, transcript_text
+):
+    from wisp_tui.widgets.reply import FREEZE_BLOCKS, Reply
+
+    paragraphs = [f"Paragraph {n}: " + "word " * 30 for n in range(150)]
+    code = "```sh\n" + "\n".join(f"echo {n}" for n in range(20)) + "\n```"
+    reply = "\n\n".join([*paragraphs[:75], code, *paragraphs[75:]])
+    app = make_app([{"text": reply}])
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await started(pilot, wait_for)
+        await pilot.press(*"go", "enter")
+        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=60)
+        live = [entry for entry in transcript.live_entries if isinstance(entry, Reply)]
+        assert len(live) == 1 and len(live[0].children) <= FREEZE_BLOCKS
+        # The archive holds the rest; read together, the reply is whole, in order, once.
+        parts = [e.text for e in transcript.archive.entries if e.kind == "reply"]
+        assert "".join([*parts, live[0].live_source]) == reply
+        text = transcript_text(app)
+        assert text.count("Paragraph 149:") == 1 and text.count("echo 19") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from textual.content import Content
@@ -22,6 +23,16 @@ for a short reply, growing with its length (and with the transcript above it). S
 after an append is that cost over this share, kept between FASTEST and SLOWEST: a model's 50
 fragments a second become a few appends, never one per fragment.
 """
+
+
+FREEZE_BLOCKS = 40
+KEEP_BLOCKS = 20
+"""A reply with more than FREEZE_BLOCKS blocks hands all but its newest KEEP_BLOCKS to the
+archive (they are well above the screen by then)."""
+
+
+FINISH_PIECE = 6_000
+"""Characters a segment's end appends at a time (see `Reply.finish`)."""
 
 
 def pause_after(cpu_seconds: float) -> float:
@@ -84,6 +95,7 @@ class Reply(Markdown):
 
     def __init__(self) -> None:
         super().__init__()
+        self._frozen_line = 0  # the source's lines before this are no longer blocks here
         self._stream: MarkdownStream | None = None
         self._held: list[str] = []
         self._flush_timer: Timer | None = None
@@ -104,11 +116,20 @@ class Reply(Markdown):
         else:
             self._flush_timer = self.set_timer(wait, self._flush, name="reply flush")
 
-    async def finish(self) -> None:
-        """End the segment: everything held is appended and in the widget when this returns."""
+    async def finish(self, between: Callable[[], Awaitable[None]] | None = None) -> None:
+        """End the segment: everything held is appended and in the widget when this returns.
+
+        What is still held goes in pieces of FINISH_PIECE characters, with `between` awaited
+        after each (the transcript moves old blocks to the archive there): one append of all
+        of a long reply's held text would mount every one of its blocks at once.
+        """
         if self._is_finished:
             return
-        await self._flush()
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        held = "".join(self._held)
+        self._held.clear()
         self._is_finished = True
         if self._stream is not None:
             await self._stream.stop()
@@ -116,6 +137,36 @@ class Reply(Markdown):
             # append holds the widget's lock, so taking it waits for the last one.
             async with self.lock:
                 pass
+        for at in range(0, len(held), FINISH_PIECE):
+            await self.append(held[at : at + FINISH_PIECE])
+            if between is not None:
+                await between()
+
+    @property
+    def is_long(self) -> bool:
+        """More blocks than FREEZE_BLOCKS: some can go to the archive (`take_frozen`)."""
+        return len(self.children) > FREEZE_BLOCKS
+
+    @property
+    def live_source(self) -> str:
+        """The Markdown still drawn here: the source less what `take_frozen` gave away."""
+        return "".join(self.source.splitlines(keepends=True)[self._frozen_line :])
+
+    async def take_frozen(self) -> str | None:
+        """Remove the oldest blocks, all but the newest KEEP_BLOCKS, once there are more than
+        FREEZE_BLOCKS; return their Markdown, for the archive to draw instead. Each append
+        lays out every block, so a reply that kept them all would grow dearer without end."""
+        async with self.lock:  # never while an append is mounting blocks
+            blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
+            if len(blocks) <= FREEZE_BLOCKS:
+                return None
+            old = blocks[: len(blocks) - KEEP_BLOCKS]
+            end = old[-1].source_range[1]
+            lines = self.source.splitlines(keepends=True)
+            text = "".join(lines[self._frozen_line : end])
+            self._frozen_line = end
+            await self.remove_children(old)
+            return text
 
     async def _flush(self) -> None:
         """Pass the held fragments to the stream as one append."""

@@ -160,12 +160,33 @@ class Transcript(VerticalScroll):
             self._reply = Reply()
             await self.mount(self._reply)
         await self._reply.write(fragment)
+        if self._reply.is_long:
+            await self._freeze_reply(self._reply)
+
+    async def _freeze_reply(self, reply: Reply) -> None:
+        """Move a long reply's oldest blocks into the archive, with every entry above it."""
+        if not self.is_following:
+            return  # nothing moves while the person reads
+        if not reply.is_long:
+            return
+        text = await reply.take_frozen()
+        if text is None:
+            return
+        above = [entry for entry in self.live_entries if entry is not reply]
+        if not self.archive.is_mounted:
+            await self.mount(self.archive, before=0)
+        self.archive.extend([*(_archived(entry) for entry in above), ArchivedEntry("reply", text)])
+        self._leaving.update(above)
+        try:
+            await self.remove_children(above)
+        finally:
+            self._leaving.difference_update(above)
 
     async def end_reply(self) -> None:
         """End the reply segment; the next fragment starts a new one (§5)."""
         reply, self._reply = self._reply, None
         if reply is not None:
-            await reply.finish()
+            await reply.finish(between=lambda: self._freeze_reply(reply))
 
     async def _add(self, widget: Widget) -> None:
         await self.end_reply()
@@ -242,7 +263,7 @@ def _archived(widget: Widget) -> ArchivedEntry:
     if isinstance(widget, ToolLine):
         return ArchivedEntry("tool", tool_line=widget)
     if isinstance(widget, Reply):
-        return ArchivedEntry("reply", widget.source)
+        return ArchivedEntry("reply", widget.live_source)
     if isinstance(widget, Entry):
         return ArchivedEntry(widget.kind, widget.text)
     return ArchivedEntry("output", _plain(widget))
@@ -252,7 +273,7 @@ def _plain(widget: Widget) -> str:
     from .reply import Reply
 
     if isinstance(widget, Reply):
-        return widget.source
+        return widget.live_source
     if isinstance(widget, ToolLine):
         return widget.render_text().plain
     if isinstance(widget, Entry):
