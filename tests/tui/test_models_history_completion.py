@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import stat
 import subprocess
+from pathlib import Path
 
 from wisp_tui.history import History
 from wisp_tui.screens.model_picker import ModelPickerScreen
@@ -31,14 +32,20 @@ def wisp_models(home, wisp_script) -> list[dict]:
     return json.loads(done.stdout)["models"]
 
 
-async def test_the_model_picker_turns_a_model_on_and_saves_it(
-    make_app, wait_for, tmp_path, wisp_script
-):
-    home = tmp_path / "home"
+def a_disabled_script_model(home: Path) -> Path:
+    """A second `script:` model, disabled in the config, so `/models` lists two rows."""
     other = home / "work" / "other.json"
     other.parent.mkdir(parents=True)
     other.write_text('{"responses": [{"text": "other"}]}')
     disable_a_model(home, f"script:{other}")
+    return other
+
+
+async def test_the_model_picker_turns_a_model_on_and_saves_it(
+    make_app, wait_for, tmp_path, wisp_script
+):
+    home = tmp_path / "home"
+    other = a_disabled_script_model(home)
     app = make_app([{"text": "Hi."}])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
@@ -73,10 +80,7 @@ async def test_the_model_picker_turns_a_model_on_and_saves_it(
 
 async def test_esc_leaves_the_models_as_they_were(make_app, wait_for, tmp_path, wisp_script):
     home = tmp_path / "home"
-    other = home / "work" / "other.json"
-    other.parent.mkdir(parents=True)
-    other.write_text('{"responses": [{"text": "other"}]}')
-    disable_a_model(home, f"script:{other}")
+    other = a_disabled_script_model(home)
     app = make_app([{"text": "Hi."}])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
