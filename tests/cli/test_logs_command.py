@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 
-from wisp.audit import AuditLog, FileSink
+from wisp.audit import REGISTRY, AuditLog, FileSink
 from wisp.audit.kinds import ConfigChange, Error, ToolCall, ToolResult
 
 WISP_LINE = b'{"schema":1,"id":"%s","time":"2026-11-30T10:00:00.000Z","version":"0.1.0",'
@@ -84,11 +84,37 @@ def test_filters_combine(run_wisp, wisp_home: Path) -> None:
     ] == ["b"]
 
 
-def test_a_kind_this_wisp_does_not_know_gets_a_hint(run_wisp, wisp_home: Path) -> None:
+def test_an_unknown_kind_is_a_usage_error_that_lists_the_kinds(run_wisp, wisp_home) -> None:
+    audit_log(wisp_home).record(Error(message="e", context=""))
+    result = run_wisp("logs", "--kind", "nosuchkind")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.count("\n") == 1
+    assert "'nosuchkind'" in result.stderr and "did you mean" not in result.stderr
+    assert ", ".join(REGISTRY) in result.stderr  # every kind, in the registry's order
+
+
+def test_a_kind_one_slip_away_gets_a_hint(run_wisp, wisp_home: Path) -> None:
     audit_log(wisp_home).record(Error(message="e", context=""))
     result = run_wisp("logs", "--kind", "config.chnage")
-    assert result.returncode == 0
+    assert (result.returncode, result.stdout) == (2, "")
     assert "did you mean config.change?" in result.stderr
+
+
+def test_among_several_kinds_only_the_unknown_one_is_named(run_wisp) -> None:
+    result = run_wisp("logs", "--kind", "error", "--kind", "tool.cal", "--kind", "tool.result")
+    assert result.returncode == 2
+    assert "'tool.cal'" in result.stderr and "did you mean tool.call?" in result.stderr
+    assert "'error'" not in result.stderr and "'tool.result'" not in result.stderr
+
+
+def test_several_kinds_show_each(run_wisp, wisp_home: Path) -> None:
+    log = audit_log(wisp_home)
+    log.record(Error(message="e", context=""))
+    log.record(ConfigChange(path="k", old=1, new=2, source="cli"))
+    log.record(ToolCall(tool="current_date", arguments={}), call="c1")
+    result = run_wisp("logs", "--kind", "error", "--kind", "config.change", "--json")
+    kinds = [msgspec.json.decode(line)["kind"] for line in result.stdout.splitlines()]
+    assert (result.returncode, kinds) == (0, ["error", "config.change"])
 
 
 def test_bad_usage_exits_2_without_a_traceback(run_wisp) -> None:

@@ -84,7 +84,7 @@ def _count(text: str) -> int:
 
 
 def run_logs(args: argparse.Namespace, context: Context) -> int:
-    event_filter = _filter_from(args, context)
+    event_filter = _filter_from(args)
     printer = _Printer(context.stdout, as_json=args.json)
     logs_dir = context.home.logs_dir
     last = args.last
@@ -99,17 +99,26 @@ def run_logs(args: argparse.Namespace, context: Context) -> int:
     return 0
 
 
-def _filter_from(args: argparse.Namespace, context: Context) -> EventFilter:
-    for kind in args.kind:
-        if kind not in REGISTRY:
-            import difflib  # here, not at the top: only a mistyped kind needs it
-
-            close = difflib.get_close_matches(kind, REGISTRY, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            context.warn(f"note: this wisp knows no kind {kind!r}{hint}; showing any stored")
+def _filter_from(args: argparse.Namespace) -> EventFilter:
+    unknown = [kind for kind in args.kind if kind not in REGISTRY]
+    if unknown:
+        # A mistyped kind would match nothing and look like an empty log: refuse it, and say
+        # which kinds there are.
+        named = ", ".join(_named_with_hint(kind) for kind in unknown)
+        plural = "s" if len(unknown) > 1 else ""
+        raise UsageError(
+            f"logs --kind: no such kind{plural} {named}; the kinds are: {', '.join(REGISTRY)}"
+        )
     if args.session is not None and not args.session.strip():
         raise UsageError("--session needs an id or a prefix of one")
     return EventFilter(session=args.session, kinds=frozenset(args.kind), tool=args.tool)
+
+
+def _named_with_hint(kind: str) -> str:
+    import difflib  # here, not at the top: only a mistyped kind needs it
+
+    close = difflib.get_close_matches(kind, REGISTRY, n=1)
+    return f"{kind!r} (did you mean {close[0]}?)" if close else repr(kind)
 
 
 def _follow(
