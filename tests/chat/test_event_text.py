@@ -173,9 +173,11 @@ def test_command_typed_refused_by_the_sandbox_names_the_paths():
     line = text_of(
         "command.typed", None, sandboxRefusal="refused", sandboxPaths=["/etc/x", "/opt/y"]
     )
+    # The roots less WISP_HOME: with WISP_HOME under /tmp, a start-up note names what /tmp lost.
     assert line == (
         "  · the sandbox refused writing to /etc/x, /opt/y, as it would for the model: "
-        "commands write only within wisp's writable roots"
+        "commands write only within wisp's writable roots, less WISP_HOME and what a sandbox "
+        "note at start-up names"
     )
 
 

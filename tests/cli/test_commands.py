@@ -206,3 +206,51 @@ def test_the_model_cannot_ask_to_run_outside_the_sandbox_by_default(
     wisp("--yes", "-m", f"script:{script}", "list")
     decision = next(e["details"] for e in audit_lines() if e["kind"] == "policy.decision")
     assert (decision["verdict"], decision["outsideSandbox"]) == ("denied", True)
+
+
+NARROWED_TMP = "sandbox: commands cannot make new files directly in /tmp"
+
+
+@pytest.fixture
+def tmp_is_narrowed(wisp_home: Path) -> None:
+    from wisp.sandbox.plan import probe_uncached
+
+    support = probe_uncached()
+    if support.landlock_abi is None or support.bwrap is not None:
+        pytest.skip("/tmp is narrowed only under Landlock without bubblewrap")
+    if not str(wisp_home).startswith("/tmp/"):
+        pytest.skip("WISP_HOME is not under /tmp here")
+
+
+@pytest.mark.parametrize(
+    ("args", "input"),
+    [(["hi"], None), (["chat", "--plain"], "/quit\n")],
+    ids=["one-shot", "chat"],
+)
+def test_wisp_home_under_tmp_is_said_once_at_start_up_with_the_fix(
+    wisp, tmp_path: Path, wisp_home: Path, tmp_is_narrowed: None, args: list[str], input: str | None
+) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": [{"text": "hello"}]}))
+    result = wisp("-m", f"script:{script}", *args, input=input)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith(NARROWED_TMP)]
+    assert lines == [
+        f"{NARROWED_TMP} or in the folders between it and WISP_HOME (mktemp and touch /tmp/x "
+        f"fail) because WISP_HOME ({wisp_home}) lies inside it; set WISP_HOME outside /tmp, or "
+        "install bubblewrap, to fix"
+    ]
+
+
+def test_wisp_home_under_tmp_is_a_note_and_the_status_for_a_front_end(
+    wisp, tmp_path: Path, tmp_is_narrowed: None
+) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": [{"text": "hello"}]}))
+    result = wisp("chat", "--json", "-m", f"script:{script}", input="/quit\n")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    notes = [ln["text"] for ln in lines if ln["type"] == "note" and NARROWED_TMP in ln["text"]]
+    assert len(notes) == 1
+    status = next(ln for ln in lines if ln["type"] == "status")
+    assert status["sandboxNote"] == notes[0]

@@ -172,6 +172,27 @@ async def test_a_refusal_inside_the_roots_is_not_the_sandbox(
     assert "is inside the writable roots, so something else refused it" in refusal.line
 
 
+async def test_mktemp_with_wisp_home_under_tmp_is_refused_and_explained(
+    run_confined: RunConfined, writable: WritableSet, work: Path
+) -> None:
+    # The issue: with WISP_HOME under /tmp, mktemp failed and was blamed on something else.
+    result, state = await run_confined("env -u TMPDIR mktemp")
+    if "/tmp" not in state.narrowed_roots:
+        pytest.skip("/tmp is not narrowed here (bubblewrap, or WISP_HOME elsewhere)")
+    assert result.exit_status != 0
+    refusal = check_refusal(
+        result.stderr,
+        exit_status=result.exit_status,
+        working_directory=work,
+        writable=writable,
+        network_off=False,
+        narrowed_roots=state.narrowed_roots,
+    )
+    assert refusal is not None
+    assert (refusal.verdict, refusal.paths) == (Verdict.REFUSED, ["/tmp/tmp.XXXXXXXXXX"])
+    assert "nothing new can be made directly in /tmp while WISP_HOME" in refusal.line
+
+
 @contextlib.asynccontextmanager
 async def listening() -> AsyncIterator[int]:
     """A real TCP server on 127.0.0.1; yields its port."""

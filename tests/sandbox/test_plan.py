@@ -60,8 +60,43 @@ def test_a_root_holding_wisp_home_is_narrowed_without_bubblewrap(writable: Writa
     assert spec_of(argv).protected == writable.protected
     (root,) = state.narrowed_roots
     assert state.narrowed_roots == writable.roots_holding_home()
-    assert state.note is not None and f"WISP_HOME lies inside {root}" in state.note
+    assert state.note is not None and f"lies inside it; set WISP_HOME outside {root}" in state.note
     assert state.mechanism.endswith(f"narrowed: {root}")
+
+
+def test_a_narrowed_temp_folder_is_said_once_with_what_breaks_and_the_fix(
+    tmp_path: Path,
+) -> None:
+    # The issue: with WISP_HOME under /tmp, mktemp and touch /tmp/x fail; say so, and the fix.
+    writable = WritableSet.build(
+        working_directory=tmp_path, home="/tmp/wisp-note-home", environ={"HOME": "/"}
+    )
+    _, state = confined_argv(
+        COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
+    )
+    assert state.note == (
+        "sandbox: commands cannot make new files directly in /tmp (mktemp and touch /tmp/x "
+        "fail) because WISP_HOME (/tmp/wisp-note-home) lies inside it; set WISP_HOME outside "
+        "/tmp, or install bubblewrap, to fix"
+    )
+
+
+def test_a_narrowed_working_directory_says_where_else_to_start() -> None:
+    # wisp started in ~ with WISP_HOME further down: /tmp is whole, so mktemp still works.
+    # (Nothing here touches the folders: they need not exist.)
+    user = "/srv/wisp-note-user"
+    writable = WritableSet.build(
+        working_directory=user, home=f"{user}/dot/.wisp", environ={"HOME": user}
+    )
+    _, state = confined_argv(
+        COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
+    )
+    assert state.note == (
+        f"sandbox: commands cannot make new files directly in {user} or in the folders between "
+        f"it and WISP_HOME (touch {user}/x fails) because WISP_HOME ({user}/dot/.wisp) lies "
+        f"inside it; set WISP_HOME outside {user}, start wisp in another folder, or install "
+        "bubblewrap, to fix"
+    )
 
 
 def test_landlock_tcp_rules_turn_the_network_off_from_abi_4(writable: WritableSet) -> None:

@@ -29,6 +29,9 @@ MESSAGES = {
     ),
     "python-erofs": "OSError: [Errno 30] Read-only file system: '/etc/x'\n",
     "python-eperm": "PermissionError: [Errno 1] Operation not permitted: '/etc/x'\n",
+    "mktemp": "mktemp: failed to create file via template ‘/etc/x’: Permission denied\n",
+    "mktemp-d": "mktemp: failed to create directory via template '/etc/x': Permission denied\n",
+    "tool-quoted": "tee: '/etc/x': Permission denied\n",
 }
 
 
@@ -101,6 +104,11 @@ def test_a_bare_word_in_a_catch_all_message_is_not_a_path() -> None:
     assert named_paths("ping: socket: Operation not permitted\n", "/w", "/") == []
 
 
+def test_prose_with_a_slash_in_a_catch_all_message_is_not_a_path() -> None:
+    message = "tool: could not write the report to the folder a/b: Permission denied\n"
+    assert named_paths(message, "/w", "/") == []
+
+
 def test_paths_are_canonical_deduplicated_and_at_most_eight() -> None:
     lines = [f"touch: cannot touch '/etc/{n}/': Permission denied" for n in range(10)]
     lines.insert(1, "touch: cannot touch '/etc//0': Permission denied")
@@ -158,6 +166,73 @@ def test_an_entry_on_the_narrowed_path_is_refused(writable: WritableSet) -> None
     whole = check_refusal(message, **kwargs, network_off=False)
     assert narrowed is not None and narrowed.verdict is Verdict.REFUSED
     assert whole is not None and whole.verdict is Verdict.NOT_THE_SANDBOX
+
+
+def test_mktemp_in_a_narrowed_temp_folder_is_the_sandbox_and_says_why(
+    writable: WritableSet,
+) -> None:
+    # The issue: WISP_HOME under /tmp, and mktemp's refusal was blamed on something else.
+    message = (
+        "mktemp: failed to create file via template ‘/tmp/tmp.XXXXXXXXXX’: Permission denied\n"
+    )
+    refusal = check_refusal(
+        message,
+        exit_status=1,
+        working_directory=writable.roots[0],
+        writable=writable,
+        network_off=False,
+        narrowed_roots=("/tmp",),
+    )
+    assert refusal is not None
+    assert (refusal.verdict, refusal.paths) == (Verdict.REFUSED, ["/tmp/tmp.XXXXXXXXXX"])
+    assert refusal.line == (
+        "sandbox: refused writing to /tmp/tmp.XXXXXXXXXX: nothing new can be made directly in "
+        f"/tmp while WISP_HOME ({writable.protected}) lies inside it; set WISP_HOME outside "
+        "/tmp, or install bubblewrap, to fix"
+    )
+
+
+def test_a_write_into_wisp_home_is_not_blamed_on_the_narrowing(writable: WritableSet) -> None:
+    message = f"sh: 1: cannot create {writable.protected}/owned: Permission denied\n"
+    refusal = check_refusal(
+        message,
+        exit_status=2,
+        working_directory="/",
+        writable=writable,
+        network_off=False,
+        narrowed_roots=("/tmp",),
+    )
+    assert refusal is not None
+    assert refusal.line.startswith(
+        f"sandbox: refused writing to {writable.protected}/owned; commands may write only under "
+    )
+
+
+def test_a_refusal_on_the_narrowed_path_and_one_outside_are_both_explained(
+    writable: WritableSet,
+) -> None:
+    message = (
+        "touch: cannot touch '/tmp/new': Permission denied\n"
+        "touch: cannot touch '/etc/out': Permission denied\n"
+    )
+    refusal = check_refusal(
+        message,
+        exit_status=1,
+        working_directory="/",
+        writable=writable,
+        network_off=False,
+        narrowed_roots=("/tmp",),
+    )
+    assert refusal is not None
+    assert refusal.paths == ["/tmp/new", "/etc/out"]
+    assert refusal.line.startswith(
+        "sandbox: refused writing to /etc/out; commands may write only under "
+    )
+    assert refusal.line.endswith(
+        "; and to /tmp/new: nothing new can be made directly in /tmp while WISP_HOME "
+        f"({writable.protected}) lies inside it; set WISP_HOME outside /tmp, or install "
+        "bubblewrap, to fix"
+    )
 
 
 def test_no_path_is_a_guess(writable: WritableSet) -> None:

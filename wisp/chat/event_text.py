@@ -170,7 +170,8 @@ def _command_typed(details: _Details) -> str | None:
         case "refused":
             return (
                 f"  · the sandbox refused writing to {named}, as it would for the model: "
-                "commands write only within wisp's writable roots"
+                "commands write only within wisp's writable roots, less WISP_HOME and what a "
+                "sandbox note at start-up names"
             )
         case "not-the-sandbox":
             return f"  · not the sandbox: {named} is inside wisp's writable roots"

@@ -121,7 +121,8 @@ def confined_argv(
     command = [*helper, *argv]
     if bwrap is not None and use_bwrap:
         command = [*_bwrap_prefix(bwrap, writable, network_off, bind_home), *command]
-    return command, _state(abi, network_off, use_bwrap, () if bind_home else holding_home)
+    narrowed = () if bind_home else holding_home
+    return command, _state(abi, network_off, use_bwrap, narrowed, writable)
 
 
 def _bwrap_prefix(
@@ -136,7 +137,13 @@ def _bwrap_prefix(
     return [*prefix, "--"]
 
 
-def _state(abi: int, network_off: bool, use_bwrap: bool, narrowed: Sequence[str]) -> SandboxState:
+def _state(
+    abi: int,
+    network_off: bool,
+    use_bwrap: bool,
+    narrowed: Sequence[str],
+    writable: WritableSet,
+) -> SandboxState:
     parts = [f"landlock ABI {abi}"]
     notes: list[str] = []
     network = True
@@ -157,12 +164,9 @@ def _state(abi: int, network_off: bool, use_bwrap: bool, narrowed: Sequence[str]
     else:
         parts.append("network on")
     if narrowed:
-        shown = ", ".join(narrowed)
-        notes.append(
-            f"WISP_HOME lies inside {shown}: nothing new can be made directly in the folders "
-            "on the way down to it"
-        )
-        parts.append(f"narrowed: {shown}")
+        # What the narrowing breaks, and its fix, said once at start-up (§5.2).
+        notes.append(writable.narrowing_note(narrowed))
+        parts.append(f"narrowed: {', '.join(narrowed)}")
     return SandboxState(
         sandbox=True,
         network=network,

@@ -36,14 +36,18 @@ _SHAPES = tuple(
         r"cannot (?:touch|create directory|create regular file|remove) " + _QUOTED.format("q"),
         r"cannot move .+? to " + _QUOTED.format("q"),
         r"failed to create symbolic link " + _QUOTED.format("q"),
+        # mktemp: "failed to create file via template 'TEMPLATE'" (and "directory").
+        r"failed to create (?:file|directory) via template " + _QUOTED.format("q"),
         # Python: PermissionError: [Errno 13] Permission denied: 'PATH', and errno 30 and 1.
         r"\[Errno (?:13|30|1)\] " + _MARKER + r": " + _QUOTED.format("q"),
         # dash: "sh: 1: cannot create PATH: <marker>".
         r"^[^:\n]+: \d+: cannot create (?P<p>.+?): " + _MARKER,
         # bash: "sh: line 1: PATH: <marker>".
         r"^[^:\n]+: line \d+: (?P<p>.+?): " + _MARKER,
-        # Any tool: "tool: PATH: <marker>" (a bare word here may be prose, not a path).
-        r"^[^:\s]+: (?P<g>[^:\n]+?): " + _MARKER,
+        # Any tool: "tool: 'PATH': <marker>" (GNU quotes a name with spaces or quotes).
+        r"^[^:\s]+: " + _QUOTED.format("q") + r": " + _MARKER,
+        # Any tool: "tool: PATH: <marker>" (a bare word or words here may be prose, not a path).
+        r"^[^:\s]+: (?P<g>[^:\s]+?): " + _MARKER,
     )
 )
 
@@ -95,7 +99,8 @@ def check_refusal(
         if not writable.contains(path) or writable.is_carved_out(path, narrowed_roots)
     ]
     if outside:
-        return Refusal(Verdict.REFUSED, outside, _refused_line(outside, writable))
+        line = _refused_line(outside, writable, narrowed_roots)
+        return Refusal(Verdict.REFUSED, outside, line)
     if paths:
         return Refusal(Verdict.NOT_THE_SANDBOX, paths, _not_the_sandbox_line(paths))
     return Refusal(Verdict.GUESS, [], _guess_line(marker))
@@ -144,11 +149,26 @@ def _candidates(stderr: str) -> Iterator[tuple[str, bool]]:
                 break
 
 
-def _refused_line(outside: list[str], writable: WritableSet) -> str:
-    return (
-        f"sandbox: refused writing to {_named(outside)}; "
-        f"commands may write only under {_roots(writable)}"
-    )
+def _refused_line(outside: list[str], writable: WritableSet, narrowed_roots: Sequence[str]) -> str:
+    """Outside the roots (or in ``WISP_HOME``): the roots; carved out of a narrowed root: why,
+    and how to keep the roots whole (§5.2)."""
+    narrowed = [
+        path
+        for path in outside
+        if writable.contains(path) and writable.is_carved_out(path, narrowed_roots)
+    ]
+    elsewhere = [path for path in outside if path not in narrowed]
+    parts = []
+    if elsewhere:
+        parts.append(f"{_named(elsewhere)}; commands may write only under {_roots(writable)}")
+    if narrowed:
+        folders = list(dict.fromkeys(os.path.dirname(path) for path in narrowed))
+        parts.append(
+            f"{_named(narrowed)}: nothing new can be made directly in {_named(folders)} while "
+            f"WISP_HOME ({writable.protected}) lies inside it; "
+            + writable.narrowing_fix(narrowed_roots)
+        )
+    return "sandbox: refused writing to " + "; and to ".join(parts)
 
 
 def _not_the_sandbox_line(paths: list[str]) -> str:

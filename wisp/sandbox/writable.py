@@ -7,7 +7,7 @@ Light on imports: the helper imports this module to narrow roots at launch.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -42,6 +42,8 @@ class WritableSet(msgspec.Struct, frozen=True):
     """``WISP_HOME``, never writable."""
     user_home: str
     """What ``~`` means, for configured roots and for paths in refusal messages."""
+    temp: str = "/tmp"
+    """Where ``mktemp`` makes its files: ``$TMPDIR``, else ``/tmp``."""
 
     @classmethod
     def build(
@@ -63,7 +65,8 @@ class WritableSet(msgspec.Struct, frozen=True):
         wanted += [_expand(os.fspath(root), user_home, cwd) for root in extra_roots]
         roots = tuple(dict.fromkeys(canonical(os.path.join(cwd, root)) for root in wanted))
         devices = tuple(dict.fromkeys(canonical(path) for path in DEVICE_PATHS))
-        return cls(roots, devices, canonical(os.fspath(home)), user_home)
+        temp = canonical(os.path.join(cwd, tmpdir or "/tmp"))
+        return cls(roots, devices, canonical(os.fspath(home)), user_home, temp)
 
     def contains(self, path: str | os.PathLike[str]) -> bool:
         """Whether a write to ``path`` is allowed: its real target inside a root or device path,
@@ -80,6 +83,30 @@ class WritableSet(msgspec.Struct, frozen=True):
         return any(
             is_within(parent, root) and is_within(self.protected, parent) for root in narrowed_roots
         )
+
+    def narrowing_note(self, narrowed_roots: Sequence[str]) -> str:
+        """The one line that says what narrowing the roots breaks, and how to fix it (§5.2).
+
+        Every narrowed root holds ``WISP_HOME``, so the outermost holds the others: nothing new
+        can be made directly in it or in any folder from it down to ``WISP_HOME``."""
+        outer = min(narrowed_roots, key=len)
+        where = outer
+        if os.path.dirname(self.protected) != outer:
+            where += " or in the folders between it and WISP_HOME"
+        touch = f"touch {os.path.join(outer, 'x')}"
+        is_temp_narrowed = self.is_carved_out(os.path.join(self.temp, "x"), (outer,))
+        fails = f"mktemp and {touch} fail" if is_temp_narrowed else f"{touch} fails"
+        return (
+            f"sandbox: commands cannot make new files directly in {where} ({fails}) because "
+            f"WISP_HOME ({self.protected}) lies inside it; {self.narrowing_fix(narrowed_roots)}"
+        )
+
+    def narrowing_fix(self, narrowed_roots: Sequence[str]) -> str:
+        """How to keep the roots whole: ``WISP_HOME`` out of the outermost, wisp started
+        elsewhere (when that is the working directory), or bubblewrap."""
+        outer = min(narrowed_roots, key=len)
+        elsewhere = " start wisp in another folder," if outer == self.roots[0] else ""
+        return f"set WISP_HOME outside {outer},{elsewhere} or install bubblewrap, to fix"
 
     def roots_holding_home(self) -> tuple[str, ...]:
         """The roots that strictly contain ``WISP_HOME``: Landlock must narrow them (or
