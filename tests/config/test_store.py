@@ -18,6 +18,8 @@ from wisp.config import (
     Config,
     load_config,
     locked_config,
+    near_key,
+    problem_with,
     save_config,
     set_value,
     unknown_keys_in,
@@ -88,10 +90,10 @@ def test_seed_audit_keys_are_known_settings() -> None:
     assert {"audit.enabled", "audit.maxFileBytes", "audit.keepFiles"} <= SETTINGS.keys()
 
 
-@pytest.mark.parametrize("key", ["", "audit..keepFiles", ".audit", "audit."])
-def test_a_path_with_an_empty_part_is_a_usage_error(tmp_path: Path, key: str) -> None:
+@pytest.mark.parametrize("key", ["", "audit..keepFiles", ".audit", "audit.", 'local."a'])
+def test_a_malformed_path_is_a_usage_error_naming_it(tmp_path: Path, key: str) -> None:
     message = error_of(lambda: config_of(tmp_path, {}).get(key), UsageError)
-    assert message == f"{key!r} is not a setting's path: use dotted names like audit.keepFiles"
+    assert message.startswith(f"{key!r} is not a setting's path: ")
 
 
 def test_a_top_level_non_object_is_an_error_naming_the_file(tmp_path: Path) -> None:
@@ -107,6 +109,136 @@ def test_unknown_keys_are_kept_when_read(tmp_path: Path) -> None:
 def test_unknown_keys_are_listed_by_dotted_path(tmp_path: Path) -> None:
     config = config_of(tmp_path, {"audit": {"keepFiles": 3, "colour": "red"}, "plugin": [1]})
     assert config.unknown_keys() == ["audit.colour", "plugin"]
+
+
+def test_a_deeply_nested_file_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    path = write_config(tmp_path, b'{"a":' * 5000 + b"1" + b"}" * 5000)
+    assert error_of(lambda: load_config(path)) == (
+        f"{path}: objects nested too deeply to read; fix or remove the file, it was left as it is"
+    )
+
+
+# -- model entries: names with dots ------------------------------------------------------
+
+MODEL = "SmolLM2-135M-Instruct.Q4_1"
+ENTRY = {
+    "capabilities": ["guidedGeneration"],
+    "verified": {"date": "2026-12-01", "passed": ["guidedGeneration"], "failed": ["toolCalling"]},
+    "contextLength": 4096,
+    "think": False,
+}
+
+
+def test_a_quoted_name_reads_a_model_entry(tmp_path: Path) -> None:
+    config = config_of(tmp_path, {"local": {"models": {MODEL: ENTRY}}})
+    assert config.get(f'local.models."{MODEL}".contextLength') == 4096
+
+
+def test_set_of_a_quoted_name_stores_the_name_whole(tmp_path: Path) -> None:
+    config = config_of(tmp_path, {})
+    set_value(config, f'local.models."{MODEL}".capabilities', ["toolCalling"])
+    assert config.data == {"local": {"models": {MODEL: {"capabilities": ["toolCalling"]}}}}
+
+
+@pytest.mark.parametrize("scheme", ["local", "ollama", "llamacpp", "openai"])
+def test_the_fields_of_a_model_entry_are_known_keys(tmp_path: Path, scheme: str) -> None:
+    config = config_of(tmp_path, {scheme: {"models": {MODEL: ENTRY}}})
+    assert config.unknown_keys() == []
+
+
+def test_model_keys_are_listed_with_the_name_quoted(tmp_path: Path) -> None:
+    config = config_of(tmp_path, {"local": {"models": {MODEL: {"verified": {"date": "x"}}}}})
+    assert list(config.leaves()) == [(f'local.models."{MODEL}".verified.date', "x")]
+
+
+def test_an_unknown_field_of_a_model_entry_is_named_with_the_name_quoted(tmp_path: Path) -> None:
+    config = config_of(tmp_path, {"local": {"models": {MODEL: {"colour": "red"}}}})
+    assert config.unknown_keys() == [f'local.models."{MODEL}".colour']
+
+
+def test_lm_studio_has_no_model_entries(tmp_path: Path) -> None:
+    config = config_of(tmp_path, {"lmstudio": {"models": {"m": {"capabilities": []}}}})
+    assert config.unknown_keys() == ["lmstudio.models.m.capabilities"]
+
+
+def test_a_bad_model_field_is_refused_naming_its_quoted_path(tmp_path: Path) -> None:
+    config = config_of(tmp_path, {})
+    message = error_of(
+        lambda: set_value(config, f'local.models."{MODEL}".contextLength', 5), ConfigValueError
+    )
+    assert message == (
+        f'local.models."{MODEL}".contextLength: expected an integer from 512 to 4194304 '
+        "(tokens), got 5"
+    )
+
+
+def test_a_model_entry_set_whole_has_its_fields_checked(tmp_path: Path) -> None:
+    config = config_of(tmp_path, {})
+    message = error_of(
+        lambda: set_value(config, f'ollama.models."{MODEL}"', {"think": "hard"}), ConfigValueError
+    )
+    assert message == (
+        f'ollama.models."{MODEL}".think: expected true, false, low, medium, high or max, got "hard"'
+    )
+
+
+@pytest.mark.parametrize("key", ["audit", "local.models", f'local.models."{MODEL}"'])
+def test_a_non_object_where_settings_nest_is_refused(tmp_path: Path, key: str) -> None:
+    config = config_of(tmp_path, {})
+    message = error_of(lambda: set_value(config, key, 3), ConfigValueError)
+    assert message == f"{key}: expected an object (settings nest in it), got 3"
+
+
+# -- what is wrong with a stored value ------------------------------------------------------
+
+
+def test_a_valid_stored_value_has_no_problem() -> None:
+    assert problem_with("audit.keepFiles", 3) is None
+
+
+def test_an_unknown_key_has_no_problem() -> None:
+    assert problem_with("plugin.colour", "anything") is None
+
+
+def test_a_stored_value_of_the_wrong_type_has_its_reason() -> None:
+    assert problem_with("audit.keepFiles", "x") == "expected an integer from 0 to 100000"
+
+
+def test_a_stored_model_field_of_the_wrong_type_has_its_reason() -> None:
+    assert problem_with(f'local.models."{MODEL}".capabilities', "toolCalling") == (
+        "expected a list of capability names"
+    )
+
+
+def test_a_stored_non_object_where_settings_nest_has_its_reason() -> None:
+    assert problem_with("audit", 5) == "expected an object (settings nest in it)"
+
+
+# -- did you mean ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("audit.keepfiles", "audit.keepFiles"),
+        ("AUDIT.KEEPFILES", "audit.keepFiles"),
+        ("audit.kepeFiles", "audit.keepFiles"),
+        ("audit.keepFile", "audit.keepFiles"),
+        ("audit.keepFilesx", "audit.keepFiles"),
+        ("audit.keepFilex", "audit.keepFiles"),
+        (f"local.models.{MODEL}.capabilities", f'local.models."{MODEL}".capabilities'),
+        (f"local.models.{MODEL}.verified.date", f'local.models."{MODEL}".verified.date'),
+        (f'local.models."{MODEL}".Capabilities', f'local.models."{MODEL}".capabilities'),
+        ("ollama.models.qwen3:latest.contextlength", "ollama.models.qwen3:latest.contextLength"),
+    ],
+)
+def test_a_key_within_one_edit_of_a_known_one_has_it_suggested(typed: str, meant: str) -> None:
+    assert near_key(typed) == meant
+
+
+@pytest.mark.parametrize("typed", ["plugin.colour", "audit.kepFile", "audit.keepFiles"])
+def test_a_key_far_from_every_other_known_one_has_no_suggestion(typed: str) -> None:
+    assert near_key(typed) is None
 
 
 # -- malformed JSON -------------------------------------------------------------------

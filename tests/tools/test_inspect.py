@@ -56,6 +56,16 @@ async def test_config_shows_api_keys_only_as_set_or_unset(
     assert (shown["openai"]["apiKey"], shown["other"]["token"]) == ("set", "unset")
 
 
+async def test_config_shows_a_model_entry_nested_under_its_whole_name(
+    context: ToolContext, conversation: Any, home: Path
+) -> None:
+    entry = {"capabilities": ["guidedGeneration"], "verified": {"date": "2026-12-01"}}
+    data = {"local": {"models": {"SmolLM2-135M-Instruct.Q4_1": entry}}}
+    conversation.config = Config(home / "config.json", data)
+    shown = msgspec.json.decode(await inspect(context, what="config"))
+    assert shown["local"]["models"] == data["local"]["models"]
+
+
 async def test_config_is_pretty_json(context: ToolContext) -> None:
     assert (await inspect(context, what="config")).startswith('{\n  "audit": {')
 

@@ -2,15 +2,19 @@
 
 config.json may hold other keys too (a newer wisp's, a plugin's): those are kept and warned
 about, never dropped (D2). Later parts of wisp add their settings to ``SETTINGS`` here, so that
-``wisp config`` validates and lists every one.
+``wisp config`` validates and lists every one. Each model a runtime serves may have an entry,
+``<scheme>.models.<name>`` (``MODEL_FIELDS``): its name is free, its fields are known.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 import msgspec
+
+from wisp.config.paths import join_path, split_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,3 +299,156 @@ SETTINGS: dict[str, Setting] = {
         ),
     )
 }
+
+_CONTEXT_LENGTH = Setting(
+    "contextLength",
+    Annotated[int, msgspec.Meta(ge=512, le=4_194_304)],
+    None,
+    "an integer from 512 to 4194304 (tokens)",
+    "This model's window, ahead of the runtime's contextLength.",
+)
+
+
+def _model_fields(think: Setting) -> dict[tuple[str, ...], Setting]:
+    """The fields of one ``<scheme>.models.<name>`` entry (models.md §4, §12.3)."""
+    fields = (
+        Setting(
+            "capabilities",
+            list[str],
+            None,
+            "a list of capability names",
+            "What the model can do, declared by hand or recorded by wisp models check.",
+        ),
+        Setting(
+            "verified.date",
+            Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d\d-\d\d$")],
+            None,
+            "a date, YYYY-MM-DD",
+            "The day wisp models check last asked the model.",
+        ),
+        Setting(
+            "verified.passed",
+            list[str],
+            None,
+            "a list of capability names",
+            "The capabilities that check found.",
+        ),
+        Setting(
+            "verified.failed",
+            list[str],
+            None,
+            "a list of capability names",
+            "The capabilities that check did not find.",
+        ),
+        _CONTEXT_LENGTH,
+        think,
+    )
+    return {tuple(field.path.split(".")): field for field in fields}
+
+
+_THINK = Setting(
+    "think", bool, None, "true or false", "This model's thinking switch, ahead of the runtime's."
+)
+
+MODEL_FIELDS: dict[str, dict[tuple[str, ...], Setting]] = {
+    "local": _model_fields(_THINK),
+    "ollama": _model_fields(
+        dataclasses.replace(
+            _THINK,
+            type=SETTINGS["ollama.think"].type,
+            expected=SETTINGS["ollama.think"].expected,
+        )
+    ),
+    "llamacpp": _model_fields(_THINK),
+    "openai": _model_fields(_THINK),
+}
+"""Per runtime, the fields of a model entry ``<scheme>.models.<name>``, by their names below it.
+
+LM Studio reports what its models can do, so it has no entries (models.md §4).
+"""
+
+Names = tuple[str, ...]
+
+
+def names_of(key: str | Names) -> Names:
+    """A key as its names: a path is split (``split_path``), a tuple taken as it is."""
+    return split_path(key) if isinstance(key, str) else tuple(key)
+
+
+def setting_for(key: str | Names) -> Setting | None:
+    """The setting stored at ``key``, its ``path`` the key itself; None when wisp knows none."""
+    names = names_of(key)
+    path = join_path(names)
+    if path in SETTINGS:
+        return SETTINGS[path]
+    field = _model_field(names)
+    return None if field is None else dataclasses.replace(field, path=path)
+
+
+def _model_field(names: Names) -> Setting | None:
+    if len(names) < 4 or names[1] != "models" or names[0] not in MODEL_FIELDS:
+        return None
+    return MODEL_FIELDS[names[0]].get(names[3:])
+
+
+_SECTIONS = frozenset(
+    tuple(path.split(".")[:depth]) for path in SETTINGS for depth in range(1, path.count(".") + 1)
+)
+
+
+def is_section(key: str | Names) -> bool:
+    """Whether settings nest inside ``key``, so that it must hold an object (``audit``)."""
+    names = names_of(key)
+    if names in _SECTIONS:
+        return True
+    if len(names) < 2 or names[1] != "models" or names[0] not in MODEL_FIELDS:
+        return False
+    below = names[3:]
+    return len(names) in (2, 3) or any(
+        len(field) > len(below) and field[: len(below)] == below for field in MODEL_FIELDS[names[0]]
+    )
+
+
+def near_key(key: str | Names) -> str | None:
+    """The known key ``key`` was probably meant to be, or None.
+
+    Near means within one edit (a character added, dropped, changed, or two swapped), ignoring
+    case; and, below ``<scheme>.models.``, a model name whose quotes the shell took away: the
+    names before a known field are one model name.
+    """
+    names = names_of(key)
+    typed = join_path(names)
+    near = [(_edits(typed.lower(), known.lower()), known) for known in SETTINGS]
+    near += _model_candidates(names)
+    near = [(distance, known) for distance, known in near if distance <= 1 and known != typed]
+    return min(near, key=lambda pair: pair[0], default=(0, None))[1]
+
+
+def _model_candidates(names: Names) -> list[tuple[int, str]]:
+    """Each known model field ``names`` could be, had its model name been quoted, with the
+    edits its field is from the typed one."""
+    if len(names) < 4 or names[1].lower() != "models" or names[0].lower() not in MODEL_FIELDS:
+        return []
+    scheme = names[0].lower()
+    found: list[tuple[int, str]] = []
+    for cut in range(3, len(names)):
+        name, typed_field = ".".join(names[2:cut]), ".".join(names[cut:]).lower()
+        for field in MODEL_FIELDS[scheme]:
+            edits = _edits(typed_field, ".".join(field).lower())
+            found.append((edits, join_path((scheme, "models", name, *field))))
+    return found
+
+
+def _edits(a: str, b: str) -> int:
+    """Optimal string alignment distance (Damerau-Levenshtein, each substring edited once)."""
+    if abs(len(a) - len(b)) > 1:
+        return 2  # only "within one edit" matters
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        earlier, before, row = before, row, [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(before[j] + 1, row[j - 1] + 1, before[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], earlier[j - 2] + 1)
+    return row[-1]

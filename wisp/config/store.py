@@ -1,10 +1,12 @@
 """config.json: load it, read and change settings by dotted path, write it back atomically.
 
 The file is nested JSON objects (``{"audit": {"keepFiles": 3}}``) addressed by dotted paths
-(``audit.keepFiles``). Known keys are checked against ``SETTINGS``; unknown ones are kept as
-they are. A file that does not parse is an error naming its line and column, and is never
-overwritten. Changes are read-modify-write under a lock, written to a temporary file and
-renamed over the old one, so concurrent wisps neither lose a change nor see half a file.
+(``audit.keepFiles``, ``local.models."SmolLM2.Q4_1".think``: the syntax is ``wisp.config.paths``);
+every key is taken as such a path or as the tuple of its names. Known keys are checked against
+``SETTINGS`` and the model entries' fields; unknown ones are kept as they are. A file that does
+not parse is an error naming its line and column, and is never overwritten. Changes are
+read-modify-write under a lock, written to a temporary file and renamed over the old one, so
+concurrent wisps neither lose a change nor see half a file.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from typing import Any
 
 import msgspec
 
-from wisp.config.settings import SETTINGS, Setting
+from wisp.config.paths import join_path
+from wisp.config.settings import Names, Setting, is_section, names_of, setting_for
 from wisp.diagnostics import logger
-from wisp.errors import ConfigError, ConfigValueError, UsageError
+from wisp.errors import ConfigError, ConfigValueError
 from wisp.home import ensure_private_dir, open_private, replace_atomically
 
 
@@ -34,12 +37,10 @@ MISSING: Any = _Missing()
 """The value of a key that is not in the file."""
 
 
-def split_path(path: str) -> list[str]:
-    """``audit.keepFiles`` → ``["audit", "keepFiles"]``; an empty part is a usage error."""
-    parts = path.split(".")
-    if not path or any(not part for part in parts):
-        raise UsageError(f"{path!r} is not a setting's path: use dotted names like audit.keepFiles")
-    return parts
+Key = str | Names
+"""A path (``audit.keepFiles``) or the names it splits into (``("audit", "keepFiles")``)."""
+
+NESTS = "expected an object (settings nest in it)"
 
 
 @dataclass(slots=True)
@@ -49,44 +50,74 @@ class Config:
     path: Path
     data: dict[str, Any]
 
-    def get(self, key: str) -> Any:
+    def get(self, key: Key) -> Any:
         """The value stored at ``key``, or ``MISSING``."""
         node: Any = self.data
-        for part in split_path(key):
-            if not isinstance(node, dict) or part not in node:
+        for name in names_of(key):
+            if not isinstance(node, dict) or name not in node:
                 return MISSING
-            node = node[part]
+            node = node[name]
         return node
 
-    def value(self, key: str) -> Any:
+    def value(self, key: Key) -> Any:
         """The value in force: the stored one, or the known setting's default."""
         stored = self.get(key)
         if stored is MISSING:
-            return SETTINGS[key].default
+            return _known(key).default
         return stored
 
     def leaves(self) -> Iterator[tuple[str, Any]]:
-        """Every stored (dotted path, value) that is not an object, in file order."""
-        yield from _leaves(self.data, "")
+        """Every stored (path, value) that is not an object, in file order; each path is as
+        ``join_path`` writes it, so ``split_path`` gives its names back."""
+        for names, value in _leaves(self.data, ()):
+            yield join_path(names), value
 
     def unknown_keys(self) -> list[str]:
-        return [key for key, _ in self.leaves() if not is_known(key)]
+        return [key for key, _ in self.leaves() if is_unknown(key)]
 
-    def checked_value(self, key: str) -> Any:
+    def checked_value(self, key: Key) -> Any:
         """The value in force, after checking a stored one against its setting."""
         stored = self.get(key)
         if stored is MISSING:
-            return SETTINGS[key].default
-        return check_value(SETTINGS[key], stored, where=str(self.path))
+            return _known(key).default
+        return check_value(_known(key), stored, where=str(self.path))
 
 
-def is_known(key: str) -> bool:
-    return key in SETTINGS
+def _known(key: Key) -> Setting:
+    setting = setting_for(key)
+    if setting is None:
+        raise KeyError(key)  # a caller's mistake: only known keys have defaults
+    return setting
 
 
-def unknown_keys_in(key: str, value: Any) -> list[str]:
-    """The keys storing ``value`` at ``key`` writes that are not settings: an object's leaves."""
-    return [leaf for leaf, _ in _leaves({key: value}, "") if not is_known(leaf)]
+def is_known(key: Key) -> bool:
+    """Whether ``key`` is a setting: one of ``SETTINGS``, or a field of a model entry."""
+    return setting_for(key) is not None
+
+
+def is_unknown(key: Key) -> bool:
+    """Whether ``key`` is neither a setting nor an object settings nest in (``audit``)."""
+    return setting_for(key) is None and not is_section(key)
+
+
+def unknown_keys_in(key: Key, value: Any) -> list[str]:
+    """The keys storing ``value`` at ``key`` writes that wisp does not know: an object's leaves."""
+    leaves = _leaves_below(names_of(key), value)
+    return [join_path(names) for names, _ in leaves if is_unknown(names)]
+
+
+def problem_with(key: Key, value: Any) -> str | None:
+    """Why ``value`` cannot be stored at ``key`` (``expected …``), or None when it can."""
+    setting = setting_for(key)
+    if setting is not None:
+        try:
+            setting.check(value)
+        except ValueError as exc:
+            return str(exc)
+        return None
+    if is_section(key) and not isinstance(value, dict):
+        return NESTS
+    return None
 
 
 def check_value(setting: Setting, value: Any, *, where: str | None = None) -> Any:
@@ -99,13 +130,32 @@ def check_value(setting: Setting, value: Any, *, where: str | None = None) -> An
         raise ConfigValueError(f"{place}{setting.path}: {exc}, got {shown}") from exc
 
 
-def _leaves(node: dict[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
-    for name, value in node.items():
-        key = f"{prefix}{name}"
-        if isinstance(value, dict) and value and not is_known(key):
-            yield from _leaves(value, key + ".")
+def _leaves(node: dict[str, Any], above: Names) -> Iterator[tuple[Names, Any]]:
+    """(names, value) of every non-object below ``node``, depth first in file order.
+
+    An empty object is a leaf, and so is a setting's value whatever it holds. A stack, not
+    recursion: a hand-made file may nest as deep as the JSON decoder allows.
+    """
+    stack = [(above, iter(node.items()))]
+    while stack:
+        prefix, items = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+            continue
+        names = (*prefix, item[0])
+        if isinstance(item[1], dict) and item[1] and not is_known(names):
+            stack.append((names, iter(item[1].items())))
         else:
-            yield key, value
+            yield names, item[1]
+
+
+def _leaves_below(names: Names, value: Any) -> Iterator[tuple[Names, Any]]:
+    """As ``_leaves``, for ``value`` stored at ``names``."""
+    if isinstance(value, dict) and value and not is_known(names):
+        yield from _leaves(value, names)
+    else:
+        yield names, value
 
 
 def load_config(path: Path) -> Config:
@@ -131,6 +181,11 @@ def parse_config(raw: bytes, path: Path) -> dict[str, Any]:
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{path}:{_position(raw, str(exc))}: {_reason(str(exc))}") from exc
+    except RecursionError as exc:  # msgspec's own limit, past some thousand levels
+        raise ConfigError(
+            f"{path}: objects nested too deeply to read; fix or remove the file, it was left "
+            "as it is"
+        ) from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top, got {type(data).__name__}")
     return data
@@ -198,69 +253,74 @@ def locked_config(path: Path) -> Iterator[Config]:
         os.close(lock_fd)
 
 
-def set_value(config: Config, key: str, value: Any) -> Change:
+def set_value(config: Config, key: Key, value: Any) -> Change:
     """Store ``value`` at ``key`` in ``config.data`` (checked if known); the caller saves."""
-    parts = split_path(key)
-    _check_not_beneath_setting(parts)
-    if is_known(key):
-        value = check_value(SETTINGS[key], value)
-    _check_subtree(key, value)
-    node = _parent(config, parts, create=True)
-    old = node.get(parts[-1], MISSING)
-    node[parts[-1]] = value
-    return Change(key, old, value)
+    names = names_of(key)
+    _check_not_beneath_setting(names)
+    setting = setting_for(names)
+    if setting is not None:
+        value = check_value(setting, value)
+    for leaf, leaf_value in _leaves_below(names, value):
+        _check_leaf(leaf, leaf_value)
+    node = _parent(config, names)
+    old = node.get(names[-1], MISSING)
+    node[names[-1]] = value
+    return Change(join_path(names), old, value)
 
 
-def unset_value(config: Config, key: str) -> Change:
+def unset_value(config: Config, key: Key) -> Change:
     """Remove ``key`` (and objects it leaves empty) from ``config.data``; the caller saves."""
-    parts = split_path(key)
-    old = config.get(key)
+    names = names_of(key)
+    old = config.get(names)
     if old is MISSING:
-        return Change(key, MISSING, MISSING)
+        return Change(join_path(names), MISSING, MISSING)
     trail: list[tuple[dict[str, Any], str]] = []
     node = config.data
-    for part in parts:
-        trail.append((node, part))
-        node = node[part]
-    for parent, part in reversed(trail):
-        del parent[part]
+    for name in names:
+        trail.append((node, name))
+        node = node[name]
+    for parent, name in reversed(trail):
+        del parent[name]
         if parent:
             break
-    return Change(key, old, MISSING)
+    return Change(join_path(names), old, MISSING)
 
 
-def _check_not_beneath_setting(parts: list[str]) -> None:
+def _check_not_beneath_setting(names: Names) -> None:
     """``audit.keepFiles.x`` would turn the setting ``audit.keepFiles`` into an object."""
-    for depth in range(1, len(parts)):
-        above = ".".join(parts[:depth])
-        if is_known(above):
-            setting = SETTINGS[above]
+    for depth in range(1, len(names)):
+        setting = setting_for(names[:depth])
+        if setting is not None:
             raise ConfigValueError(
-                f"{'.'.join(parts)}: {above} is a setting ({setting.expected}), not an object"
+                f"{join_path(names)}: {setting.path} is a setting ({setting.expected}), "
+                "not an object"
             )
 
 
-def _check_subtree(key: str, value: Any) -> None:
-    """A whole object set at once (``audit`` = {...}) has its known keys checked too."""
-    if not isinstance(value, dict):
-        return
-    for leaf, leaf_value in _leaves(value, key + "."):
-        if is_known(leaf):
-            check_value(SETTINGS[leaf], leaf_value)
+def _check_leaf(names: Names, value: Any) -> None:
+    """One leaf of what ``set`` stores: a known key's value, or an object where settings nest.
+
+    A whole object set at once (``audit`` = {...}) has each of its leaves checked so.
+    """
+    setting = setting_for(names)
+    if setting is not None:
+        check_value(setting, value)
+    elif is_section(names) and not isinstance(value, dict):
+        shown = msgspec.json.encode(value).decode()
+        raise ConfigValueError(f"{join_path(names)}: {NESTS}, got {shown}")
 
 
-def _parent(config: Config, parts: list[str], *, create: bool) -> dict[str, Any]:
+def _parent(config: Config, names: Names) -> dict[str, Any]:
+    """The object that holds ``names[-1]``, made where missing."""
     node = config.data
-    for depth, part in enumerate(parts[:-1]):
-        child = node.get(part, MISSING)
-        if child is MISSING and create:
-            child = node[part] = {}
+    for depth, name in enumerate(names[:-1]):
+        child = node.setdefault(name, {})
         if not isinstance(child, dict):
-            here = ".".join(parts[: depth + 1])
+            here = join_path(names[: depth + 1])
             shown = msgspec.json.encode(child).decode()
             raise ConfigError(
                 f"{config.path}: {here} is {shown}, not an object, so it cannot hold "
-                f"{'.'.join(parts)}; unset {here} first"
+                f"{join_path(names)}; unset {here} first"
             )
         node = child
     return node

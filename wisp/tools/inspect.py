@@ -20,8 +20,7 @@ from wisp.agent.types import ConversationView, ToolContext
 from wisp.audit.details import REGISTRY
 from wisp.audit.reader import EventFilter, read_decoded
 from wisp.audit.summary import summary_line
-from wisp.config import SETTINGS
-from wisp.config.store import is_known
+from wisp.config import SETTINGS, split_path
 from wisp.diagnostics import logger
 from wisp.tools.arguments import parse_arguments, schema_of
 from wisp.tools.output import bounded, hold_back
@@ -127,19 +126,19 @@ def _status(view: ConversationView) -> Status:
 
 
 def _config_in_force(config: Any) -> dict[str, Any]:
-    """Every known setting's value in force, then the unknown keys the file keeps, nested as
-    config.json nests them; secrets as ``set``/``unset``."""
+    """Every setting's value in force, then the other keys the file keeps (model entries,
+    unknown keys), nested as config.json nests them; secrets as ``set``/``unset``."""
     shown: dict[str, Any] = {}
     for key in SETTINGS:
         _put(shown, key, config.value(key))
     for key, value in config.leaves():
-        if not is_known(key):
+        if key not in SETTINGS:
             _put(shown, key, value)
     return shown
 
 
 def _put(tree: dict[str, Any], key: str, value: Any) -> None:
-    *parents, name = key.split(".")
+    *parents, name = split_path(key)  # a model's name may hold dots
     node = tree
     for part in parents:
         child = node.setdefault(part, {})
