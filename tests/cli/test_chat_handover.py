@@ -161,6 +161,14 @@ async def test_on_a_terminal_chat_runs_the_front_end_with_its_words_and_wisp_bin
     ]  # fmt: skip
 
 
+async def test_options_before_chat_are_handed_on_too(env: dict[str, str], record: Path) -> None:
+    run = await PtyRun.start([str(WISP), "-m", "script:chat", "--save", "chat", "chat", "-y"], env)
+    assert await run.finish() == 3
+    assert record.read_text().splitlines()[:5] == [
+        "arg -m", "arg script:chat", "arg --save", "arg chat", "arg -y",
+    ]  # fmt: skip
+
+
 async def test_wisp_tui_is_found_beside_the_wisp_script(
     env: dict[str, str], record: Path, front_end: Path, tmp_path: Path
 ) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from wisp import __version__
 
 
@@ -79,3 +81,56 @@ def test_wisp_tui_has_version_and_help(wisp_script, wisp_env) -> None:
     tui = wisp_script.with_name("wisp-tui")
     result = subprocess.run([str(tui), "--help"], env=wisp_env, capture_output=True, text=True)
     assert result.returncode == 0 and "usage: wisp-tui" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["-m", "local"], ["--model", "ollama:qwen3"], ["--model=local"], ["-r", "notes"],
+     ["--save", "notes", "--yes"], ["--yes"], ["--no-tools"], ["--unsafe"]],
+)  # fmt: skip
+def test_help_after_the_prompt_options_is_wisps_help(run_wisp, options: list[str]) -> None:
+    result = run_wisp(*options, "--help")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("usage: wisp")
+    for word in ("chat", "models", "--model", "--yes", "--save"):
+        assert word in result.stdout
+
+
+def test_help_of_chat_after_the_prompt_options_is_chats_help(run_wisp) -> None:
+    result = run_wisp("-m", "local", "--yes", "chat", "--help")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("usage: wisp chat") and "--plain" in result.stdout
+
+
+def test_options_before_chat_are_chats(run_wisp, tmp_path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text('{"responses": [{"text": "a reply"}]}')
+    result = run_wisp("-m", f"script:{script}", "chat", "--plain", input="hello\n")
+    assert (result.returncode, result.stdout) == (0, "a reply\n")
+
+
+def test_an_option_after_chat_wins_over_the_same_before_it(run_wisp, tmp_path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text('{"responses": [{"text": "a reply"}]}')
+    result = run_wisp("-m", "nosuch:x", "chat", "--plain", "-m", f"script:{script}", input="hi\n")
+    assert (result.returncode, result.stdout) == (0, "a reply\n")
+
+
+def test_prompt_options_before_another_command_are_a_usage_error(run_wisp) -> None:
+    result = run_wisp("-m", "local", "config", "list")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "-m" in result.stderr and "config" in result.stderr
+    assert "invalid choice" not in result.stderr
+
+
+def test_prompt_options_and_nothing_else_show_help_and_exit_2(run_wisp) -> None:
+    result = run_wisp("-m", "local")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "usage: wisp" in result.stderr and "invalid choice" not in result.stderr
+
+
+def test_an_abbreviated_option_takes_its_value_before_a_command(run_wisp, tmp_path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text('{"responses": [{"text": "a reply"}]}')
+    result = run_wisp("--mod", f"script:{script}", "chat", "--plain", input="hello\n")
+    assert (result.returncode, result.stdout) == (0, "a reply\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -13,9 +14,10 @@ from wisp.cli import config as config_command
 from wisp.cli import logs as logs_command
 from wisp.cli import models as models_command
 from wisp.cli import prompt as prompt_command
+from wisp.cli.command_line import WordReader, near_command
 from wisp.cli.context import Context
 from wisp.diagnostics import logger
-from wisp.errors import WispError
+from wisp.errors import UsageError, WispError
 from wisp.home import Home
 
 DESCRIPTION = """\
@@ -25,6 +27,8 @@ recorded in an audit log you own, and shown to you."""
 EPILOG = """\
 examples:
   wisp "what is the date today?"        one turn: the reply on stdout (see wisp PROMPT --help)
+  wisp -- modles                        a prompt, even a lone word one slip from a command's
+                                        name (without --, that is refused as a typo)
   wisp chat                             a conversation at the terminal
   wisp config set audit.keepFiles 3     change a setting (recorded in the audit log)
   wisp logs --last 20                   the newest audit events, one line each
@@ -35,20 +39,26 @@ environment:
   WISP_LOG    debug, info or error: mirror wisp's diagnostic log to stderr"""
 
 
-COMMANDS = frozenset({"config", "logs", "chat", "models"})
-_OPTIONS_WITH_VALUES = frozenset({"-m", "--model", "--save", "--resume", "-r"})
-# (--yes, --unsafe and --no-tools take no value, so they need no entry here.)
-
-
 def build_parser() -> argparse.ArgumentParser:
+    return _build_parsers()[0]
+
+
+def _build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """wisp's parser, and each command's by its name."""
     parser = argparse.ArgumentParser(
         prog="wisp",
-        usage="wisp [-m MODEL] PROMPT... | wisp COMMAND [options]",
+        usage="wisp [options] PROMPT... | wisp [options] chat ... | wisp COMMAND ...",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"wisp {__version__}")
+    # The options a prompt and chat take may come first (`wisp -m local chat`), so this parser
+    # knows them too: otherwise `wisp -m local --help` reads `local` as the command's name.
+    prompt_command.add_model_options(
+        parser.add_argument_group("options of a prompt and of chat (see wisp chat --help)")
+    )
+    parser.set_defaults(**prompt_command.MODEL_OPTION_DEFAULTS)
     commands = parser.add_subparsers(
         title="commands", metavar="COMMAND", dest="command", prog="wisp"
     )
@@ -56,22 +66,47 @@ def build_parser() -> argparse.ArgumentParser:
     config_command.add_parser(commands)
     logs_command.add_parser(commands)
     models_command.add_parser(commands)
-    return parser
+    return parser, dict(commands.choices)
 
 
-def is_prompt(argv: Sequence[str]) -> bool:
-    """Whether the command line is ``wisp [options] PROMPT…`` rather than ``wisp COMMAND``."""
-    expecting_value = False
-    for word in argv:
-        if expecting_value:
-            expecting_value = False
-        elif word == "--":
-            return True
-        elif word in _OPTIONS_WITH_VALUES:
-            expecting_value = True
-        elif not word.startswith("-"):
-            return word not in COMMANDS
-    return False
+def parse(argv: list[str]) -> argparse.Namespace:
+    """Read the command line as a command (its name is the first word) or else as a prompt.
+
+    Raises SystemExit as argparse does (help, version, usage errors), and UsageError for a
+    lone word one slip from a command's name, which goes to no model."""
+    parser, commands = _build_parsers()
+    words = WordReader(prompt_command.add_model_options).read(argv)
+    if words is None or not words.words:
+        return parser.parse_args(argv)  # no command and no prompt: help, or an error
+    if words.dashed:
+        return prompt_command.build_parser().parse_args(argv)
+    assert words.first is not None
+    name = words.words[0]
+    if name in commands:
+        return _parse_command(parser, argv, words.first, commands[name])
+    if len(words.words) == 1 and (meant := near_command(name, commands)):
+        rest = [word for word in argv if word != "--"]  # a trailing one: nothing follows it
+        del rest[words.first]
+        asked = shlex.join(["wisp", *rest, "--", name])
+        raise UsageError(f'did you mean "wisp {meant}"? To ask the model: {asked}')
+    return prompt_command.build_parser().parse_args(argv)
+
+
+def _parse_command(
+    parser: argparse.ArgumentParser, argv: list[str], at: int, command: argparse.ArgumentParser
+) -> argparse.Namespace:
+    """Parse ``wisp [options] COMMAND ...``, the command's name standing at ``at``."""
+    before, name = argv[:at], argv[at]
+    if before and not prompt_command.takes_model_options(command):
+        # Said, not ignored: `wisp -m X models check` is not a check of X.
+        raise UsageError(
+            f"{shlex.join(before)}: options of a prompt and of wisp chat, not of wisp {name}"
+        )
+    args = parser.parse_args(argv)
+    # `wisp chat` hands its words on to a front end (tui.md §1): its name first, then every
+    # other word as typed, those before it too.
+    args.argv = [name, *before, *argv[at + 1 :]]
+    return args
 
 
 def main(argv: Sequence[str] | None = None, context: Context | None = None) -> int:
@@ -81,16 +116,18 @@ def main(argv: Sequence[str] | None = None, context: Context | None = None) -> i
     if warning:
         context.warn(warning)
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = prompt_command.build_parser() if is_prompt(argv) else build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parse(argv)
     except SystemExit as exc:  # --help, --version, or a usage error argparse has printed
         return exc.code if isinstance(exc.code, int) else 2
-    args.argv = argv  # as typed: `wisp chat` hands its words on to a front end (tui.md §1)
+    except UsageError as exc:
+        context.warn(str(exc))
+        return exc.exit_code
+    args.argv = getattr(args, "argv", argv)
     if getattr(args, "prompt", None):
         args.command, args.handler = "prompt", prompt_command.run_prompt
     if args.command is None:
-        parser.print_help(context.stderr)
+        build_parser().print_help(context.stderr)
         return 2
     logger.debug("wisp %s: %s, home %s", __version__, args.command, context.home.root)
     try:

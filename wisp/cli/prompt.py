@@ -23,28 +23,56 @@ examples:
   wisp -m ollama:qwen3 "which ports are listening?"
   wisp -m local --no-tools "What is the capital of France? One word."
   wisp --save notes "summarise README.md"      then: wisp --resume notes "and the docs?"
-  wisp -m script:demo.json "check the config"  replay a recorded model, for demos and tests"""
+  wisp -m script:demo.json "check the config"  replay a recorded model, for demos and tests
+  wisp -- models                               a prompt that would read as a command"""
 
 
-def add_model_options(parser: argparse.ArgumentParser) -> None:
+MODEL_OPTION_DEFAULTS: dict[str, object] = {
+    "model": None,
+    "no_tools": False,
+    "yes": False,
+    "unsafe": False,
+    "save": None,
+    "resume": None,
+}
+"""What the options ``add_model_options`` adds are when not given."""
+
+
+def add_model_options(parser: argparse._ActionsContainer) -> None:
+    """The options of a prompt and of ``wisp chat``. Their defaults are left to the parser
+    the command line starts in (``MODEL_OPTION_DEFAULTS``): argparse copies a command's own
+    defaults over what was read before the command's name, so ``wisp -m X chat`` would lose X."""
     parser.add_argument(
-        "-m", "--model", metavar="MODEL", help="local, local:PATH.gguf, ollama:NAME, "
-        "llamacpp:NAME, lmstudio:NAME, openai:NAME or script:PATH (default: config's model)",
+        "-m", "--model", metavar="MODEL", default=argparse.SUPPRESS,
+        help="local, local:PATH.gguf, ollama:NAME, llamacpp:NAME, lmstudio:NAME, openai:NAME "
+        "or script:PATH (default: config's model)",
     )  # fmt: skip
-    parser.add_argument("--no-tools", action="store_true", help="offer the model no tools")
     parser.add_argument(
-        "--yes", "-y", action="store_true",
+        "--no-tools", action="store_true", default=argparse.SUPPRESS,
+        help="offer the model no tools",
+    )  # fmt: skip
+    parser.add_argument(
+        "--yes", "-y", action="store_true", default=argparse.SUPPRESS,
         help="approve every command the model asks to run, once (the deny list and the "
         "sandbox still apply)",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--unsafe", action="store_true",
+        "--unsafe", action="store_true", default=argparse.SUPPRESS,
         help="run commands without the sandbox and the deny and allow lists (still recorded)",
     )  # fmt: skip
-    parser.add_argument("--save", metavar="NAME", help="save the conversation as NAME afterwards")
     parser.add_argument(
-        "--resume", "-r", metavar="NAME", help="continue the conversation saved as NAME"
-    )
+        "--save", metavar="NAME", default=argparse.SUPPRESS,
+        help="save the conversation as NAME afterwards",
+    )  # fmt: skip
+    parser.add_argument(
+        "--resume", "-r", metavar="NAME", default=argparse.SUPPRESS,
+        help="continue the conversation saved as NAME",
+    )  # fmt: skip
+
+
+def takes_model_options(parser: argparse.ArgumentParser) -> bool:
+    """Whether ``add_model_options`` gave ``parser`` its options."""
+    return any("--model" in action.option_strings for action in parser._actions)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_model_options(parser)
+    parser.set_defaults(**MODEL_OPTION_DEFAULTS)
     parser.add_argument("prompt", nargs="+", metavar="PROMPT", help="what to ask")
     return parser
 
@@ -97,8 +126,11 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
             result = await conversation.run_turn(prompt, face.emit)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
-        save_if_asked(session)
-    return face.finish(result)
+        saved = save_if_asked(session)
+    code = face.finish(result)
+    if saved is not None:
+        face.note(saved)  # under the reply's own lines: where it went, and how to go on
+    return code
 
 
 def _person(context: Context) -> Face:

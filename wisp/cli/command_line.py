@@ -1,0 +1,93 @@
+"""Reading the command line's words before the real parse: a prompt or a command's name, and a
+lone word that is a command mistyped.
+
+argparse cannot parse ``wisp [options] PROMPT...`` and ``wisp [options] COMMAND ...`` with one
+parser (a prompt's first word would be taken for a command's name), so ``main`` first asks
+which it is. The options are read here by argparse itself, from the same definitions, so that
+``-m local``, ``--model=local``, ``--mod local`` and ``-ym local`` all read as they will later.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+AddOptions = Callable[[argparse.ArgumentParser], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """The words of a command line that are neither options nor an option's value."""
+
+    words: list[str]
+    """In order: a command's name and its words, or a prompt."""
+    first: int | None
+    """Where the first of them stands in the command line; None when there are none."""
+    dashed: bool
+    """Whether they all come after ``--``: a prompt, whatever they say."""
+
+
+class WordReader:
+    """Reads a command line with the options that may come before a prompt or a command."""
+
+    def __init__(self, add_options: AddOptions) -> None:
+        # exit_on_error=False: an option without its value is left for the real parse to
+        # report, in its own words.
+        self._parser = argparse.ArgumentParser(prog="wisp", add_help=False, exit_on_error=False)
+        add_options(self._parser)
+        self._parser.add_argument("words", nargs="*")
+
+    def read(self, argv: Sequence[str]) -> Words | None:
+        """The command line's words; None when its options cannot be read."""
+        try:
+            words = self._words(argv)
+            dashed = "--" in argv and not self._words(argv[: argv.index("--")])
+        except argparse.ArgumentError:
+            return None
+        if dashed or not words:
+            return Words(words, None, dashed)
+        return Words(words, self._first(argv), dashed)
+
+    def _words(self, argv: Sequence[str]) -> list[str]:
+        namespace, _ = self._parser.parse_known_intermixed_args(list(argv))
+        return namespace.words
+
+    def _first(self, argv: Sequence[str]) -> int:
+        """Where the first word stands: the shortest start of the line that has a word ends
+        with it (a word equal to an option's value is not mistaken for it)."""
+        for end in range(1, len(argv)):
+            try:
+                if self._words(argv[:end]):
+                    return end - 1
+            except argparse.ArgumentError:
+                continue  # `-m` without the value that follows it
+        return len(argv) - 1
+
+
+def near_command(word: str, commands: Collection[str]) -> str | None:
+    """The command ``word`` is one edit away from (issue 11: ``wisp modles``), if any."""
+    if any(character.isspace() for character in word):
+        return None  # a phrase in quotes is a prompt, not a slip of the keyboard
+    return next((name for name in sorted(commands) if edit_distance(word, name) == 1), None)
+
+
+def edit_distance(one: str, other: str) -> int:
+    """The fewest edits from ``one`` to ``other``: a letter put in, left out or changed, or two
+    neighbours swapped (Damerau-Levenshtein, optimal string alignment: difflib counts a swap
+    as two)."""
+    before_previous: list[int] = []
+    previous = list(range(len(other) + 1))
+    for i, letter in enumerate(one, 1):
+        current = [i]
+        for j, other_letter in enumerate(other, 1):
+            best = min(
+                previous[j] + 1,  # left out of one
+                current[j - 1] + 1,  # put into one
+                previous[j - 1] + (letter != other_letter),  # changed, or the same
+            )
+            if i > 1 and j > 1 and letter == other[j - 2] and one[i - 2] == other_letter:
+                best = min(best, before_previous[j - 2] + 1)  # two neighbours swapped
+            current.append(best)
+        before_previous, previous = previous, current
+    return previous[-1]
