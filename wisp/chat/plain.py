@@ -5,6 +5,12 @@ folds and the footer go to stderr (muted with Rich on a terminal, plain in a pip
 approval, question or choice is asked on the terminal and its answer goes back as the
 protocol's ``answer`` or ``choose``. A line is read only when the loop wants one (a prompt,
 or a dialog), so what the person types always answers what they see.
+
+With no terminal on stdin (a pipe, a file) nobody sees the dialog, so the next line answers it
+only when it is an answer (see :func:`answers`): a number or an option, an approval's y, s, p,
+a or n, a question's text that is not a command. Any other line refuses the dialog (a choice
+left as it was, an approval refused, a question declined), with a note, and is then read as
+the chat line it was written as: ``/models`` then ``/quit`` quits.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from wisp import protocol as p
 from wisp.chat.event_text import fold, footer, output_text
 from wisp.chat.headless import never_blocks
 from wisp.chat.loop import home_short
+from wisp.policy.approvers import ApprovalRefused, parse_answer
 
 FOLDED_KINDS = frozenset({"tool.result", "command.typed", "model.reasoning"})
 
@@ -29,6 +36,9 @@ class LineReader:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self._reader: asyncio.StreamReader | None = None
+        self.is_terminal = _is_terminal(stream)
+        """Someone types the lines, seeing each dialog; otherwise a dialog takes only an
+        answer."""
 
     async def readline(self) -> str | None:
         """The next line without its newline; None at the end of input."""
@@ -42,6 +52,13 @@ class LineReader:
             return line.rstrip("\n") if line else None
         raw = await self._reader.readline()
         return raw.decode(errors="replace").rstrip("\n") if raw else None
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _is_regular_file(stream: TextIO) -> bool:
@@ -58,6 +75,37 @@ class Pending:
     kind: str  # "approval", "question" or "choice"
     id: str
     options: tuple[str, ...] = ()
+
+
+REFUSED = {
+    "approval": "so it was refused (y, s, p, a or n answers one; --yes approves each command once)",
+    "question": "so it was declined (a number, an option or text answers one)",
+    "choice": "so it was left as it was (/model NAME changes the model without asking)",
+}
+"""What became of a dialog a line did not answer, with no terminal, and how to answer one."""
+
+
+def answers(pending: Pending, text: str) -> bool:
+    """Whether ``text`` answers the dialog, read from a pipe: nobody saw the dialog, so a line
+    written as the next chat line must not be taken for its answer.
+
+    An empty line answers each as on a terminal (no, no answer, left as it was)."""
+    value = text.strip()
+    if not value or (value.isdigit() and 1 <= int(value) <= len(pending.options)):
+        return True
+    match pending.kind:
+        case "approval":
+            try:
+                parse_answer(value)
+            except ApprovalRefused:
+                return False
+            return True
+        case "question":
+            if value.lower() == "/decline" or value in pending.options:
+                return True
+            return not pending.options and not value.startswith(("/", "!"))
+        case _:
+            return value in pending.options
 
 
 class PlainFace:
@@ -189,25 +237,20 @@ class PlainFace:
 
     # -- in -----------------------------------------------------------------------------------
 
-    def route(self, text: str | None) -> p.Inbound | None:
-        """The person's line as an inbound line; None (the end of input) answers a waiting
-        dialog as the spec says (an approval denied, a question declined)."""
+    def route(self, text: str | None, *, typed: bool = True) -> list[p.Inbound]:
+        """The person's line as inbound lines; None (the end of input) answers a waiting
+        dialog as the spec says (an approval denied, a question declined).
+
+        ``typed`` is False when no terminal is on stdin: a line that does not answer the
+        waiting dialog refuses it, with a note, and is then sent as a message."""
         pending, self.pending = self.pending, None
         if pending is None:
-            return None if text is None else p.Message(text=text)
-        if pending.kind == "approval":
-            return p.Answer(id=pending.id, decision=text if text is not None else "no")
-        if pending.kind == "question":
-            if text is None or text.strip() == "/decline":
-                return p.Answer(id=pending.id, declined=True)
-            answer = text.strip()
-            if answer.isdigit() and 1 <= int(answer) <= len(pending.options):
-                answer = pending.options[int(answer) - 1]
-            return p.Answer(id=pending.id, text=answer)
-        value = (text or "").strip()
-        if value.isdigit() and 1 <= int(value) <= len(pending.options):
-            value = pending.options[int(value) - 1]
-        return p.Choose(id=pending.id, value=value or None)
+            return [] if text is None else [p.Message(text=text)]
+        if text is None or typed or answers(pending, text):
+            return [_answer(pending, text)]
+        self.muted(f"  · no terminal: {text.strip()!r} does not answer the {pending.kind}, "
+                   f"{REFUSED[pending.kind]}")  # fmt: skip
+        return [_answer(pending, None), p.Message(text=text)]
 
     # -- output helpers -----------------------------------------------------------------------
 
@@ -227,12 +270,28 @@ async def feed_lines(face: PlainFace, reader: LineReader, receive: Any, end: Any
         await face.wanted.wait()
         face.wanted.clear()
         text = await reader.readline()
-        line = face.route(text)
-        if line is not None:
+        for line in face.route(text, typed=reader.is_terminal):
             receive(line)
         if text is None:
             end()
             return
+
+
+def _answer(pending: Pending, text: str | None) -> p.Inbound:
+    """The answer ``text`` gives the dialog; None is the end of input, or a refusal."""
+    if pending.kind == "approval":
+        return p.Answer(id=pending.id, decision=text if text is not None else "no")
+    if pending.kind == "question":
+        if text is None or text.strip() == "/decline":
+            return p.Answer(id=pending.id, declined=True)
+        answer = text.strip()
+        if answer.isdigit() and 1 <= int(answer) <= len(pending.options):
+            answer = pending.options[int(answer) - 1]
+        return p.Answer(id=pending.id, text=answer)
+    value = (text or "").strip()
+    if value.isdigit() and 1 <= int(value) <= len(pending.options):
+        value = pending.options[int(value) - 1]
+    return p.Choose(id=pending.id, value=value or None)
 
 
 def _given(value: Any) -> Any:
