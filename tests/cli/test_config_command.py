@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+import shlex
 import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -425,6 +428,248 @@ def _shown(value: Any) -> str:
     return value if isinstance(value, str) else msgspec.json.encode(value).decode()
 
 
+def test_list_marks_a_hand_edited_bad_value_invalid_with_its_reason(wisp_cli, wisp_home) -> None:
+    write_config(wisp_home, b'{"audit": {"keepFiles": "x"}}')
+    result = wisp_cli("config", "list")
+    assert result.returncode == 0, result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith("audit.keepFiles"))
+    assert row.split(maxsplit=2) == [
+        "audit.keepFiles",
+        "x",
+        "(invalid: expected an integer from 0 to 100000)",
+    ]
+
+
+def test_list_shows_every_other_setting_beside_a_bad_value(wisp_cli, wisp_home: Path) -> None:
+    write_config(wisp_home, b'{"audit": {"keepFiles": "x"}, "model": "ollama:qwen3"}')
+    rows = [line.split() for line in wisp_cli("config", "list").stdout.splitlines()]
+    assert [row[0] for row in rows][: len(SETTINGS)] == list(SETTINGS)
+    assert ["model", "ollama:qwen3"] in rows
+
+
+def test_list_marks_a_value_where_settings_nest_invalid(wisp_cli, wisp_home: Path) -> None:
+    write_config(wisp_home, b'{"audit": 5}')
+    last = wisp_cli("config", "list").stdout.splitlines()[-1]
+    assert last.split(maxsplit=2) == [
+        "audit",
+        "5",
+        "(invalid: expected an object (settings nest in it))",
+    ]
+
+
+# -- model names in paths ---------------------------------------------------------------
+
+SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1"
+CHECKED = {
+    "local": {
+        "models": {
+            SMOLLM2: {
+                "capabilities": ["guidedGeneration"],
+                "verified": {
+                    "date": "2026-12-01",
+                    "passed": ["guidedGeneration"],
+                    "failed": ["toolCalling"],
+                },
+            }
+        }
+    }
+}
+CAPABILITIES_KEY = f'local.models."{SMOLLM2}".capabilities'
+
+
+def test_list_shows_a_checked_model_with_its_name_quoted(wisp_cli, wisp_home: Path) -> None:
+    write_config(wisp_home, msgspec.json.encode(CHECKED))
+    result = wisp_cli("config", "list")
+    assert (result.returncode, result.stderr) == (0, "")
+    rows = [re.split(r"\s{2,}", line) for line in result.stdout.splitlines()[len(SETTINGS) :]]
+    entry = f'local.models."{SMOLLM2}"'
+    assert rows == [
+        [f"'{entry}.capabilities'", '["guidedGeneration"]'],
+        [f"'{entry}.verified.date'", "2026-12-01"],
+        [f"'{entry}.verified.passed'", '["guidedGeneration"]'],
+        [f"'{entry}.verified.failed'", '["toolCalling"]'],
+    ]
+
+
+def test_a_key_copied_from_list_can_be_pasted_into_set(
+    wisp_cli, wisp_home: Path, bare_env: dict[str, str]
+) -> None:
+    write_config(wisp_home, msgspec.json.encode(CHECKED))
+    listed = wisp_cli("config", "list").stdout.splitlines()[len(SETTINGS)]
+    key = listed.split("  ")[0]
+    script = str(Path(sys.executable).parent / "wisp")
+    line = f"{shlex.quote(script)} config set {key} '[\"toolCalling\"]'"
+    result = subprocess.run(
+        ["sh", "-c", line], env=bare_env, capture_output=True, encoding="utf-8", timeout=60
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert stored(wisp_home)["local"]["models"][SMOLLM2]["capabilities"] == ["toolCalling"]
+
+
+def test_set_of_a_quoted_model_name_stores_the_name_whole(wisp_cli, wisp_home: Path) -> None:
+    result = wisp_cli("config", "set", CAPABILITIES_KEY, '["toolCalling"]')
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        f'{CAPABILITIES_KEY} = ["toolCalling"]\n',
+        "",
+    )
+    assert stored(wisp_home) == {"local": {"models": {SMOLLM2: {"capabilities": ["toolCalling"]}}}}
+
+
+def test_set_of_a_quoted_model_name_records_the_quoted_path(wisp_cli, audit_lines) -> None:
+    wisp_cli("config", "set", CAPABILITIES_KEY, '["toolCalling"]')
+    assert [line["details"]["path"] for line in audit_lines()] == [CAPABILITIES_KEY]
+
+
+def test_a_bad_model_field_is_refused_naming_its_quoted_path(wisp_cli, wisp_home: Path) -> None:
+    result = wisp_cli("config", "set", CAPABILITIES_KEY, "toolCalling")
+    assert (result.returncode, result.stderr) == (
+        1,
+        f'wisp: {CAPABILITIES_KEY}: expected a list of capability names, got "toolCalling"\n',
+    )
+    assert not (wisp_home / "config.json").exists()
+
+
+def test_get_of_a_quoted_model_name_prints_its_value(wisp_cli, wisp_home: Path) -> None:
+    write_config(wisp_home, msgspec.json.encode(CHECKED))
+    result = wisp_cli("config", "get", f'local.models."{SMOLLM2}".verified.failed')
+    assert (result.returncode, result.stdout, result.stderr) == (0, '["toolCalling"]\n', "")
+
+
+def test_unset_of_a_quoted_model_name_removes_that_field(wisp_cli, wisp_home: Path) -> None:
+    write_config(wisp_home, msgspec.json.encode(CHECKED))
+    result = wisp_cli("config", "unset", f'local.models."{SMOLLM2}".verified')
+    assert result.returncode == 0, result.stderr
+    assert stored(wisp_home) == {
+        "local": {"models": {SMOLLM2: {"capabilities": ["guidedGeneration"]}}}
+    }
+
+
+def test_a_model_name_left_unquoted_is_refused_with_the_quoted_path(
+    wisp_cli, wisp_home: Path
+) -> None:
+    result = wisp_cli("config", "set", f"local.models.{SMOLLM2}.capabilities", '["toolCalling"]')
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        f"wisp: local.models.SmolLM2-135M-Instruct.Q4_1.capabilities is not a setting this wisp "
+        f"knows; did you mean '{CAPABILITIES_KEY}'? (nothing was saved; --force keeps it as "
+        "given)\n",
+    )
+    assert not (wisp_home / "config.json").exists()
+
+
+def test_an_unclosed_quote_is_a_usage_error_naming_its_position(wisp_cli) -> None:
+    result = wisp_cli("config", "set", 'local.models."SmolLM2.capabilities', "[]")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "wisp: 'local.models.\"SmolLM2.capabilities' is not a setting's path: "
+        "the quote at position 14 is never closed\n",
+    )
+
+
+# -- did you mean -----------------------------------------------------------------------
+
+
+def test_a_key_one_edit_from_a_known_one_is_refused_with_it(wisp_cli, wisp_home: Path) -> None:
+    result = wisp_cli("config", "set", "audit.keepfiles", "3")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        "wisp: audit.keepfiles is not a setting this wisp knows; did you mean audit.keepFiles? "
+        "(nothing was saved; --force keeps it as given)\n",
+    )
+    assert not (wisp_home / "config.json").exists()
+
+
+def test_a_transposed_key_is_refused_with_the_known_one(wisp_cli) -> None:
+    result = wisp_cli("config", "set", "audit.kepeFiles", "3")
+    assert "did you mean audit.keepFiles?" in result.stderr
+
+
+def test_force_keeps_a_key_one_edit_from_a_known_one_with_a_warning(
+    wisp_cli, wisp_home: Path
+) -> None:
+    result = wisp_cli("config", "set", "--force", "audit.keepfiles", "3")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "audit.keepfiles = 3\n",
+        "wisp: warning: audit.keepfiles is not a setting this wisp knows; kept as given "
+        "(did you mean audit.keepFiles?)\n",
+    )
+    assert stored(wisp_home) == {"audit": {"keepfiles": 3}}
+
+
+def test_an_unknown_key_inside_an_object_is_refused_with_the_known_one(wisp_cli) -> None:
+    result = wisp_cli("config", "set", "audit", '{"keepfiles": 3}')
+    assert result.returncode == 1
+    assert "audit.keepfiles is not a setting this wisp knows; did you mean audit.keepFiles?" in (
+        result.stderr
+    )
+
+
+def test_get_of_a_missing_key_one_edit_from_a_known_one_suggests_it(wisp_cli) -> None:
+    result = wisp_cli("config", "get", "audit.keepfiles")
+    assert result.returncode == 1
+    assert result.stderr.endswith("did you mean audit.keepFiles?\n")
+
+
+def test_unset_of_a_missing_key_one_edit_from_a_known_one_suggests_it(wisp_cli) -> None:
+    result = wisp_cli("config", "unset", "audit.keepfiles")
+    assert (result.returncode, result.stdout) == (
+        0,
+        "unchanged: audit.keepfiles is not set; did you mean audit.keepFiles?\n",
+    )
+
+
+# -- whatever the file holds ------------------------------------------------------------
+
+NESTS = "(invalid: expected an object (settings nest in it))"
+UNKNOWN = "(not a setting this wisp knows; kept)"
+ODD_FILES = {
+    "a model entry that is not an object": (
+        {"local": {"models": {SMOLLM2: 3}}},
+        [f"'local.models.\"{SMOLLM2}\"'", "3", NESTS],
+    ),
+    "a models section that is a list": (
+        {"ollama": {"models": ["qwen3"]}},
+        ["ollama.models", '["qwen3"]', NESTS],
+    ),
+    "verified that is a string": (
+        {"llamacpp": {"models": {"q.8b": {"verified": "yes"}}}},
+        ["'llamacpp.models.\"q.8b\".verified'", "yes", NESTS],
+    ),
+    "a model field of the wrong type": (
+        {"openai": {"models": {"m": {"capabilities": {"a": 1}}}}},
+        [
+            "openai.models.m.capabilities",
+            '{"a":1}',
+            "(invalid: expected a list of capability names)",
+        ],
+    ),
+    "keys with quotes, backslashes and dots": (
+        {"plugin": {'a"b\\c.d': {"": 1}}},
+        ['\'plugin."a\\"b\\\\c.d".""\'', "1", UNKNOWN],
+    ),
+    "an empty key at the top": ({"": {"x": None}}, ["'\"\".x'", "null", UNKNOWN]),
+    "an empty section": ({"local": {"models": {}}}, ["local.models", "{}"]),
+    "a huge number": (
+        {"audit": {"keepFiles": 10**30}},
+        ["audit.keepFiles", str(10**30), "(invalid: expected an integer from 0 to 100000)"],
+    ),
+}
+
+
+@pytest.mark.parametrize(("data", "row"), ODD_FILES.values(), ids=ODD_FILES.keys())
+def test_list_lists_whatever_the_file_holds(
+    wisp_cli, wisp_home: Path, data: Any, row: list[str]
+) -> None:
+    write_config(wisp_home, msgspec.json.encode(data))
+    result = wisp_cli("config", "list")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert row in [re.split(r"\s{2,}", line) for line in result.stdout.splitlines()]
+
+
 # -- malformed config.json ------------------------------------------------------------
 
 
@@ -516,7 +761,8 @@ def test_a_path_with_an_empty_part_is_a_usage_error(wisp_cli) -> None:
     result = wisp_cli("config", "get", "audit..keepFiles")
     assert (result.returncode, result.stderr) == (
         2,
-        "wisp: 'audit..keepFiles' is not a setting's path: use dotted names like audit.keepFiles\n",
+        "wisp: 'audit..keepFiles' is not a setting's path: no name at position 7; use dotted "
+        'names like audit.keepFiles, and "quotes" around a name that holds a dot\n',
     )
 
 

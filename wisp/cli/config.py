@@ -17,9 +17,16 @@ from wisp.config import (
     SETTINGS,
     Change,
     Config,
+    is_unknown,
+    join_path,
     locked_config,
+    near_key,
+    problem_with,
     save_config,
     set_value,
+    setting_for,
+    shell_word,
+    split_path,
     unknown_keys_in,
     unset_value,
 )
@@ -32,11 +39,18 @@ examples:
   wisp config set audit.keepFiles 3          VALUE is JSON when it parses: 3, true, [1, 2]
   wisp config set model ollama:qwen3         ...and a string when it does not
   wisp config set ollama.baseURL '"http://gpu-box:11434"'
+  wisp config set 'local.models."SmolLM2-135M-Instruct.Q4_1".capabilities' '["toolCalling"]'
   wisp config unset audit.keepFiles
 
 Settings live in $WISP_HOME/config.json as nested objects: audit.keepFiles is
-{"audit": {"keepFiles": 3}}. Every set and unset that changes something is recorded in the
+{"audit": {"keepFiles": 3}}. A name that holds a dot, as model names do, goes in double
+quotes inside the path, and the whole path in single quotes for the shell; config list
+prints every key that way. A key one edit away from a known one is refused with the one
+meant (--force keeps it). Every set and unset that changes something is recorded in the
 audit log as config.change."""
+
+KEY_HELP = 'a dotted path, such as audit.keepFiles or local.models."NAME.Q4_1".think'
+UNKNOWN = "is not a setting this wisp knows"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -56,16 +70,21 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     listing.set_defaults(handler=run_list)
 
     get = actions.add_parser("get", help="Print one setting's value (its default when unset).")
-    get.add_argument("key", metavar="KEY", help="a dotted path, such as audit.keepFiles")
+    get.add_argument("key", metavar="KEY", help=KEY_HELP)
     get.set_defaults(handler=run_get)
 
     set_ = actions.add_parser("set", help="Set a setting; VALUE is JSON when it parses.")
-    set_.add_argument("key", metavar="KEY", help="a dotted path, such as audit.keepFiles")
+    set_.add_argument("key", metavar="KEY", help=KEY_HELP)
     set_.add_argument("value", metavar="VALUE", help='JSON (3, true, ["a"]) or a plain string')
+    set_.add_argument(
+        "--force",
+        action="store_true",
+        help="Keep a key wisp does not know even when it is one edit from one it knows.",
+    )
     set_.set_defaults(handler=run_set)
 
     unset = actions.add_parser("unset", help="Remove a setting, so its default applies again.")
-    unset.add_argument("key", metavar="KEY", help="a dotted path, such as audit.keepFiles")
+    unset.add_argument("key", metavar="KEY", help=KEY_HELP)
     unset.set_defaults(handler=run_unset)
 
 
@@ -85,23 +104,36 @@ def show(value: Any) -> str:
 
 
 def run_list(args: argparse.Namespace, context: Context) -> int:
+    """Every known setting, then every other key in the file; each key as typed at a shell."""
     config = context.load_config()
-    rows: list[tuple[str, str, str]] = []
-    for key, setting in SETTINGS.items():
-        stored = config.get(key)
-        if stored is not MISSING:
-            rows.append((key, _listed(stored), ""))
-        elif setting.default is None:
-            rows.append((key, "-", "(not set)"))
-        else:
-            rows.append((key, _listed(setting.default), "(default)"))
-    for key in config.unknown_keys():
-        rows.append((key, _listed(config.get(key)), "(not a setting this wisp knows; kept)"))
+    rows = [_setting_row(config, key) for key in SETTINGS]
+    rows += [_stored_row(key, value) for key, value in config.leaves() if key not in SETTINGS]
     key_width = max(len(key) for key, _, _ in rows)
     value_width = max(len(value) for _, value, _ in rows)
     for key, value, note in rows:
         print(f"{key:<{key_width}}  {value:<{value_width}}  {note}".rstrip(), file=context.stdout)
     return 0
+
+
+def _setting_row(config: Config, key: str) -> tuple[str, str, str]:
+    stored = config.get(key)
+    if stored is not MISSING:
+        return _stored_row(key, stored)
+    default = SETTINGS[key].default
+    if default is None:
+        return key, "-", "(not set)"
+    return key, _listed(default), "(default)"
+
+
+def _stored_row(key: str, value: Any) -> tuple[str, str, str]:
+    """A stored key: marked invalid with the reason, or unknown, or plain when it is fine."""
+    if problem := problem_with(key, value):
+        note = f"(invalid: {problem})"
+    elif is_unknown(key):
+        note = f"(not a setting this wisp knows; kept{_did_you_mean(key, '; ')})"
+    else:
+        note = ""
+    return shell_word(key), _listed(value), note
 
 
 def _listed(value: Any) -> str:
@@ -110,36 +142,63 @@ def _listed(value: Any) -> str:
 
 
 def run_get(args: argparse.Namespace, context: Context) -> int:
+    names = split_path(args.key)
     config = context.load_config()
-    stored = config.get(args.key)
-    if stored is MISSING and args.key not in SETTINGS:
-        raise WispError(f"{args.key} is not set in {config.path}, and is not a known setting")
-    print(show(config.value(args.key)), file=context.stdout)
+    stored = config.get(names)
+    setting = setting_for(names)
+    if stored is MISSING and setting is None:
+        raise WispError(
+            f"{join_path(names)} is not set in {config.path}, and is not a known setting"
+            + _did_you_mean(names, "; ")
+        )
+    print(show(setting.default if stored is MISSING else stored), file=context.stdout)
     return 0
 
 
 def run_set(args: argparse.Namespace, context: Context) -> int:
+    """An unknown key one edit from a known one is refused: the setting meant would not change."""
+    names = split_path(args.key)
     value = parse_value(args.value)
-    return _change(context, args.key, lambda config: set_value(config, args.key, value))
+    warnings: list[str] = []
+    for unknown in unknown_keys_in(names, value):
+        near = near_key(unknown)
+        if near and not args.force:
+            raise WispError(
+                f"{unknown} {UNKNOWN}; did you mean {shell_word(near)}? "
+                "(nothing was saved; --force keeps it as given)"
+            )
+        meant = f" (did you mean {shell_word(near)}?)" if near else ""
+        warnings.append(f"warning: {unknown} {UNKNOWN}; kept as given{meant}")
+    return _change(context, lambda config: set_value(config, names, value), warnings)
 
 
 def run_unset(args: argparse.Namespace, context: Context) -> int:
-    return _change(context, args.key, lambda config: unset_value(config, args.key))
+    names = split_path(args.key)
+    return _change(context, lambda config: unset_value(config, names), [])
 
 
-def _change(context: Context, key: str, apply: Callable[[Config], Change]) -> int:
+def _did_you_mean(key: str | tuple[str, ...], lead: str) -> str:
+    """``lead`` and ``did you mean KEY?`` when an unknown ``key`` is one edit from a known one."""
+    if not is_unknown(key):
+        return ""
+    near = near_key(key)
+    return f"{lead}did you mean {shell_word(near)}?" if near else ""
+
+
+def _change(context: Context, apply: Callable[[Config], Change], warnings: list[str]) -> int:
+    """Apply one change under the lock, save and record it; then say what was done."""
     with locked_config(context.home.config_file) as config:
         was_recording = _is_recording(config)
         change = apply(config)
         if not change.changed:
-            print(f"unchanged: {_describe(key, change.old)}", file=context.stdout)
+            hint = _did_you_mean(change.key, "; ") if change.old is MISSING else ""
+            print(f"unchanged: {_describe(change.key, change.old)}{hint}", file=context.stdout)
             return 0
         after = audit_settings(config)
         save_config(config)
         _record(context, config, change, log_it=was_recording or after.enabled)
-    if change.new is not MISSING:
-        for unknown in unknown_keys_in(key, change.new):
-            context.warn(f"warning: {unknown} is not a setting this wisp knows; kept as given")
+    for warning in warnings:
+        context.warn(warning)
     print(_describe_change(change), file=context.stdout)
     return 0
 
