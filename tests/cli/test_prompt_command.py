@@ -97,6 +97,19 @@ def test_a_saved_conversation_resumes_with_its_entry_numbers(run_wisp, script) -
     assert "cited but not in this conversation: entry 40" in result.stderr
 
 
+def test_save_says_where_it_saved_and_how_to_go_on(run_wisp, script, wisp_home) -> None:
+    result = run_wisp("-m", f"script:{script({'text': 'Noted.'})}", "--save", "notes", "hi")
+    assert result.returncode == 0, result.stderr
+    saved = wisp_home / "transcripts" / "notes.json"
+    assert saved.is_file()
+    assert result.stderr.splitlines()[-1] == (
+        f'saved to {saved}; continue with: wisp --resume notes "…" (or wisp chat --resume notes)'
+    )
+    # A resumed conversation is saved back under its name, and says so too.
+    result = run_wisp("-m", f"script:{script({'text': 'Again.'})}", "--resume", "notes", "more")
+    assert result.stderr.splitlines()[-1].startswith(f"saved to {saved}; ")
+
+
 def test_resuming_a_missing_transcript_says_so(run_wisp, script) -> None:
     result = run_wisp("-m", f"script:{script({'text': 'x'})}", "--resume", "nope", "hi")
     assert result.returncode == 1

@@ -5,6 +5,7 @@ which it is also the ``ChatHost`` (``/model``, ``/new``, ``/save``)."""
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -463,10 +464,18 @@ def _resolved(model: ResolvedModel, tools: list[str]) -> ModelResolved:
     return resolved
 
 
-def save_if_asked(session: ChatSession) -> Path | None:
-    """The save a one-shot run asked for (``--save``, or ``--resume`` saves back)."""
+def save_if_asked(session: ChatSession) -> str | None:
+    """The save a one-shot run asked for (``--save``, or ``--resume`` saves back); the line
+    that says where it went and how to go on, or None when none was asked for."""
     name = session.options.save or session.options.resume
-    return session.save(name) if name else None
+    if not name:
+        return None
+    path = session.save(name)
+    quoted = shlex.quote(name)
+    return (
+        f'saved to {path}; continue with: wisp --resume {quoted} "…" '
+        f"(or wisp chat --resume {quoted})"
+    )
 
 
 @dataclass(frozen=True, slots=True)
