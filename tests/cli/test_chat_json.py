@@ -7,14 +7,12 @@ import itertools
 import json
 import random
 import signal
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG
 from wisp import protocol as p
-
-TIMEOUT = 30
 
 
 class Front:
@@ -41,7 +39,7 @@ class Front:
 
     async def next(self) -> p.Outbound:
         assert self.process.stdout is not None
-        raw = await asyncio.wait_for(self.process.stdout.readline(), TIMEOUT)
+        raw = await asyncio.wait_for(self.process.stdout.readline(), HANG)
         assert raw, "wisp closed stdout"
         line = p.decode_outbound(raw)
         assert line is not None, raw
@@ -56,7 +54,7 @@ class Front:
 
     async def finish(self) -> int:
         assert self.process.stdout is not None
-        rest, _ = await asyncio.wait_for(self.process.communicate(), TIMEOUT)
+        rest, _ = await asyncio.wait_for(self.process.communicate(), HANG)
         self.lines += [line for raw in rest.splitlines() if (line := p.decode_outbound(raw))]
         assert self.process.returncode is not None
         return self.process.returncode
@@ -201,18 +199,18 @@ async def test_a_question_round_trip(front, script, audit_lines, answer, outcome
                       "error: the person declined to answer")  # fmt: skip
 
 
-async def test_interrupt_stops_a_slow_reply_within_2_s_and_the_session_goes_on(
+async def test_interrupt_stops_a_slow_reply_and_the_session_goes_on(
     front, script, audit_lines
 ) -> None:
+    # Left alone, the reply streams for half a minute and ends "ok". How soon an interrupt
+    # ends the turn is measured by bench/chat_startup.py.
     slow = {"text": "a slow reply " * 200, "delay_ms": 50}
     chat = await front("-m", f"script:{script(slow, {'text': 'second'})}")
     await chat.until(p.Status)
     await chat.send(p.Message(text="go"))
     await chat.until(p.Delta)
-    started = time.monotonic()
     await chat.send(p.Interrupt())
     end = await chat.until(p.Turn, phase="end")
-    assert time.monotonic() - started < 2
     assert end.outcome == "stopped"
     await chat.until(p.Status)
     await chat.send(p.Message(text="again"))
@@ -236,26 +234,27 @@ async def test_sigterm_during_a_turn_ends_like_quit(front, script, wisp_home) ->
     assert (wisp_home / "transcripts" / "kept.json").exists()
 
 
-async def test_ten_thousand_hostile_lines_never_crash_the_backend(front, script) -> None:
-    chat = await front("-m", f"script:{script()}")
-    await chat.until(p.Status)
+HOSTILE = [
+    '{"type": "answer", "id": 7, "decision": []}',
+    '{"type": "complete", "cursor": "x"}',
+    '{"type": "unknown.kind", "x": 1}',
+    '{"type": "choose", "values": "nope"}',
+    '{"type": "hello", "effects": 3}',
+    "[1, 2, 3]",
+    '{"type": "interrupt", "extra": {"deep": [[[[[]]]]]}}',
+    '{"type": "message", "text": ' + json.dumps("x" * 100_000)[:50],
+    "\x00\x01\x02 binary \xff",
+]
+
+
+def hostile_lines(count: int) -> list[bytes]:
+    """`count` lines a broken or hostile front end might write, the same on every run."""
     rng = random.Random(20261130)
-    hostile = [
-        '{"type": "answer", "id": 7, "decision": []}',
-        '{"type": "complete", "cursor": "x"}',
-        '{"type": "unknown.kind", "x": 1}',
-        '{"type": "choose", "values": "nope"}',
-        '{"type": "hello", "effects": 3}',
-        "[1, 2, 3]",
-        '{"type": "interrupt", "extra": {"deep": [[[[[]]]]]}}',
-        '{"type": "message", "text": ' + json.dumps("x" * 100_000)[:50],
-        "\x00\x01\x02 binary \xff",
-    ]
-    assert chat.process.stdin is not None
-    for n in range(10_000):
+    lines = []
+    for n in range(count):
         choice = rng.randrange(4)
         if choice == 0:
-            line = rng.choice(hostile)
+            line = rng.choice(HOSTILE)
         elif choice == 1:
             line = (
                 bytes(rng.randrange(256) for _ in range(rng.randrange(1, 64)))
@@ -273,14 +272,35 @@ async def test_ten_thousand_hostile_lines_never_crash_the_backend(front, script)
         else:
             line = "{" * rng.randrange(1, 3000)
         if line.strip().startswith(("/", "!")) or not line.startswith(("{", "[", "\x00")):
-            line = "{" + line  # not a chat message for the model: nothing for the script to answer
-        chat.process.stdin.write(line.encode("utf-8", "surrogateescape") + b"\n")
-    await chat.process.stdin.drain()
-    chat.process.stdin.write(b'{"type":"message","text":"/quit"}\n')
-    await chat.process.stdin.drain()
-    code = await chat.finish()
-    assert code == 0
-    assert isinstance(chat.lines[-1], p.Exit)
+            line = "{" + line  # never a slash command or a command of the person's own
+        lines.append(line.encode("utf-8", "surrogateescape") + b"\n")
+    return lines
+
+
+async def test_ten_thousand_hostile_lines_never_crash_the_backend(front, script) -> None:
+    chat = await front("-m", f"script:{script()}")
+    await chat.until(p.Status)
+    lines = hostile_lines(10_000)
+    # protocol.md §5: a line that is not a JSON object with a string `type` is chat text, a turn
+    # of its own, which a script: model holding no responses ends in an error (about 5,800 of
+    # them here); the rest are answered (`complete`) or skipped.
+    chat_texts = sum(isinstance(p.read_inbound(line[:-1]), p.ChatText) for line in lines)
+
+    async def write() -> None:
+        assert chat.process.stdin is not None
+        for line in lines:
+            chat.process.stdin.write(line)
+        chat.process.stdin.write(b'{"type":"message","text":"/quit"}\n')
+        await chat.process.stdin.drain()
+
+    # Progress is every line wisp writes: the wait is bounded between lines, not in all.
+    async with asyncio.TaskGroup() as group:
+        group.create_task(write())
+        await chat.until(p.Exit)
+    assert await chat.finish() == 0
+    ends = [line for line in chat.lines if isinstance(line, p.Turn) and line.phase == "end"]
+    assert len(ends) == chat_texts
+    assert {end.outcome for end in ends} == {"error"}
 
 
 def test_a_fatal_start_writes_nothing_on_stdout(run_wisp) -> None:
@@ -297,7 +317,7 @@ def test_stdin_that_cannot_be_watched_still_ends_the_chat(
 
     result = subprocess.run(
         [str(wisp_script), "chat", "--json", "-m", f"script:{script()}"],
-        env=wisp_env, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT,
+        env=wisp_env, stdin=subprocess.DEVNULL, capture_output=True, timeout=HANG,
     )  # fmt: skip
     assert result.returncode == 0
     assert p.decode_outbound(result.stdout.splitlines()[-1]) == p.Exit()

@@ -8,6 +8,7 @@ import importlib.util
 import io
 import json
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -120,7 +121,7 @@ async def test_models_lists_local_and_both_runtimes_models(
     ]
     assert {len(row) for row in rows} == {10}  # piped: every column, empty or not
     assert [row[1] for row in rows] == ["local", "Ollama", "Ollama", "llama.cpp"]
-    assert rows[1][-1] == "tools, structured replies"
+    assert rows[1][-1] == "tool calling, structured replies"
     assert rows[2][-1] == "text only, structured replies"
     assert done.err.splitlines() == [
         f"LM Studio at {servers_config['lmstudio']['baseURL']} is unreachable: connection refused",
@@ -285,6 +286,9 @@ async def test_check_local_finds_it_text_only_and_records_it(
     assert "toolCalling" not in declared["capabilities"]
     assert "toolCalling" in declared["verified"]["failed"]
     assert "recorded in config.json: local is text only" in done.out
+    assert 'not checked: thinking, vision; declare them by hand ("reasoning", "vision") in ' in (
+        done.out
+    )
     kinds = [line["kind"] for line in audit_lines()]
     assert kinds == ["session.start", "model.verified", "config.change"]
     verified = events(audit_lines, "model.verified")[0]["details"]
@@ -516,12 +520,24 @@ def test_a_narrow_terminal_drops_columns_by_rank_and_wraps_the_last() -> None:
     )
     narrow = terminal_lines([row], 66, color=False)  # 21 cells left for CAPABILITIES
     assert narrow[0].split() == ["MODEL", "SIZE", "CONTEXT", "ENABLED", "CAPABILITIES"]
-    assert narrow[1].startswith("* ollama:qwen3:8b") and narrow[1].endswith("tools, structured")
-    assert narrow[2].strip() == "replies, thinking"
-    assert narrow[2].index("replies") == narrow[0].index("CAPABILITIES")
-    assert narrow[3] == "    not usable: Ollama has no model 'x'"
+    assert narrow[1].startswith("* ollama:qwen3:8b") and narrow[1].endswith("tool calling,")
+    assert narrow[2].strip() == "structured replies,"
+    assert narrow[3].strip() == "thinking"
+    assert narrow[2].index("structured") == narrow[0].index("CAPABILITIES")
+    assert narrow[4] == "    not usable: Ollama has no model 'x'"
     assert max(len(line) for line in narrow) <= 66
     assert terminal_lines([row], 64, color=False)[0].split()[1] == "CONTEXT"  # SIZE went too
+
+
+def test_the_help_names_each_capability_as_people_read_it_and_as_config_json_holds_it() -> None:
+    done = subprocess.run([WISP, "models", "--help"], capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert [line.split() for line in lines[-4:]] == [
+        ["tool", "calling", "toolCalling"],
+        ["structured", "replies", "guidedGeneration"],
+        ["thinking", "reasoning"],
+        ["vision", "vision"],
+    ]
 
 
 def test_on_a_terminal_the_pull_is_one_line_rewritten_with_a_bar_rate_and_time_left() -> None:

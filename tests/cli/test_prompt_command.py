@@ -110,6 +110,12 @@ def test_save_says_where_it_saved_and_how_to_go_on(run_wisp, script, wisp_home) 
     assert result.stderr.splitlines()[-1].startswith(f"saved to {saved}; ")
 
 
+def test_model_in_chat_names_capabilities_as_wisp_models_does(run_wisp, script) -> None:
+    result = run_wisp("chat", "-m", f"script:{script()}", input="/model\n/quit\n")
+    assert result.returncode == 0, result.stderr
+    assert "(tool calling, structured replies, thinking)" in result.stdout + result.stderr
+
+
 def test_resuming_a_missing_transcript_says_so(run_wisp, script) -> None:
     result = run_wisp("-m", f"script:{script({'text': 'x'})}", "--resume", "nope", "hi")
     assert result.returncode == 1

@@ -41,6 +41,15 @@ def detail(result: CheckResult, check: str) -> str:
     return result.detail_of(check)  # type: ignore[arg-type]
 
 
+def test_a_question_is_said_by_its_capabilitys_name() -> None:
+    def line(check: str, passed: bool) -> str:
+        return QuestionResult(check, passed, "why", 1.3).line()  # type: ignore[arg-type]
+
+    assert line("reply", True) == "reply: passed in 1.3 s"
+    assert line("toolCalling", False) == "tool calling: failed in 1.3 s (why)"
+    assert line("guidedGeneration", False) == "structured replies: failed in 1.3 s (why)"
+
+
 # -- outcomes ----------------------------------------------------------------------------------
 
 

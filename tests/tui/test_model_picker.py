@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from wisp.protocol import Choice, ChoiceColumn, ChoiceOption
 from wisp_tui.screens.model_picker import ModelPickerScreen, table_rows
 
@@ -46,3 +48,28 @@ def test_the_in_use_mark_follows_u_and_the_heading_stays_over_the_names() -> Non
     assert heading.index("CONTEXT") == rows[0].index("8,192")
     _, rows = table_rows(choice, 80, in_use="o:q")
     assert rows[0].startswith("  local") and rows[1].startswith("* o:q")
+
+
+async def test_the_picker_names_capabilities_as_wisp_models_does(make_app, wait_for, tmp_path):
+    other = tmp_path / "home" / "work" / "other.json"  # a second script model, disabled: listed
+    other.parent.mkdir(parents=True)
+    other.write_text('{"responses": [{"text": "other"}]}')
+    (tmp_path / "home" / ".wisp").mkdir()
+    (tmp_path / "home" / ".wisp" / "config.json").write_text(
+        json.dumps({"models": {"disabled": [f"script:{other}"]}})
+    )
+    app = make_app([{"text": "Hi."}])
+    async with app.run_test(size=(240, 30)) as pilot:  # wide enough for the paths
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        await pilot.press(*"/models", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.table_text.plain)
+        rows = dict(zip(
+            [option.value for option in screen.choice.options],
+            screen.table_text.plain.splitlines()[1:],
+            strict=False,
+        ))  # fmt: skip
+        assert rows["local"].endswith("text only, structured replies")
+        assert rows[f"script:{other}"].endswith("tool calling, structured replies, thinking")
+        assert "guidedGeneration" not in screen.table_text.plain

@@ -8,7 +8,7 @@ a ``Protocol``; nothing does I/O.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -114,7 +114,28 @@ StreamEvent = ThinkingDelta | TextDelta | ToolCallRequested | UsageReport
 # -- models -------------------------------------------------------------------------------
 
 Capability = Literal["toolCalling", "guidedGeneration", "reasoning", "vision"]
+"""What a model can do, as config.json, the audit log and the protocol spell it."""
 CapabilitySource = Literal["runtime", "configuration", "undeclared"]
+
+CAPABILITY_WORDS: dict[Capability, str] = {
+    "toolCalling": "tool calling",
+    "guidedGeneration": "structured replies",
+    "reasoning": "thinking",
+    "vision": "vision",
+}
+"""Each capability as people read it, everywhere they read one: ``wisp models``, its check,
+chat's ``/model`` and the picker. The ids above stay in files and on the wire."""
+
+TEXT_ONLY = "text only"
+"""What is said first of a model that cannot call tools."""
+
+
+def capability_words(capabilities: Iterable[str]) -> list[str]:
+    """``["text only", "structured replies"]``: in the usual order, led by ``text only`` when
+    tool calling is not among them."""
+    names = set(capabilities)
+    words = [word for name, word in CAPABILITY_WORDS.items() if name in names]
+    return words if "toolCalling" in names else [TEXT_ONLY, *words]
 
 
 class Backend(Protocol):

@@ -8,6 +8,7 @@ from msgspec import UNSET
 
 from wisp import protocol as p
 from wisp.agent.compose import compose
+from wisp.agent.types import capability_words
 from wisp.chat.bridge import Withdrawn, new_id
 from wisp.store import Entry
 
@@ -133,7 +134,7 @@ class SlashCommands:
         host = self.loop.host
         if not name:
             resolved = host.conversation.resolved
-            capabilities = ", ".join(resolved.capabilities) or "text only"
+            capabilities = ", ".join(capability_words(resolved.capabilities))
             self.output(f"model: {host.conversation.model} ({capabilities})")
             return
         try:

@@ -158,6 +158,7 @@ class ChatSession:
     async def model_rows(self) -> tuple[list[PickerRow], list[str]]:
         """The picker's data: every model with its state, and a note per runtime not reached."""
         from wisp.cli.models import picker_rows
+        from wisp.cli.models_table import capabilities_cell
 
         catalog = await picker_rows(
             self.config, self.context.environ, in_use=self.conversation.model,
@@ -169,7 +170,7 @@ class ChatSession:
                 runtime=row.runtime,
                 enabled=row.enabled,
                 context=f"{row.context_length:,}" if row.context_length else "?",
-                capabilities=", ".join(row.capabilities) or "text",
+                capabilities=capabilities_cell(row),  # as `wisp models` says it
             )
             for row in catalog.models
         ]

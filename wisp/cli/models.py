@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import ConfigChange, SessionStart
 from wisp.cli.context import Context, audit_settings
@@ -54,7 +55,10 @@ examples:
   wisp models pull ollama:qwen3:8b    have Ollama download a model, with progress
 
 A runtime that does not answer within about a second is one line on stderr saying so. The
-commands that change something (enable, disable, check, pull) are recorded in the audit log."""
+commands that change something (enable, disable, check, pull) are recorded in the audit log.
+
+capabilities, and their names in config.json (<scheme>.models.<name>.capabilities):
+""" + "\n".join(f"  {word:<20}{name}" for name, word in CAPABILITY_WORDS.items())
 
 DISABLED_KEY = "models.disabled"
 

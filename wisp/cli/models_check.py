@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
 from wisp.cli.models import Record, Say, canonical, disabled_list, toggle
-from wisp.cli.models_table import WORDS
 from wisp.config import Config, locked_config, save_config
 from wisp.errors import ConfigError, WispError
 from wisp.models.catalog import human_bytes
@@ -268,7 +268,7 @@ def _announcement(selection: str, local_file: str | None) -> str:
 
 def _recorded_lines(selection: str, key: Key, declaration: Declaration) -> list[str]:
     verified = declaration.section["verified"]["date"]
-    words = [WORDS[c] for c in declaration.recorded]
+    words = [CAPABILITY_WORDS[c] for c in declaration.recorded]
     if "toolCalling" in declaration.recorded:
         can = f"can do {', '.join(words)}"
     else:
@@ -284,14 +284,19 @@ def _recorded_lines(selection: str, key: Key, declaration: Declaration) -> list[
             f"took out {_words(declaration.removed)}: an earlier check found it, this one did not"
         )
     lines.append(
-        f"not checked: {_words(UNCHECKED)}; declare them by hand in "
+        f"not checked: {_words(UNCHECKED)}; declare them by hand ({_ids(UNCHECKED)}) in "
         f"{key[0]}.models.{key[1]}.capabilities if it has them"
     )
     return lines
 
 
 def _words(capabilities: Iterable[str]) -> str:
-    return ", ".join(WORDS[c] for c in capabilities)
+    return ", ".join(CAPABILITY_WORDS[c] for c in capabilities)
+
+
+def _ids(capabilities: Iterable[str]) -> str:
+    """``"reasoning", "vision"``: as config.json takes them."""
+    return ", ".join(f'"{c}"' for c in capabilities)
 
 
 def _say_all(say: Say, notes: Iterable[str]) -> None:

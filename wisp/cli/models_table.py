@@ -4,14 +4,17 @@ On a terminal, a column no shown row has a value for is left out, and columns ar
 rank order until the last one (CAPABILITIES) has at least 20 cells; it wraps under itself. A
 model that cannot be used is followed by a muted ``not usable: …`` line. Piped, each model is
 one tab-separated line with every column, then a ``not usable: …`` field where one applies.
+The CAPABILITIES cell is also the picker's.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from wisp.agent.types import capability_words
 
 if TYPE_CHECKING:
     from wisp.models.catalog import ModelRow, Unreachable
@@ -20,23 +23,8 @@ LAST_COLUMN_CELLS = 20
 GAP = "  "
 MUTED, PLAIN = "\x1b[2m", "\x1b[0m"
 
-WORDS = {
-    "toolCalling": "tools",
-    "guidedGeneration": "structured replies",
-    "reasoning": "thinking",
-    "vision": "vision",
-}
-"""Capability names as the listing says them."""
-
-
-def capability_words(capabilities: Iterable[str]) -> list[str]:
-    """``["text only", "structured replies"]``: led by ``text only`` without tool calling."""
-    names = set(capabilities)
-    words = [word for name, word in WORDS.items() if name in names]
-    return words if "toolCalling" in names else ["text only", *words]
-
-
-def _capabilities(row: ModelRow) -> str:
+def capabilities_cell(row: ModelRow) -> str:
+    """``text only, structured replies``; ``(verified)`` after a check."""
     if row.capabilities_from is None:
         return ""  # not resolved: nothing is known
     text = ", ".join(capability_words(row.capabilities))
@@ -61,7 +49,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("FROM", 3, lambda row: row.context_from or ""),
     Column("WHERE", 4, lambda row: row.location or ""),
     Column("ENABLED", 0, lambda row: "yes" if row.enabled else "no"),
-    Column("CAPABILITIES", 0, _capabilities),
+    Column("CAPABILITIES", 0, capabilities_cell),
 )
 
 

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from wisp.agent.types import (
+    CAPABILITY_WORDS,
     Capability,
     ChatRequest,
     Message,
@@ -50,9 +51,10 @@ Question = Literal["reply", "toolCalling", "guidedGeneration"]
 
 LABELS: dict[Question, str] = {
     "reply": "reply",
-    "toolCalling": "tool calling",
-    "guidedGeneration": "structured reply",
+    "toolCalling": CAPABILITY_WORDS["toolCalling"],
+    "guidedGeneration": CAPABILITY_WORDS["guidedGeneration"],
 }
+"""Each question as its result line says it: the capability's name for people."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +107,7 @@ class QuestionResult:
     seconds: float
 
     def line(self) -> str:
-        """``reply: passed in 2.3 s``, ``tool calling: failed in 1.3 s (no call …)``."""
+        """``reply: passed in 2.3 s``, ``structured replies: failed in 1.3 s (…)``."""
         verdict = "passed" if self.passed else "failed"
         why = "" if self.passed else f" ({self.detail})"
         return f"{LABELS[self.check]}: {verdict} in {self.seconds:.1f} s{why}"
