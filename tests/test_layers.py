@@ -21,7 +21,8 @@ ALLOWED: dict[str, set[str]] = {
     # The agent is handed its backend, tools, store and audit log; it knows their data only.
     "wisp.agent": {"wisp.audit.kinds", "wisp.store", "wisp.protocol"},
     "wisp.store": {"wisp.agent.types"},
-    "wisp.models": {"wisp.agent.types"},
+    # The one path syntax (stdlib only), for the config paths backends name in notes and errors.
+    "wisp.models": {"wisp.agent.types", "wisp.config.paths"},
     "wisp.tools": {
         "wisp",  # inspect reports the version
         "wisp.agent.types",

@@ -70,6 +70,13 @@ def test_configured_windows_come_first() -> None:
     assert choose_window(SHAPE, None, 4096, "m") == (4096, "configured (local.contextLength)")
 
 
+def test_a_window_set_for_a_dotted_name_is_noted_with_the_name_quoted() -> None:
+    assert choose_window(SHAPE, 16_384, 4096, "SmolLM2.Q4_1") == (
+        16_384,
+        'set for this model (local.models."SmolLM2.Q4_1".contextLength)',
+    )
+
+
 def test_without_memory_figures_the_floor_is_the_default() -> None:
     shape = ModelShape(maximum=131_072, weights=1, bytes_per_token=None)
     assert choose_window(shape, None, None, "m", memory=(1 << 30, 1 << 30)) == (

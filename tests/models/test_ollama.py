@@ -157,6 +157,17 @@ async def test_num_ctx_comes_from_the_models_own_setting(
     assert ollama.chat_bodies()[0]["options"] == {"num_ctx": 20480}
 
 
+async def test_a_window_set_for_a_dotted_name_is_noted_with_the_name_quoted(
+    ollama: FakeOllama, resolve: Resolve
+) -> None:
+    ollama.install("qwen2.5-coder:1.5b", model_info=QWEN_INFO)
+    models = {"qwen2.5-coder:1.5b": {"contextLength": 20480}}
+    resolved = await resolve("qwen2.5-coder:1.5b", models=models)
+    assert resolved.context_note == (
+        'set for this model (ollama.models."qwen2.5-coder:1.5b".contextLength)'
+    )
+
+
 async def test_num_ctx_comes_from_ollama_context_length(
     ollama: FakeOllama, resolve: Resolve
 ) -> None:

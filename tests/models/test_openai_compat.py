@@ -33,7 +33,8 @@ from wisp.agent.types import (
     UsageReport,
 )
 from wisp.config import Config
-from wisp.models.http import ApiKey, Server, api_key
+from wisp.errors import ConfigValueError
+from wisp.models.http import ApiKey, Server, api_key, declared_capabilities
 from wisp.models.openai_compat import (
     LLAMACPP,
     LMSTUDIO,
@@ -44,6 +45,7 @@ from wisp.models.openai_compat import (
     resolve_lmstudio,
     resolve_openai,
 )
+from wisp.models.openai_listing import Served, settle_window
 
 LlamaServer = Any  # conftest's LlamaServer, reached through the ``llama_server`` fixture
 MakeConfig = Callable[[dict[str, Any]], Config]
@@ -574,6 +576,26 @@ async def test_declared_capabilities_and_window_apply_without_props(tmp_path: Pa
         "set for this model (llamacpp.models.qwen3-8b.contextLength)",
     )
     assert resolved.backend.default_think is True
+
+
+def test_a_window_set_for_a_dotted_name_is_noted_with_the_name_quoted(tmp_path: Path) -> None:
+    settings = {"openai": {"models": {"qwen2.5-coder": {"contextLength": 8192}}}}
+    config = Config(tmp_path / "config.json", settings)
+    assert settle_window(OPENAI, config, "qwen2.5-coder", Served("qwen2.5-coder")) == (
+        8192,
+        'set for this model (openai.models."qwen2.5-coder".contextLength)',
+    )
+
+
+def test_a_bad_declaration_for_a_dotted_name_names_its_path_quoted(tmp_path: Path) -> None:
+    settings = {"openai": {"models": {"qwen2.5-coder": {"capabilities": "toolCalling"}}}}
+    config = Config(tmp_path / "config.json", settings)
+    with pytest.raises(ConfigValueError) as caught:
+        declared_capabilities(config, "openai", "qwen2.5-coder")
+    assert str(caught.value) == (
+        f'{config.path}: openai.models."qwen2.5-coder".capabilities: expected a list of '
+        "capability names"
+    )
 
 
 async def test_an_unknown_declared_capability_is_refused(tmp_path: Path) -> None:

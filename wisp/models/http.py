@@ -27,6 +27,7 @@ from wisp.agent.types import (
     ToolCallRequested,
     ToolSpec,
 )
+from wisp.config.paths import model_path
 from wisp.errors import ConfigValueError
 from wisp.models.parsing import MistralCallFilter, complete_call
 
@@ -137,7 +138,7 @@ def declared_capabilities(config: ConfigReader, scheme: str, name: str) -> list[
     declared = model_section(config, scheme, name).get("capabilities")
     if declared is None:
         return None
-    where = f"{scheme}.models.{name}.capabilities"
+    where = model_path(scheme, name, "capabilities")
     if not isinstance(declared, list):
         raise ConfigValueError(f"{config.path}: {where}: expected a list of capability names")
     for capability in declared:

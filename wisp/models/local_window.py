@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from wisp.config.paths import model_path
+
 FLOOR = 8192
 STEP = 4096
 OVERHEAD = 512 << 20
@@ -149,7 +151,8 @@ def choose_window(
 ) -> tuple[int, str | None]:
     """The window and its note (§11). ``memory`` is (available, installed); None reads it."""
     if isinstance(model_setting, int) and model_setting > 0:
-        return model_setting, f"set for this model (local.models.{name}.contextLength)"
+        where = model_path("local", name, "contextLength")
+        return model_setting, f"set for this model ({where})"
     if setting is not None:
         return setting, "configured (local.contextLength)"
     if shape.maximum is None:

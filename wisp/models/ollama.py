@@ -27,6 +27,7 @@ from wisp.agent.types import (
     Usage,
     UsageReport,
 )
+from wisp.config.paths import model_path
 from wisp.diagnostics import logger
 from wisp.models import ollama_window
 from wisp.models.http import (
@@ -301,7 +302,7 @@ async def _window(
     spelling = _section_name(config, tag.name)
     value = model_section(config, SCHEME, spelling).get("contextLength")
     if value is not None:
-        where = f"{SCHEME}.models.{spelling}.contextLength"
+        where = model_path(SCHEME, spelling, "contextLength")
         return context_length_in(config, where, value), f"set for this model ({where})"
     configured = config.checked_value("ollama.contextLength")
     if configured is not None:

@@ -14,6 +14,7 @@ import httpx
 import msgspec
 
 from wisp.agent.types import Capability, CapabilitySource, ModelUnavailable
+from wisp.config.paths import model_path
 from wisp.models.http import (
     CAPABILITIES,
     RESOLVE_TIMEOUT,
@@ -308,7 +309,7 @@ def settle_window(
     if dialect is not LMSTUDIO:  # LM Studio has no models section
         value = model_section(config, dialect.scheme, name).get("contextLength")
         if value is not None:
-            where = f"{dialect.scheme}.models.{name}.contextLength"
+            where = model_path(dialect.scheme, name, "contextLength")
             return context_length_in(config, where, value), f"set for this model ({where})"
     if dialect is OPENAI:
         configured = config.checked_value("openai.contextLength")
