@@ -236,7 +236,7 @@ async def test_enabling_a_model_with_nothing_recorded_checks_it_first(
     assert order == [
         ("session.start", None),
         ("model.verified", None),
-        ("config.change", f"local.models.{SMOLLM2}"),
+        ("config.change", f'local.models."{SMOLLM2}"'),
         ("config.change", "models.disabled"),
     ]
     assert events(audit_lines, "model.verified")[0]["details"]["trigger"] == "enable"
@@ -286,6 +286,8 @@ async def test_check_local_finds_it_text_only_and_records_it(
     assert "toolCalling" not in declared["capabilities"]
     assert "toolCalling" in declared["verified"]["failed"]
     assert "recorded in config.json: local is text only" in done.out
+    # The path to declare the rest by hand, ready to paste into `wisp config set`.
+    assert f"in 'local.models.\"{SMOLLM2}\".capabilities' if it has them\n" in done.out
     assert 'not checked: thinking, vision; declare them by hand ("reasoning", "vision") in ' in (
         done.out
     )
@@ -302,7 +304,7 @@ async def test_check_local_finds_it_text_only_and_records_it(
     assert verified["unchecked"] == ["reasoning", "vision"]
     change = events(audit_lines, "config.change")[0]["details"]
     assert (change["path"], change["old"], change["new"]) == (
-        f"local.models.{SMOLLM2}",
+        f'local.models."{SMOLLM2}"',
         None,
         declared,
     )

@@ -98,8 +98,18 @@ async def test_a_models_own_window_wins_over_the_general_one() -> None:
     data = {"local": {"contextLength": 2048, "models": {DEFAULT_NAME: {"contextLength": 4096}}}}
     resolved = await local.resolve("", config(data))
     assert resolved.context_size == 4096
-    assert (
-        resolved.context_note == f"set for this model (local.models.{DEFAULT_NAME}.contextLength)"
+    assert resolved.context_note == (
+        f'set for this model (local.models."{DEFAULT_NAME}".contextLength)'
+    )
+
+
+async def test_a_bad_window_for_the_model_names_its_path_quoted() -> None:
+    data = {"local": {"models": {DEFAULT_NAME: {"contextLength": 5}}}}
+    with pytest.raises(ModelUnavailable) as caught:
+        await local.resolve("", config(data))
+    assert str(caught.value) == (
+        f'config.json: local.models."{DEFAULT_NAME}".contextLength: expected an integer from '
+        "512 to 4194304 (tokens), got 5"
     )
 
 

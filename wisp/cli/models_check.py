@@ -18,7 +18,7 @@ from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
 from wisp.cli.models import Record, Say, canonical, disabled_list, toggle
-from wisp.config import Config, locked_config, save_config
+from wisp.config import Config, locked_config, model_path, save_config, shell_word
 from wisp.errors import ConfigError, WispError
 from wisp.models.catalog import human_bytes
 from wisp.models.check import (
@@ -200,7 +200,7 @@ def _record(
         save_config(config)
         record(
             ConfigChange(
-                path=f"{key[0]}.models.{key[1]}",
+                path=model_path(*key),
                 old=previous or None,
                 new=declaration.section,
                 source=source,
@@ -285,7 +285,7 @@ def _recorded_lines(selection: str, key: Key, declaration: Declaration) -> list[
         )
     lines.append(
         f"not checked: {_words(UNCHECKED)}; declare them by hand ({_ids(UNCHECKED)}) in "
-        f"{key[0]}.models.{key[1]}.capabilities if it has them"
+        f"{shell_word(model_path(*key, 'capabilities'))} if it has them"
     )
     return lines
 

@@ -30,6 +30,7 @@ from wisp.agent.types import (
     Usage,
     UsageReport,
 )
+from wisp.config.paths import model_path
 from wisp.models.local_engine import NEEDS_EXTRA, Engine, Generated, Prompt, Sampling
 from wisp.models.local_window import ModelShape, choose_window, read_gguf_metadata
 from wisp.models.parsing import TextCallFilter, ThinkSplitter, complete_call
@@ -293,7 +294,8 @@ def _model_entry(config: ConfigReader | None, name: str) -> dict[str, Any]:
 def _declared_capabilities(entry: dict[str, Any], name: str) -> list[Capability]:
     declared = entry.get("capabilities", [])
     if not isinstance(declared, list):
-        raise ModelUnavailable(f"config.json: local.models.{name}.capabilities: expected a list")
+        where = model_path("local", name, "capabilities")
+        raise ModelUnavailable(f"config.json: {where}: expected a list")
     for capability in declared:
         if capability not in CAPABILITY_NAMES:
             raise ModelUnavailable(f"unknown capability '{capability}'")
@@ -313,8 +315,8 @@ def _model_window(entry: dict[str, Any], name: str) -> int | None:
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 512 <= value <= 4_194_304:
+        where = model_path("local", name, "contextLength")
         raise ModelUnavailable(
-            f"config.json: local.models.{name}.contextLength: expected an integer from 512 "
-            f"to 4194304 (tokens), got {value!r}"
+            f"config.json: {where}: expected an integer from 512 to 4194304 (tokens), got {value!r}"
         )
     return value
