@@ -11,6 +11,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from tests.hang import HANG
+
 WISP = Path(sys.executable).parent / "wisp"
 
 RunWisp = Callable[..., subprocess.CompletedProcess[str]]
@@ -47,7 +49,7 @@ def run_wisp(wisp_env: dict[str, str]) -> RunWisp:
     """Run the installed `wisp` script with the fresh home; returns the finished process."""
 
     def run(
-        *args: str, input: str | None = None, timeout: float = 60
+        *args: str, input: str | None = None, timeout: float = HANG
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(WISP), *args],

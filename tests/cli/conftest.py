@@ -10,6 +10,8 @@ from typing import Protocol
 
 import pytest
 
+from tests.hang import HANG
+
 
 class WispCli(Protocol):
     def __call__(
@@ -41,7 +43,7 @@ def wisp_cli(bare_env: dict[str, str]) -> WispCli:
         if setup is not None:
             command = ["sh", "-c", f'{setup}; exec "$0" "$@"', *command]
         result = subprocess.run(
-            command, env=bare_env, capture_output=True, encoding="utf-8", timeout=60
+            command, env=bare_env, capture_output=True, encoding="utf-8", timeout=HANG
         )
         assert "Traceback" not in result.stderr, result.stderr
         return result

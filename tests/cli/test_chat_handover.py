@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG
+
 WISP = Path(sys.executable).parent / "wisp"
 
 # CSI and OSC sequences, and the short ESC ones: what remains is the text a person would read.
@@ -79,7 +81,7 @@ class PtyRun:
     def type(self, keys: bytes) -> None:
         os.write(self._main_fd, keys)
 
-    async def wait_for(self, text: str, timeout: float = 30.0) -> None:
+    async def wait_for(self, text: str, timeout: float = HANG) -> None:
         """Until `text` has been written; fails with what was written after `timeout` s."""
         try:
             async with asyncio.timeout(timeout):
@@ -89,7 +91,7 @@ class PtyRun:
         except TimeoutError:
             raise AssertionError(f"{text!r} never came; the terminal had:\n{self.text}") from None
 
-    async def finish(self, timeout: float = 30.0) -> int:
+    async def finish(self, timeout: float = HANG) -> int:
         """Read to the end of output and return the exit status; kill it if it hangs."""
         try:
             async with asyncio.timeout(timeout):
@@ -240,7 +242,7 @@ async def test_a_front_end_that_is_not_there_leaves_the_line_chat_with_a_warning
 
 def test_help_names_plain() -> None:
     result = subprocess.run(
-        [str(WISP), "chat", "--help"], capture_output=True, text=True, timeout=30, check=True
+        [str(WISP), "chat", "--help"], capture_output=True, text=True, timeout=HANG, check=True
     )
     assert "--plain" in result.stdout
     assert "instead of handing over to wisp-tui" in " ".join(result.stdout.split())

@@ -6,10 +6,11 @@ import asyncio
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.hang import HANG
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def wisp(wisp_script: Path, wisp_env: dict[str, str], workdir: Path):
             stdin=None if input is not None else subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANG,
         )
 
     return run
@@ -78,21 +79,19 @@ def test_the_sandbox_not_permissions_stops_escapes(
             Path(path).unlink(missing_ok=True)
 
 
-def test_a_timed_out_command_and_its_children_are_gone_within_3_s(
+def test_a_timed_out_command_and_its_children_are_gone(
     wisp, workdir: Path, tmp_path: Path, audit_lines
 ) -> None:
+    # How soon a time limit ends a command is measured by bench/command_stops.py.
     line = "sleep 100 & echo $! > child.pid; sleep 100"
     script = commands_script(tmp_path / "s.json", {"command": line, "timeoutSeconds": 1})
-    started = time.monotonic()
     result = wisp("--yes", "-m", f"script:{script}", "wait")
     assert result.returncode == 0, result.stderr
     (outcome,) = outcomes(audit_lines)
     assert outcome["timedOut"] is True
-    assert outcome["seconds"] < 3
     assert (outcome["timeoutSource"], outcome["timeoutSeconds"]) == ("call", 1)
     child = int((workdir / "child.pid").read_text())
     assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text()
-    assert time.monotonic() - started < 30
 
 
 def test_with_nobody_to_ask_a_dangerous_command_is_denied_and_says_how_to_allow_it(
@@ -137,7 +136,7 @@ async def test_with_the_network_off_a_loopback_connection_fails_inside_and_works
                 env=wisp_env, cwd=workdir, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             )  # fmt: skip
-            await asyncio.wait_for(process.communicate(), timeout=60)
+            await asyncio.wait_for(process.communicate(), timeout=HANG)
             assert process.returncode == 0
     finally:
         server.close()

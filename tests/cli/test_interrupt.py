@@ -7,6 +7,8 @@ import json
 import signal
 from pathlib import Path
 
+from tests.hang import HANG
+
 SLOW = {"text": "a slow reply that goes on " * 40, "delay_ms": 50}
 
 
@@ -25,10 +27,10 @@ async def test_ctrl_c_stops_a_one_shot_turn(
     script.write_text(json.dumps({"responses": [SLOW]}))
     process = await start(wisp_script, wisp_env, "-m", f"script:{script}", "go")
     assert process.stdout is not None
-    first = await asyncio.wait_for(process.stdout.read(4), timeout=20)  # the reply has begun
+    first = await asyncio.wait_for(process.stdout.read(4), timeout=HANG)  # the reply has begun
     assert first == b"a sl"
     process.send_signal(signal.SIGINT)
-    _, stderr = await asyncio.wait_for(process.communicate(), timeout=20)
+    _, stderr = await asyncio.wait_for(process.communicate(), timeout=HANG)
     assert process.returncode == 130
     assert b"(stopped)" in stderr and b"Traceback" not in stderr
     kinds = [event["kind"] for event in audit_lines()]
@@ -46,11 +48,11 @@ async def test_ctrl_c_in_chat_stops_the_turn_and_the_chat_goes_on(
     process.stdin.write(b"first\n")
     await process.stdin.drain()
     # Notes may come first (the sandbox's, when WISP_HOME lies in a writable root).
-    await asyncio.wait_for(process.stdout.readuntil(b"a sl"), timeout=20)
+    await asyncio.wait_for(process.stdout.readuntil(b"a sl"), timeout=HANG)
     process.send_signal(signal.SIGINT)
     process.stdin.write(b"again\n/quit\n")
     await process.stdin.drain()
-    stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=20)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=HANG)
     assert process.returncode == 0, stderr
     assert b"stopped after" in stderr and b"second reply" in stdout
     kinds = [event["kind"] for event in audit_lines()]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 
+from tests.hang import HANG
 from wisp.audit import REGISTRY, AuditLog, FileSink
 from wisp.audit.kinds import ConfigChange, Error, ToolCall, ToolResult
 
@@ -142,7 +143,7 @@ async def test_follow_prints_new_events_across_rotations(
     assert process.stdout is not None
 
     async def next_message() -> str:
-        line = await asyncio.wait_for(process.stdout.readline(), timeout=20)
+        line = await asyncio.wait_for(process.stdout.readline(), timeout=HANG)
         return msgspec.json.decode(line)["details"]["message"]
 
     try:
@@ -152,7 +153,7 @@ async def test_follow_prints_new_events_across_rotations(
         assert [await next_message() for _ in range(40)] == [f"new {i}" for i in range(40)]
     finally:
         process.send_signal(signal.SIGINT)
-        _, stderr = await asyncio.wait_for(process.communicate(), timeout=20)
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout=HANG)
     assert process.returncode == 0
     assert b"Traceback" not in stderr
 
