@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG
 from wisp.sandbox.plan import SandboxState, SandboxSupport, confined_argv, probe_uncached
 from wisp.sandbox.process import ProcessResult, run_process
 from wisp.sandbox.writable import WritableSet
@@ -63,7 +64,7 @@ def run_confined(writable: WritableSet, support: SandboxSupport, work: Path) -> 
     """Run a shell line through the real helper: ``(result, state)``."""
 
     async def run(
-        line: str, *, network_off: bool = False, cwd: Path | None = None, timeout: float = 30
+        line: str, *, network_off: bool = False, cwd: Path | None = None, timeout: float = HANG
     ) -> tuple[ProcessResult, SandboxState]:
         argv, state = confined_argv(
             ["/bin/sh", "-c", line], writable, network_off=network_off, support=support

@@ -10,6 +10,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from tests.hang import HANG
 from wisp.sandbox.plan import SandboxSupport
 from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, HelperSpec
 
@@ -18,7 +19,7 @@ HELPER = [sys.executable, "-I", "-m", "wisp.sandbox"]
 
 def helper(spec: str, *command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*HELPER, spec, "--", *command], cwd=cwd, capture_output=True, text=True, timeout=30
+        [*HELPER, spec, "--", *command], cwd=cwd, capture_output=True, text=True, timeout=HANG
     )
 
 
@@ -88,7 +89,7 @@ def test_modules_in_the_working_directory_are_not_imported(
 
 def test_the_helper_does_not_load_asyncio(tmp_path: Path, support: SandboxSupport) -> None:
     argv = [*HELPER[:2], "-X", "importtime", *HELPER[2:], spec_json(support, []), "--", "true"]
-    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=HANG)
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert "wisp.sandbox.landlock" in imported
     assert not {"asyncio", "subprocess", "wisp.sandbox.plan"} & imported
