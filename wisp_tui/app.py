@@ -213,15 +213,32 @@ class WispApp(App[int]):
         if code == 0:
             self.action_quit_cleanly()  # §12: wisp ended its side cleanly, so we leave too
             return
+        how = f"exit code {code}" if (code or 0) >= 0 else f"signal {-(code or 0)}"
         if self.backend.could_not_start:
-            what = self.backend.could_not_start
+            self._close_input("wisp could not start · Ctrl-C quits")
+            await self.transcript.add_error(f"error: {self.backend.could_not_start}; Ctrl-C quits")
+        elif message.before_start:
+            self._close_input("wisp could not start · Ctrl-C quits")
+            # Its own words say what is wrong (a config.json that is not JSON, and its fix).
+            said = "".join(f"\n  {line}" for line in message.last_words)
+            await self.transcript.add_error(
+                f"error: wisp could not start ({how}){':' if said else ''}{said}"
+            )
+            await self.transcript.add_note(
+                "Fix what wisp says, then start wisp-tui again. Ctrl-C quits."
+            )
         else:
-            how = f"exit code {code}" if (code or 0) >= 0 else f"signal {-(code or 0)}"
-            what = f"wisp stopped unexpectedly ({how})"
-        await self.transcript.add_error(f"error: {what}; Ctrl-C quits")
+            self._close_input("wisp is not running · Ctrl-C quits")
+            await self.transcript.add_error(
+                f"error: wisp stopped unexpectedly ({how}); Ctrl-C quits"
+            )
+
+    def _close_input(self, why: str) -> None:
+        """wisp is gone: no input is offered that nothing would read; Ctrl-C quits."""
         self._activity = None  # nothing is left to stop: the next Ctrl-C quits
         self._set_busy(False)
-        self.status_bar.message = "wisp is not running"
+        self.prompt.display = False
+        self.status_bar.message = why
 
     async def _turn_edge(self, turn: Turn) -> None:
         if turn.phase == "start":

@@ -6,6 +6,10 @@ nothing wisp writes is lost (D3). While the screen is up each stderr line is a n
 that come once quitting has begun are kept for `wisp-tui` to print after the screen is gone, and
 all of them when wisp failed (`stderr_to_print`). When wisp's stdout ends and we did not ask it
 to quit, the app hears `Backend.Died` at once, after wisp's last stderr lines.
+
+Until wisp writes its first stdout line, its stderr lines are held (for up to HOLD_SECONDS): if
+it ends before it has started, they are why (a config.json that is not JSON), and `Died`
+carries them for the app to show as the error they are.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ STDERR_CLOSE_TIMEOUT = 1.0
 EXIT_POLL = 0.02
 """Seconds between looks at whether wisp has exited (see `_exited`)."""
 
+HOLD_SECONDS = 2.0
+"""How long stderr lines are held while wisp has not started; then they are notes after all."""
+
 STDERR_KEPT = 1000
 """stderr lines kept to print after the screen is gone: a runaway wisp cannot fill memory."""
 
@@ -76,6 +83,10 @@ class Backend:
         """wisp's output ended without our asking it to quit."""
 
         returncode: int | None
+        before_start: bool = False
+        """wisp ended before its first stdout line: it could not start."""
+        last_words: tuple[str, ...] = ()
+        """The stderr lines it wrote before it ended, not shown yet: why it could not start."""
 
     def __init__(
         self,
@@ -105,6 +116,12 @@ class Backend:
         self._stderr: deque[str] = deque(maxlen=STDERR_KEPT)
         self._unshown: deque[str] = deque(maxlen=STDERR_KEPT)
         self._stderr_closed = asyncio.Event()
+        self.has_started = False
+        """wisp has written a line on stdout."""
+        self._held: list[str] = []  # stderr lines held while wisp has not started
+        self._is_holding = True
+        self._hold_timer: asyncio.TimerHandle | None = None
+        self._has_stdout_ended = False
 
     @property
     def returncode(self) -> int | None:
@@ -122,7 +139,7 @@ class Backend:
         Lines that came while quitting were never shown. When wisp failed, all of it: the notes
         that said why went with the screen, and the person needs the reason on the terminal.
         """
-        return list(self._stderr if self.has_failed else self._unshown)
+        return list(self._stderr if self.has_failed else [*self._held, *self._unshown])
 
     def start_soon(self) -> None:
         """Start wisp in the background: the screen takes keys meanwhile, and what is sent
@@ -238,6 +255,7 @@ class Backend:
         posted to the app meanwhile: its widgets are being taken down.
         """
         self._is_detached = True
+        self._stop_holding()
         if self._starting is not None:
             await self._starting
         process = self._process
@@ -266,12 +284,16 @@ class Backend:
 
     async def _read_stdout(self, stream: asyncio.StreamReader) -> None:
         while raw := await _read_line(stream):
+            if not self.has_started:
+                self.has_started = True
+                self._release_held()
             read = read_outbound(raw)
             if isinstance(read, Skipped):
                 if read.reason in ("not-json", "untyped", "too-deep") and read.text.strip():
                     self._post(self.Text(read.text, "stdout"))
                 continue  # D3: an unknown type or an unreadable known one is skipped
             self._post(self.Line(read))
+        self._has_stdout_ended = True
         if not self.is_quitting:
             assert self._process is not None
             code = await _exited(self._process)
@@ -281,7 +303,11 @@ class Backend:
                     await self._stderr_closed.wait()
             if not self.is_quitting:
                 self.has_died = True
-                self._post(self.Died(code))
+                self._stop_holding()
+                words = tuple(self._held)
+                if code != 0:
+                    self._held.clear()  # shown with the error (and printed after, as it failed)
+                self._post(self.Died(code, not self.has_started, words))
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         try:
@@ -290,10 +316,37 @@ class Backend:
                 self._stderr.append(text)
                 if self.is_quitting:
                     self._unshown.append(text)  # the screen is going: printed after it (§12.6)
+                elif self._is_holding:
+                    self._hold(text)
                 else:
                     self._post(self.Text(text, "stderr"))
         finally:
             self._stderr_closed.set()
+
+    def _hold(self, text: str) -> None:
+        self._held.append(text)
+        if self._hold_timer is None:
+            loop = asyncio.get_running_loop()
+            self._hold_timer = loop.call_later(HOLD_SECONDS, self._hold_expired)
+
+    def _hold_expired(self) -> None:
+        self._hold_timer = None
+        if self.is_quitting or self._has_stdout_ended or self.returncode is not None:
+            return  # wisp is ending: `Died`, or the printing after the screen, has the lines
+        self._release_held()
+
+    def _release_held(self) -> None:
+        """wisp has started (or is slow to): its held stderr lines are notes, in order."""
+        self._stop_holding()
+        held, self._held = self._held, []
+        for text in held:
+            self._post(self.Text(text, "stderr"))
+
+    def _stop_holding(self) -> None:
+        self._is_holding = False
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
 
 
 async def _exited(process: asyncio.subprocess.Process) -> int:

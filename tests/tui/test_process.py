@@ -199,16 +199,61 @@ async def test_a_wisp_that_fails_at_once_says_why_on_screen_and_after(
 ) -> None:
     app = fake_wisp("echo 'wisp: no such model' >&2\nexit 2\n")
     async with app.run_test() as pilot:
-        await wait_for(pilot, lambda: "stopped unexpectedly" in transcript_text(app))
-        text = transcript_text(app)
-        # Its reason first, then the news, at once and without a key pressed.
-        assert text.index("wisp: no such model") < text.index(
-            "error: wisp stopped unexpectedly (exit code 2); Ctrl-C quits"
+        await wait_for(pilot, lambda: "could not start" in transcript_text(app))
+        # The news with its reason, at once and without a key pressed.
+        assert transcript_text(app).startswith(
+            "error: wisp could not start (exit code 2):\n  wisp: no such model\n"
         )
         assert app.return_code is None  # the transcript stays to be read
         await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: app.return_code is not None)
     assert printed_after(app) == (2, "wisp: no such model\n")
+
+
+def broken_config_app(tmp_path: Path) -> tuple[WispApp, Path]:
+    """The real wisp under a WispApp, with a config.json that is not JSON: wisp cannot start."""
+    home = tmp_path / "home"
+    config = home / ".wisp" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text("{bad\n")
+    app = WispApp([], env=app_env(home), cwd=tmp_path, command=str(WISP_TUI.with_name("wisp")))
+    return app, config
+
+
+async def test_a_wisp_that_cannot_start_shows_its_error_and_closes_the_input(
+    tmp_path: Path, wait_for, transcript_text
+) -> None:
+    # The issue: a broken config.json gave "wisp stopped unexpectedly" and an open input.
+    app, config = broken_config_app(tmp_path)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: "start wisp-tui again" in transcript_text(app))
+        assert transcript_text(app).splitlines() == [
+            "error: wisp could not start (exit code 1):",
+            f"  wisp: {config}:1:2: not valid JSON (object keys must be strings); fix or remove "
+            "the file, it was left as it is",
+            "Fix what wisp says, then start wisp-tui again. Ctrl-C quits.",
+        ]
+        assert not app.prompt.display  # no input that cannot work
+        assert app.status_bar.message == "wisp could not start · Ctrl-C quits"
+        await pilot.press(*"hi", "enter")
+        assert "› hi" not in transcript_text(app)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 1
+
+
+async def test_a_wisp_that_dies_later_closes_the_input_too(
+    fake_wisp: FakeWisp, wait_for, transcript_text
+) -> None:
+    app = fake_wisp(READY + "\nsleep 0.3\necho 'out of memory' >&2\nexit 3\n")
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: "stopped unexpectedly" in transcript_text(app))
+        text = transcript_text(app)
+        assert text.index("out of memory") < text.index(
+            "error: wisp stopped unexpectedly (exit code 3); Ctrl-C quits"
+        )
+        assert not app.prompt.display
+        assert app.status_bar.message == "wisp is not running · Ctrl-C quits"
 
 
 async def test_a_wisp_that_cannot_be_run_is_said_on_screen_and_exits_127(
@@ -245,7 +290,7 @@ async def test_a_failed_start_is_printed_on_the_terminal_after_the_screen(
     env["TERM"] = "xterm-256color"
     run = await PtyRun.start([str(WISP_TUI), "-m", "nosuch:thing"], env, cwd=tmp_path)
     try:
-        await run.wait_for("stopped unexpectedly (exit code 1)")
+        await run.wait_for("could not start (exit code 1)")
         run.type(b"\x03")  # Ctrl-C
         assert await run.finish() == 1
     finally:

@@ -109,3 +109,18 @@ def test_a_choice_with_free_text(snap_compare, make_fake_app, wait_for):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_wisp_that_could_not_start(
+    snap_compare, make_app, snapshot_home, wait_for, transcript_text
+):
+    config = snapshot_home / ".wisp" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text("{bad\n")
+    app = make_app([{"text": "Hi."}], snapshot_home)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: "start wisp-tui again" in transcript_text(app))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
