@@ -309,6 +309,14 @@ async def test_check_local_finds_it_text_only_and_records_it(
         declared,
     )
 
+    # What `wisp models` says of it agrees with what the check recorded, question by question.
+    structured = "guidedGeneration" in declared["verified"]["passed"]
+    assert f"\nstructured replies: {'passed' if structured else 'failed'} in " in done.out
+    listing = await wisp(bare_env, "models")
+    row = next(line.split("\t") for line in listing.out.splitlines() if line.startswith("* local"))
+    said = "text only, structured replies" if structured else "text only"
+    assert row[-1] == f"{said} (verified)"
+
 
 async def test_a_runtime_that_reports_capabilities_has_nothing_to_check(
     bare_env: dict[str, str],
@@ -529,6 +537,29 @@ def test_a_narrow_terminal_drops_columns_by_rank_and_wraps_the_last() -> None:
     assert narrow[4] == "    not usable: Ollama has no model 'x'"
     assert max(len(line) for line in narrow) <= 66
     assert terminal_lines([row], 64, color=False)[0].split()[1] == "CONTEXT"  # SIZE went too
+
+
+def test_a_verified_row_names_what_the_check_did_not_pass() -> None:
+    from wisp.cli.models_table import terminal_lines
+    from wisp.models.catalog import ModelRow
+
+    def cell(capabilities: list[str], passed: list[str]) -> str:
+        row = ModelRow(
+            selection="llamacpp:m", runtime="llama.cpp", enabled=True, in_use=False,
+            capabilities=capabilities, capabilities_from="verified 2026-12-01",
+            capabilities_verified=passed,
+        )  # fmt: skip
+        return terminal_lines([row], 200, color=False)[1].split("  ")[-1]
+
+    assert cell([], []) == "text only (verified)"
+    assert cell(["toolCalling", "guidedGeneration"], ["toolCalling", "guidedGeneration"]) == (
+        "tool calling, structured replies (verified)"
+    )
+    # Declared by hand: kept though the check failed it, or never asked (thinking).
+    assert cell(["toolCalling", "guidedGeneration", "reasoning"], ["guidedGeneration"]) == (
+        "tool calling, structured replies, thinking "
+        "(verified, except tool calling and thinking: declared by hand)"
+    )
 
 
 def test_the_help_names_each_capability_as_people_read_it_and_as_config_json_holds_it() -> None:

@@ -80,6 +80,23 @@ async def test_declared_capabilities_come_from_config() -> None:
     assert resolved.capability_source == "configuration"
 
 
+async def test_a_recorded_failed_check_outranks_what_the_runtime_gives() -> None:
+    # `wisp models check local` recorded that the structured reply failed: from then on the
+    # model is not said to have structured replies (models.md §8.4's rule, for local too).
+    verified = {"date": "2026-12-01", "passed": [], "failed": ["toolCalling", "guidedGeneration"]}
+    entry = {"capabilities": [], "verified": verified}
+    resolved = await local.resolve("", config({"local": {"models": {DEFAULT_NAME: entry}}}))
+    assert resolved.capabilities == []
+    assert not resolved.can_call_tools
+
+
+async def test_a_capability_declared_by_hand_stays_though_the_check_failed_it() -> None:
+    verified = {"date": "2026-12-01", "passed": [], "failed": ["toolCalling", "guidedGeneration"]}
+    entry = {"capabilities": ["guidedGeneration"], "verified": verified}
+    resolved = await local.resolve("", config({"local": {"models": {DEFAULT_NAME: entry}}}))
+    assert resolved.capabilities == ["guidedGeneration"]
+
+
 async def test_an_unknown_capability_is_refused() -> None:
     declared = config({"local": {"models": {DEFAULT_NAME: {"capabilities": ["telepathy"]}}}})
     with pytest.raises(ModelUnavailable, match=r"^unknown capability 'telepathy'$"):

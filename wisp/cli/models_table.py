@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from wisp.agent.types import capability_words
+from wisp.agent.types import CAPABILITY_WORDS, capability_words
 
 if TYPE_CHECKING:
     from wisp.models.catalog import ModelRow, Unreachable
@@ -23,12 +23,29 @@ LAST_COLUMN_CELLS = 20
 GAP = "  "
 MUTED, PLAIN = "\x1b[2m", "\x1b[0m"
 
+
 def capabilities_cell(row: ModelRow) -> str:
-    """``text only, structured replies``; ``(verified)`` after a check."""
+    """``text only, structured replies``; after a check ``(verified)``, saying which of them
+    the check did not pass: those were declared by hand (kept though it failed them, or never
+    asked, as thinking is)."""
     if row.capabilities_from is None:
         return ""  # not resolved: nothing is known
     text = ", ".join(capability_words(row.capabilities))
-    return f"{text} (verified)" if row.capabilities_from.startswith("verified") else text
+    if not row.capabilities_from.startswith("verified"):
+        return text
+    by_hand = [
+        word
+        for name, word in CAPABILITY_WORDS.items()
+        if name in row.capabilities and name not in row.capabilities_verified
+    ]
+    if not by_hand:
+        return f"{text} (verified)"
+    return f"{text} (verified, except {_and(by_hand)}: declared by hand)"
+
+
+def _and(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else words[0]
 
 
 @dataclass(frozen=True, slots=True)

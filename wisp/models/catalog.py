@@ -63,9 +63,13 @@ class ModelRow(msgspec.Struct, kw_only=True, rename="camel"):
     in_use: bool
     """The default model (the conversation's model, in chat)."""
     capabilities: list[str] = []
-    """Declared names: ``toolCalling``, ``guidedGeneration``, ``reasoning``, ``vision``."""
+    """As config.json names them: ``toolCalling``, ``guidedGeneration``, ``reasoning``,
+    ``vision`` (people read ``wisp.agent.types.CAPABILITY_WORDS``)."""
     capabilities_from: str | None = None
     """``verified YYYY-MM-DD``, ``config``, ``runtime`` or ``undeclared``."""
+    capabilities_verified: list[str] = []
+    """Those of ``capabilities`` the recorded check passed; after a check, the others were
+    declared by hand."""
     context_length: int | None = None
     """The window wisp would use."""
     context_from: str | None = None
@@ -205,7 +209,15 @@ class _Lister:
 
     def _describe(self, row: ModelRow, resolved: ResolvedModel) -> None:
         row.capabilities = list(resolved.capabilities)
-        row.capabilities_from = _capabilities_from(self.config, resolved)
+        verified = _verified(self.config, resolved)
+        if verified is None:
+            source = resolved.capability_source
+            row.capabilities_from = {"configuration": "config"}.get(source, source)
+        else:
+            row.capabilities_from = f"verified {verified['date']}"
+            passed = verified.get("passed")
+            passed = passed if isinstance(passed, list) else []
+            row.capabilities_verified = [c for c in row.capabilities if c in passed]
         row.context_length = resolved.context_size
         if resolved.context_size is not None:
             row.context_from = context_from(resolved.context_note)
@@ -284,15 +296,17 @@ def _canonical(selection: str) -> str:
         return selection
 
 
-def _capabilities_from(config: Any, resolved: ResolvedModel) -> str:
+def _verified(config: Any, resolved: ResolvedModel) -> dict[str, Any] | None:
+    """The model's recorded check (``<scheme>.models.<name>.verified``), or None."""
     key = declaration_key(resolved.selection, resolved.asset)
-    if key is not None:
-        models = config.get(f"{key[0]}.models")
-        section = models.get(key[1]) if isinstance(models, dict) else None
-        verified = section.get("verified") if isinstance(section, dict) else None
-        if isinstance(verified, dict) and isinstance(verified.get("date"), str):
-            return f"verified {verified['date']}"
-    return {"configuration": "config"}.get(resolved.capability_source, resolved.capability_source)
+    if key is None:
+        return None
+    models = config.get(f"{key[0]}.models")
+    section = models.get(key[1]) if isinstance(models, dict) else None
+    verified = section.get("verified") if isinstance(section, dict) else None
+    if isinstance(verified, dict) and isinstance(verified.get("date"), str):
+        return verified
+    return None
 
 
 def context_from(note: str | None) -> str:

@@ -258,7 +258,11 @@ async def resolve(
         _setting(config, "local.contextLength"),
         model_name,
     )
-    capabilities: list[Capability] = ["guidedGeneration"]  # the runtime builds a grammar
+    capabilities: list[Capability] = []
+    # The runtime builds a grammar; but a recorded check that found no structured reply
+    # outranks it, unless the person declared it by hand (models.md §8.4's rule).
+    if "guidedGeneration" in declared or "guidedGeneration" not in _failed_checks(entry):
+        capabilities.append("guidedGeneration")
     capabilities += [c for c in declared if c not in capabilities]
     options = LocalOptions(
         name=model_name,
@@ -300,6 +304,13 @@ def _declared_capabilities(entry: dict[str, Any], name: str) -> list[Capability]
         if capability not in CAPABILITY_NAMES:
             raise ModelUnavailable(f"unknown capability '{capability}'")
     return list(declared)
+
+
+def _failed_checks(entry: dict[str, Any]) -> set[str]:
+    """What a recorded capability check found missing (``verified.failed``)."""
+    verified = entry.get("verified")
+    failed = verified.get("failed") if isinstance(verified, dict) else None
+    return {item for item in failed if isinstance(item, str)} if isinstance(failed, list) else set()
 
 
 def _think(entry: dict[str, Any], config: ConfigReader | None) -> bool | None:
