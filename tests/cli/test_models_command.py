@@ -46,6 +46,10 @@ llama_server = _servers.llama_server
 refused_url = _servers.refused_url
 ollama_pull_lines = _servers.ollama_pull_lines
 FakeOllama = Any
+HEADINGS = [
+    "MODEL", "RUNTIME", "PARAMS", "SIZE", "FORMAT", "CONTEXT", "FROM", "WHERE", "ENABLED",
+    "CAPABILITIES",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,8 @@ async def test_models_lists_local_and_both_runtimes_models(
 ) -> None:
     done = await wisp(env, "models")
     assert done.code == 0
-    rows = [line.split("\t") for line in done.out.splitlines()]
+    headings, *rows = [line.split("\t") for line in done.out.splitlines()]
+    assert headings == HEADINGS  # piped too, the columns are named
     assert [row[0] for row in rows] == [
         "* local",
         "  ollama:qwen3:8b",
@@ -159,7 +164,7 @@ async def test_with_no_server_running_local_and_a_line_per_runtime_come_in_under
     done = await wisp(bare_env, "models")
     assert done.code == 0
     assert done.seconds < 2.0
-    assert [line.split("\t")[0] for line in done.out.splitlines()] == ["* local"]
+    assert [line.split("\t")[0] for line in done.out.splitlines()] == ["MODEL", "* local"]
     lines = done.err.splitlines()
     assert [line.split(" at ")[0] for line in lines] == [
         "Ollama",
@@ -186,7 +191,7 @@ async def test_disable_then_enable_agree_in_listing_config_and_audit(
     enabled = {m["selection"]: m["enabled"] for m in listing["models"]}
     assert enabled["ollama:gemma3:latest"] is False and enabled["ollama:qwen3:8b"] is True
     piped = (await wisp(env, "models")).out.splitlines()
-    assert piped[2].split("\t")[:1] + piped[2].split("\t")[8:9] == ["  ollama:gemma3:latest", "no"]
+    assert piped[3].split("\t")[:1] + piped[3].split("\t")[8:9] == ["  ollama:gemma3:latest", "no"]
 
     again = await wisp(env, "models", "disable", "ollama:gemma3:latest")
     assert again.out == "ollama:gemma3:latest is disabled\n"

@@ -1,10 +1,10 @@
 """``wisp models``' table (models.md §12.1): fitted to a terminal, tab-separated when piped.
 
-On a terminal, a column no shown row has a value for is left out, and columns are dropped in
-rank order until the last one (CAPABILITIES) has at least 20 cells; it wraps under itself. A
-model that cannot be used is followed by a muted ``not usable: …`` line. Piped, each model is
-one tab-separated line with every column, then a ``not usable: …`` field where one applies.
-The CAPABILITIES cell is also the picker's.
+Both start with the column headings. On a terminal, a column no shown row has a value for is
+left out, and columns are dropped in rank order until the last one (CAPABILITIES) has at least
+20 cells; it wraps under itself. A model that cannot be used is followed by a muted
+``not usable: …`` line. Piped, each model is one tab-separated line with every column, then a
+``not usable: …`` field where one applies. The CAPABILITIES cell is also the picker's.
 """
 
 from __future__ import annotations
@@ -71,8 +71,9 @@ COLUMNS: tuple[Column, ...] = (
 
 
 def piped_lines(rows: Sequence[ModelRow]) -> list[str]:
-    """One tab-separated line per model, every column in order, empty or not."""
-    lines = []
+    """The headings, then one tab-separated line per model, every column in order, empty or
+    not."""
+    lines = ["\t".join(column.heading for column in COLUMNS)]
     for row in rows:
         cells = [column.cell(row) for column in COLUMNS]
         if row.problem:
