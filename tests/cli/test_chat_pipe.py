@@ -5,6 +5,7 @@ note that says so."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -31,22 +32,18 @@ def chat(wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path):
 NEVER = {"text": "THIS TURN SHOULD NOT RUN"}
 
 
-def test_models_then_quit_quits_rather_than_answer_the_choice(chat) -> None:
-    # The issue: /models took the next line (/quit) as its answer, and the chat went on.
+def test_models_shows_the_table_and_how_to_change_it_rather_than_a_choice(chat) -> None:
+    # The plain chat has no picker: a number typed to its choice changed nothing (protocol.md §5).
     result = chat([NEVER], "/models\n/quit\nhello\n")
     assert result.returncode == 0, result.stderr
-    assert "THIS TURN SHOULD NOT RUN" not in result.stdout
+    assert re.search(r"^MODEL +CONTEXT +ENABLED +CAPABILITIES$", result.stdout, re.MULTILINE)
+    assert re.search(r"^  local +\S+ +yes", result.stdout, re.MULTILINE)
     assert (
-        "no terminal: '/quit' does not answer the choice, so it was left as it was "
-        "(/model NAME changes the model without asking)"
+        "/models enable|disable NAME… turns models on or off; /model NAME switches to one"
     ) in result.stderr
-
-
-def test_a_number_on_the_next_line_answers_the_choice(chat) -> None:
-    result = chat([NEVER], "/models\n1\n/quit\n")
-    assert result.returncode == 0, result.stderr
+    assert "type a number" not in result.stderr
     assert "does not answer the choice" not in result.stderr
-    assert "THIS TURN SHOULD NOT RUN" not in result.stdout
+    assert "THIS TURN SHOULD NOT RUN" not in result.stdout  # /quit quit
 
 
 def test_an_approval_is_refused_by_a_line_that_does_not_answer_it(chat, tmp_path: Path) -> None:

@@ -66,10 +66,15 @@ class ChatHost(Protocol):
 class ChatLoop:
     """Runs one chat session's loop: hello, notes, then status → message → … → exit."""
 
-    def __init__(self, host: ChatHost, write: Write, *, version: str) -> None:
+    def __init__(
+        self, host: ChatHost, write: Write, *, version: str, has_picker: bool = True
+    ) -> None:
         self.host = host
         self.write = write
         self.version = version
+        self.has_picker = has_picker
+        """The face shows a choice with toggles (a front end over ``--json``); the plain chat
+        does not, so ``/models`` gives it the table as ``output`` (protocol.md §5)."""
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.tracker = act.ActivityTracker()
         self.status_reader = StatusReader(Path.cwd())

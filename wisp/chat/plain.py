@@ -10,7 +10,7 @@ With no terminal on stdin (a pipe, a file) nobody sees the dialog, so the next l
 only when it is an answer (see :func:`answers`): a number or an option, an approval's y, s, p,
 a or n, a question's text that is not a command. Any other line refuses the dialog (a choice
 left as it was, an approval refused, a question declined), with a note, and is then read as
-the chat line it was written as: ``/models`` then ``/quit`` quits.
+the chat line it was written as: ``/quit`` after an approval quits.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
@@ -34,6 +34,9 @@ COMMANDS = sorted(
      "exit", "q", "?"}
 )  # fmt: skip
 INSPECT_VIEWS = ("context", "status", "config", "approvals", "audit")
+MODEL_COLUMNS = ("MODEL", "CONTEXT", "ENABLED", "CAPABILITIES")
+CHANGE_MODELS = "/models enable|disable NAME… turns models on or off; /model NAME switches to one"
+"""The note under the /models table, where no picker can be shown (the plain chat)."""
 
 
 class SlashCommands:
@@ -147,7 +150,8 @@ class SlashCommands:
         self.note(f"model: {host.conversation.model}; the transcript continues")
 
     async def models(self, argument: str) -> None:
-        """/models: a choice with toggles (the picker); /models enable|disable NAME…."""
+        """/models: a choice with toggles (the picker), or the table where no picker can be
+        shown; /models enable|disable|check NAME…."""
         host = self.loop.host
         verb, _, names = argument.partition(" ")
         if verb == "check" and names.split():
@@ -167,6 +171,15 @@ class SlashCommands:
         rows, unreachable = await host.model_rows()
         for text in unreachable:
             self.note(text)
+        if not self.loop.has_picker:
+            self.output("\n".join(models_table(rows, host.conversation.model)))
+            self.note(CHANGE_MODELS)
+            return
+        await self.picker(rows)
+
+    async def picker(self, rows: list[Any]) -> None:
+        """The choice with toggles; its answer enables, disables and maybe switches models."""
+        host = self.loop.host
         options = [
             p.ChoiceOption(
                 value=row.selection, label=row.selection, detail=row.runtime, on=row.enabled,
@@ -237,6 +250,21 @@ class SlashCommands:
             options = [view for view in INSPECT_VIEWS if view.startswith(rest)]
             return p.Completions(id=request.id, from_=start, candidates=options)
         return p.Completions(id=request.id, from_=cursor, candidates=[])
+
+
+def models_table(rows: list[Any], in_use: str) -> list[str]:
+    """/models as a table: headings, then a model per line, ``*`` on the one in use, in the
+    order and with the headings ``wisp models`` uses."""
+    table = [list(MODEL_COLUMNS)]
+    for row in rows:
+        mark = "* " if row.selection == in_use else "  "
+        enabled = "yes" if row.enabled else "no"
+        table.append([mark + row.selection, row.context, enabled, row.capabilities])
+    widths = [max(len(line[column]) for line in table) for column in range(len(MODEL_COLUMNS))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in table
+    ]
 
 
 def _entry(entries: list[Entry], argument: str) -> Entry | None:

@@ -143,7 +143,7 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
     async with ChatSession.open(
         context, options, Face(protocol=True, asks_via="terminal")
     ) as session:
-        chat = ChatLoop(session, face.write, version=__version__)
+        chat = ChatLoop(session, face.write, version=__version__, has_picker=False)
         session.emit = face.write
         session.on_audit_event = chat.on_audit_event
 
