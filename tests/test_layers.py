@@ -16,6 +16,7 @@ ALLOWED: dict[str, set[str]] = {
     "wisp.errors": set(),
     "wisp.home": set(),
     "wisp.diagnostics": set(),
+    "wisp.spelling": set(),
     "wisp.config": set(),
     "wisp.audit": {"wisp"},  # the version it stamps
     # The agent is handed its backend, tools, store and audit log; it knows their data only.
@@ -42,7 +43,8 @@ ALLOWED: dict[str, set[str]] = {
     "wisp.cli": {"*"},  # the one place that wires everything
     "wisp_tui": {"wisp.protocol"},  # D1: the front end knows the backend only by its protocol
 }
-ANYWHERE = {"wisp.errors", "wisp.home", "wisp.diagnostics"}  # the logger is the one global
+# The logger is the one global; spelling is one pure function every "did you mean" shares.
+ANYWHERE = {"wisp.errors", "wisp.home", "wisp.diagnostics", "wisp.spelling"}
 
 
 def module_name(path: Path) -> str:

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from wisp.cli.command_line import edit_distance
-
 
 @pytest.fixture
 def script(tmp_path: Path) -> str:
@@ -70,26 +68,3 @@ def test_one_word_with_a_space_in_it_is_a_prompt(run_wisp, script: str) -> None:
 def test_one_word_two_edits_from_every_command_is_a_prompt(run_wisp, script: str) -> None:
     result = run_wisp("-m", script, "hello")
     assert (result.returncode, result.stdout) == (0, "a reply\n")
-
-
-@pytest.mark.parametrize(
-    ("one", "other", "distance"),
-    [
-        ("models", "models", 0),
-        ("modles", "models", 1),  # a swap of neighbours is one edit
-        ("model", "models", 1),
-        ("xmodels", "models", 1),
-        ("mOdels", "models", 1),
-        ("mdoesl", "models", 2),
-        ("", "logs", 4),
-        ("logs", "", 4),
-        ("ab", "ba", 1),
-        ("ca", "abc", 3),  # optimal string alignment: no edit of a swapped pair again
-        ("hello", "chat", 5),
-    ],
-)
-def test_edit_distance_counts_inserts_deletes_changes_and_swaps(
-    one: str, other: str, distance: int
-) -> None:
-    assert edit_distance(one, other) == distance
-    assert edit_distance(other, one) == distance

@@ -13,6 +13,8 @@ import argparse
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from wisp.spelling import meant
+
 AddOptions = Callable[[argparse.ArgumentParser], None]
 
 
@@ -66,28 +68,7 @@ class WordReader:
 
 
 def near_command(word: str, commands: Collection[str]) -> str | None:
-    """The command ``word`` is one edit away from (issue 11: ``wisp modles``), if any."""
+    """The command ``word`` is one slip from (``wisp modles``), if any."""
     if any(character.isspace() for character in word):
         return None  # a phrase in quotes is a prompt, not a slip of the keyboard
-    return next((name for name in sorted(commands) if edit_distance(word, name) == 1), None)
-
-
-def edit_distance(one: str, other: str) -> int:
-    """The fewest edits from ``one`` to ``other``: a letter put in, left out or changed, or two
-    neighbours swapped (Damerau-Levenshtein, optimal string alignment: difflib counts a swap
-    as two)."""
-    before_previous: list[int] = []
-    previous = list(range(len(other) + 1))
-    for i, letter in enumerate(one, 1):
-        current = [i]
-        for j, other_letter in enumerate(other, 1):
-            best = min(
-                previous[j] + 1,  # left out of one
-                current[j - 1] + 1,  # put into one
-                previous[j - 1] + (letter != other_letter),  # changed, or the same
-            )
-            if i > 1 and j > 1 and letter == other[j - 2] and one[i - 2] == other_letter:
-                best = min(best, before_previous[j - 2] + 1)  # two neighbours swapped
-            current.append(best)
-        before_previous, previous = previous, current
-    return previous[-1]
+    return meant(word, commands)

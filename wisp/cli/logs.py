@@ -22,6 +22,7 @@ from wisp.audit.reader import (
 from wisp.audit.summary import summary_line
 from wisp.cli.context import Context
 from wisp.errors import UsageError
+from wisp.spelling import meant
 
 FOLLOW_DEFAULT_LAST = 10
 
@@ -115,10 +116,8 @@ def _filter_from(args: argparse.Namespace) -> EventFilter:
 
 
 def _named_with_hint(kind: str) -> str:
-    import difflib  # here, not at the top: only a mistyped kind needs it
-
-    close = difflib.get_close_matches(kind, REGISTRY, n=1)
-    return f"{kind!r} (did you mean {close[0]}?)" if close else repr(kind)
+    close = meant(kind, REGISTRY, fold_case=True)
+    return f"{kind!r} (did you mean {close}?)" if close else repr(kind)
 
 
 def _follow(

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import msgspec
 
 from wisp.config.paths import join_path, split_path
+from wisp.spelling import edit_distance
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,7 +419,7 @@ def near_key(key: str | Names) -> str | None:
     """
     names = names_of(key)
     typed = join_path(names)
-    near = [(_edits(typed.lower(), known.lower()), known) for known in SETTINGS]
+    near = [(edit_distance(typed.lower(), known.lower()), known) for known in SETTINGS]
     near += _model_candidates(names)
     near = [(distance, known) for distance, known in near if distance <= 1 and known != typed]
     return min(near, key=lambda pair: pair[0], default=(0, None))[1]
@@ -434,21 +435,6 @@ def _model_candidates(names: Names) -> list[tuple[int, str]]:
     for cut in range(3, len(names)):
         name, typed_field = ".".join(names[2:cut]), ".".join(names[cut:]).lower()
         for field in MODEL_FIELDS[scheme]:
-            edits = _edits(typed_field, ".".join(field).lower())
+            edits = edit_distance(typed_field, ".".join(field).lower())
             found.append((edits, join_path((scheme, "models", name, *field))))
     return found
-
-
-def _edits(a: str, b: str) -> int:
-    """Optimal string alignment distance (Damerau-Levenshtein, each substring edited once)."""
-    if abs(len(a) - len(b)) > 1:
-        return 2  # only "within one edit" matters
-    before: list[int] = []
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        earlier, before, row = before, row, [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            row[j] = min(before[j] + 1, row[j - 1] + 1, before[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], earlier[j - 2] + 1)
-    return row[-1]
