@@ -14,7 +14,9 @@ import msgspec
 import pytest
 from textual.pilot import Pilot
 
+from tests.hang import HANG
 from wisp_tui.app import WispApp
+from wisp_tui.screens.dialog import Dialog
 
 MakeApp = Callable[..., WispApp]
 
@@ -64,9 +66,9 @@ def snapshot_home(request: pytest.FixtureRequest) -> Iterator[Path]:
 
 
 async def _wait_for(
-    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 15.0
+    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = HANG
 ) -> None:
-    """Pause until `condition()` holds, failing after `timeout` seconds (no sleeps)."""
+    """Pause until `condition()` holds, however long that takes; fail only at a hang."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
@@ -84,8 +86,27 @@ Waiter = Callable[..., Awaitable[None]]
 
 @pytest.fixture
 def wait_for() -> Waiter:
-    """`await wait_for(pilot, condition, timeout=15)`."""
+    """`await wait_for(pilot, condition)`."""
     return _wait_for
+
+
+EndGrace = Callable[[Dialog[Any]], None]
+
+
+@pytest.fixture
+def end_grace(monkeypatch: pytest.MonkeyPatch) -> EndGrace:
+    """Dialogs whose grace (D9) lasts until the test ends it, and the function that ends it.
+
+    A key a test types "in the grace" is then in it however slow the machine is; ending it does
+    what the quiet's timer does when it fires. The timer itself is checked by the tests that
+    wait for `is_taking_keys` at the real 500 ms.
+    """
+    monkeypatch.setattr(Dialog, "grace_seconds", HANG)
+
+    def end(screen: Dialog[Any]) -> None:
+        screen._end_grace()
+
+    return end
 
 
 @pytest.fixture

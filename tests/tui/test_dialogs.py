@@ -4,8 +4,14 @@ sends what no slash command sends yet and echoes every answer back as a `heard:`
 from __future__ import annotations
 
 import json
+import time
 
+import pytest
+from textual.events import Key
+
+from wisp_tui.screens.approval import ApprovalScreen
 from wisp_tui.screens.choice import ChoiceScreen
+from wisp_tui.screens.dialog import GRACE_SECONDS, Dialog
 from wisp_tui.screens.question import QuestionScreen
 
 LEVELS = {
@@ -35,19 +41,22 @@ def heard(app, transcript_text) -> list[dict]:
 async def choice_shown(pilot, wait_for) -> ChoiceScreen:
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, ChoiceScreen))
     screen = pilot.app.screen
-    await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+    await wait_for(pilot, lambda: screen.is_taking_keys)
     return screen
 
 
 async def test_a_choice_opens_on_the_current_value_and_enter_chooses_the_highlight(
-    make_fake_app, wait_for, transcript_text
+    make_fake_app, wait_for, transcript_text, end_grace
 ):
     app = make_fake_app([LEVELS])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        screen = app.screen
         await pilot.press("down", "enter")  # in the grace: neither moves nor answers
-        screen = await choice_shown(pilot, wait_for)
-        assert app.screen is screen
+        await pilot.pause()
+        assert app.screen is screen and not heard(app, transcript_text)
+        end_grace(screen)
+        await pilot.pause()
         await pilot.press("down", "down", "down", "up", "enter")  # stops at the last row
         await wait_for(pilot, lambda: heard(app, transcript_text))
         assert heard(app, transcript_text) == [
@@ -112,10 +121,42 @@ async def test_a_queued_request_withdrawn_is_dropped_silently(
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
         screen = app.screen
-        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: screen.is_taking_keys)
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: heard(app, transcript_text))
         await pilot.pause()
         assert not isinstance(app.screen, QuestionScreen)  # q2 never opens
         assert "no longer waiting" not in transcript_text(app)
         assert heard(app, transcript_text) == [{"type": "answer", "id": "q1", "declined": True}]
+
+
+APPROVAL = {
+    "type": "approval", "id": "a1", "command": "touch made", "line": "touch made",
+    "pattern": "touch *", "directory": "/tmp", "level": "moderate",
+}  # fmt: skip
+
+
+async def test_a_key_in_the_grace_starts_the_quiet_again(
+    make_fake_app, wait_for, monkeypatch: pytest.MonkeyPatch
+):
+    # Each key that reaches the dialog is noted with whether its grace was over then. Only a
+    # lower bound on time is checked: a slow machine can make the grace look longer, not shorter.
+    reached: list[tuple[float, bool]] = []
+    on_key = Dialog.on_key
+
+    def noting(self: Dialog, event: Key) -> None:
+        reached.append((time.monotonic(), self.is_taking_keys))
+        on_key(self, event)
+
+    monkeypatch.setattr(Dialog, "on_key", noting)
+    app = make_fake_app([APPROVAL])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        screen = app.screen
+        await pilot.press("x")  # not an answer, in the grace or after it
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.is_taking_keys)
+        over = time.monotonic()
+    in_grace = [at for at, is_over in reached if not is_over]
+    if in_grace:  # none: the machine was too slow to type inside the grace at all
+        assert over - in_grace[-1] >= GRACE_SECONDS

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -146,7 +145,9 @@ async def test_ctrl_o_shows_the_last_output_in_a_panel(make_app, work, wait_for,
             assert not isinstance(app.screen, Panel) and not app.is_quitting
 
 
-async def test_a_long_thought_says_what_was_cut_and_a_huge_panel_opens_fast(make_app, wait_for):
+async def test_a_long_thought_says_what_was_cut_and_a_huge_panel_draws_only_its_view(
+    make_app, wait_for
+):
     long_thought = "".join(f"thought number {n}\n" for n in range(1, 2001))  # over 16 KiB
     app = make_app([{"text": "Done.", "thinking": long_thought}])
     async with app.run_test(size=SIZE) as pilot:
@@ -159,11 +160,10 @@ async def test_a_long_thought_says_what_was_cut_and_a_huge_panel_opens_fast(make
         assert body.rows[-1] == f"… truncated: 2000 lines, {len(long_thought)} bytes in all"
         await pilot.press("escape")
 
-        # 10,000 rows: only the 16 in view are ever drawn, so the panel opens at once.
-        started = time.monotonic()
+        # 10,000 rows: only the 16 in view are ever drawn, so the panel opens at once (how
+        # soon is measured by bench/tui.py (f)).
         await app.push_screen(Panel("output", "".join(f"row {n}\n" for n in range(10_000))))
         await pilot.pause()
-        assert time.monotonic() - started < 2.0
         body = app.screen.body
         assert len(body.rows) == 10_000 and body.size.height == 16
         await pilot.press("pagedown")

@@ -14,14 +14,14 @@ async def test_u_then_enter_switches_to_the_highlighted_model(make_app, wait_for
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         script_model = app.status_bar.status.model
         await pilot.press(*"/models", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         screen = app.screen
-        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: screen.is_taking_keys)
         row = [option.value for option in screen.choice.options].index("local")
         await pilot.press(*["down"] * row, "u")
         assert "* local" in screen.table_text.plain
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.status_bar.status.model == "local", timeout=30)
+        await wait_for(pilot, lambda: app.status_bar.status.model == "local")
         assert "model: local; the transcript continues" in transcript_text(app)
     assert script_model != "local"
 
@@ -62,7 +62,7 @@ async def test_the_picker_names_capabilities_as_wisp_models_does(make_app, wait_
     async with app.run_test(size=(240, 30)) as pilot:  # wide enough for the paths
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await pilot.press(*"/models", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         screen = app.screen
         await wait_for(pilot, lambda: screen.table_text.plain)
         rows = dict(zip(

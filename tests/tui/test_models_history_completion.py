@@ -7,6 +7,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+from tests.hang import HANG
 from wisp_tui.history import History
 from wisp_tui.screens.model_picker import ModelPickerScreen
 
@@ -26,7 +27,7 @@ def wisp_models(home, wisp_script) -> list[dict]:
         cwd=home / "work",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         check=True,
     )
     return json.loads(done.stdout)["models"]
@@ -42,7 +43,7 @@ def a_disabled_script_model(home: Path) -> Path:
 
 
 async def test_the_model_picker_turns_a_model_on_and_saves_it(
-    make_app, wait_for, tmp_path, wisp_script
+    make_app, wait_for, tmp_path, wisp_script, end_grace
 ):
     home = tmp_path / "home"
     other = a_disabled_script_model(home)
@@ -50,7 +51,7 @@ async def test_the_model_picker_turns_a_model_on_and_saves_it(
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await pilot.press(*"/models", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         screen = app.screen
         values = [option.value for option in screen.choice.options]
         assert f"script:{other}" in values and len(values) == 2
@@ -59,7 +60,8 @@ async def test_the_model_picker_turns_a_model_on_and_saves_it(
         assert "MODEL" in table and "[ ]" in table and "[x]" in table
         await pilot.press("space")  # in the grace: not an answer, not a toggle
         assert screen.on_values == [o.on is True for o in screen.choice.options]
-        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        end_grace(screen)
+        await pilot.pause()
         row = values.index(f"script:{other}")
         for _ in range(row):
             await pilot.press("down")
@@ -68,7 +70,7 @@ async def test_the_model_picker_turns_a_model_on_and_saves_it(
         assert screen.on_values[row] is True
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is not screen)
-        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=30)
+        await wait_for(pilot, lambda: not app.prompt.is_busy)
     # `wisp models` lists a `script:` model only while it is disabled: enabled, it is not shown
     # as disabled any more, and the config no longer names it.
     models = {m["selection"]: m for m in wisp_models(home, wisp_script)}
@@ -85,12 +87,12 @@ async def test_esc_leaves_the_models_as_they_were(make_app, wait_for, tmp_path, 
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await pilot.press(*"/models", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         screen = app.screen
-        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: screen.is_taking_keys)
         await pilot.press("space", "down", "space", "escape")
         await wait_for(pilot, lambda: app.screen is not screen)
-        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=30)
+        await wait_for(pilot, lambda: not app.prompt.is_busy)
     enabled = {m["selection"]: m["enabled"] for m in wisp_models(home, wisp_script)}
     assert enabled[f"script:{other}"] is False
 

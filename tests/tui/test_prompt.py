@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from textual import events
 from textual._xterm_parser import XTermParser
 
@@ -154,30 +152,26 @@ async def test_a_paste_keeps_its_newlines_and_never_sends(make_app, wait_for, tr
         assert "line one" not in transcript_text(app)
 
 
-async def test_a_megabyte_paste_goes_in_and_the_box_stays_responsive(make_app, wait_for):
+async def test_a_megabyte_paste_goes_in_and_keys_still_edit_the_box(make_app, wait_for):
+    # How long the paste and the keys after it take is measured by bench/tui.py (e).
     app = make_app([{"text": "Hi."}])
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, wait_for)
         prompt = app.prompt
         one_line = "y" * 1_000_000
-        began = time.monotonic()
         app.post_message(events.Paste(one_line))
         await wait_for(pilot, lambda: len(prompt.text) == 1_000_000)
         for _ in range(10):
             await pilot.press("z")
-        spent = time.monotonic() - began
         assert prompt.text == one_line + "z" * 10
-        # Wrapped, TextArea takes about half a second a key here (seconds for the paste).
-        assert spent < 5, f"{spent:.1f} s for the paste and ten keys"
         assert rows(app) == 1
         prompt.text = ""
         many_lines = "x" * 79 + "\n"
         app.post_message(events.Paste(many_lines * 13_000))
         await wait_for(pilot, lambda: prompt.input.document.line_count == 13_001)
-        began = time.monotonic()
         for _ in range(10):
             await pilot.press("z")
-        assert time.monotonic() - began < 4
+        assert prompt.text.endswith("\n" + "z" * 10)
         assert rows(app) == MAX_ROWS
         assert prompt.input.soft_wrap
 
@@ -238,7 +232,7 @@ async def test_keys_typed_while_busy_are_held_and_replayed_in_order(make_app, wa
         assert app.focused is prompt.input
 
 
-async def test_keys_typed_while_a_turn_runs_never_answer_a_dialog(make_app, wait_for):
+async def test_keys_typed_while_a_turn_runs_never_answer_a_dialog(make_app, wait_for, end_grace):
     app = make_app(
         [
             {
@@ -252,16 +246,19 @@ async def test_keys_typed_while_a_turn_runs_never_answer_a_dialog(make_app, wait
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, wait_for)
         prompt = app.prompt
-        await pilot.press(*"make a", "enter", "y")  # typed before the dialog: held
-        assert prompt.held and not isinstance(app.screen, ApprovalScreen)
+        # Typed before the dialog (the reply waits a second first), or, on a machine slow
+        # enough to show it sooner, in its grace: held either way.
+        await pilot.press(*"make a", "enter", "y")
+        assert prompt.held
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         screen = app.screen
         await pilot.press("s")  # in the dialog's grace: held for the box, not an answer
-        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=3)
+        await pilot.pause()
         assert app.screen is screen
         assert [event.key for event in prompt.held] == ["y", "s"]
+        end_grace(screen)
         await pilot.press("n")  # after the grace: the answer
         await wait_for(pilot, lambda: app.screen is not screen)
-        await wait_for(pilot, lambda: not prompt.is_busy, timeout=30)
+        await wait_for(pilot, lambda: not prompt.is_busy)
         await wait_for(pilot, lambda: not prompt.held)
         assert prompt.text == "ys"

@@ -108,7 +108,7 @@ def test_question_with_options(snap_compare, make_app, snapshot_home, wait_for):
         await started(pilot, wait_for)
         await send(pilot, "deploy")
         await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
-        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: app.screen.is_taking_keys)
         freeze_turn_clock(app)
         await pilot.pause()
 
@@ -138,7 +138,7 @@ def test_question_with_free_text(snap_compare, make_app, snapshot_home, wait_for
         await started(pilot, wait_for)
         await send(pilot, "release")
         await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
-        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: app.screen.is_taking_keys)
         await pilot.press(*"aurora")
         freeze_turn_clock(app)
         await pilot.pause()

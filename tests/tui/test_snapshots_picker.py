@@ -23,9 +23,9 @@ def test_model_picker(snap_compare, make_app, snapshot_home, wait_for, width):
     async def run_before(pilot) -> None:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await pilot.press(*"/models", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), timeout=30)
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         screen = app.screen
-        await wait_for(pilot, lambda: screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: screen.is_taking_keys)
         await pilot.press("down", "space")
         await pilot.pause()
 

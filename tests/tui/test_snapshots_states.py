@@ -90,7 +90,7 @@ def test_a_choice_with_options(snap_compare, make_fake_app, wait_for):
         from wisp_tui.screens.choice import ChoiceScreen
 
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
-        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: app.screen.is_taking_keys)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -104,7 +104,7 @@ def test_a_choice_with_free_text(snap_compare, make_fake_app, wait_for):
         from wisp_tui.screens.choice import ChoiceScreen
 
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
-        await wait_for(pilot, lambda: app.screen.is_taking_keys, timeout=2)
+        await wait_for(pilot, lambda: app.screen.is_taking_keys)
         await pilot.press(*"120")
         await pilot.pause()
 

@@ -262,7 +262,7 @@ async def test_a_long_reply_keeps_only_its_newest_blocks_live_and_reads_whole(
     async with app.run_test(size=SIZE) as pilot:
         transcript = await started(pilot, wait_for)
         await pilot.press(*"go", "enter")
-        await wait_for(pilot, lambda: not app.prompt.is_busy, timeout=60)
+        await wait_for(pilot, lambda: not app.prompt.is_busy)
         live = [entry for entry in transcript.live_entries if isinstance(entry, Reply)]
         assert len(live) == 1 and len(live[0].children) <= FREEZE_BLOCKS
         # The archive holds the rest; read together, the reply is whole, in order, once.
