@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
+from tests.hang import HANG
+
 WAKE_AT_LEAST_EVERY = 0.25
 """Seconds a wait blocks on the pipe before it reads the screen anyway (a resize, say, draws
 nothing the pipe would see)."""
@@ -82,7 +84,7 @@ class TmuxTerminal:
     def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             ["tmux", "-L", self.name, *args], capture_output=True, text=True, check=check,
-            timeout=10,
+            timeout=HANG,
         )  # fmt: skip
 
     def screen(self) -> str:
@@ -123,21 +125,25 @@ class TmuxTerminal:
             waiting.extend(children.get(pid, []))
         raise AssertionError(f"no process matching {name!r} under the pane")
 
-    def wait_until(
-        self, condition: Callable[[str], bool], what: str, timeout: float = 20.0
-    ) -> float:
-        """Block until `condition(screen)` holds; the seconds it took. Fails after `timeout`."""
-        started = time.monotonic()
-        deadline = started + timeout
-        while not condition(text := self.screen()):
+    def wait_until(self, condition: Callable[[str], bool], what: str) -> None:
+        """Block until `condition(screen)` holds, however long the drawing takes; fail only at
+        a hang (HANG seconds), showing the screen."""
+        if not self.holds_within(condition, HANG):
+            raise AssertionError(f"waited {HANG:.0f} s for {what}:\n{self.screen()}")
+
+    def holds_within(self, condition: Callable[[str], bool], seconds: float) -> bool:
+        """Whether `condition(screen)` holds within `seconds`: for a test that tries again when
+        it does not (a guess that costs only time), never for a failure."""
+        deadline = time.monotonic() + seconds
+        while not condition(self.screen()):
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError(f"timed out after {timeout} s waiting for {what}:\n{text}")
+                return False
             self._wait_for_drawing(min(left, WAKE_AT_LEAST_EVERY))
-        return time.monotonic() - started
+        return True
 
-    def wait_for_exit(self, timeout: float) -> int:
-        """Block until the program has ended (at most `timeout` s); its exit status."""
+    def wait_for_exit(self, timeout: float = HANG) -> int:
+        """Block until the program has ended; its exit status."""
         self._wait_ended(timeout)
         status = [line for line in self.lines() if line.startswith("EXIT=")]
         return int(status[-1].removeprefix("EXIT="))
