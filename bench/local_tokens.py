@@ -39,12 +39,19 @@ thread start and join included; the prompt's KV cache is reused from the previou
 side alike). The ratio is wisp's rate / the direct rate (issue 3's target: >= 0.95), the
 median of the per-round ratios and the ratio of the fastest runs. The garbage collector is
 left on, as in wisp.
+
+Each round also stops a wisp request: the same request is read to its fifth piece, then the
+task reading it is cancelled (D8's interrupt); the time from `cancel()` to the task's end (the
+worker thread seeing the flag and joined) is set against the time one token takes in wisp's
+own runs of the same rounds. The worker checks the flag before every token, so about 1 is the
+mark (tests/models/test_local.py checks only that it stops, in tokens, not how soon).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import statistics
@@ -192,6 +199,28 @@ async def time_wisp(side: Side, backend: LocalBackend, ref: Reference, max_token
     side.firsts.append((first or end) - start)
 
 
+async def time_stop(stops: list[float], backend: LocalBackend, max_tokens: int) -> None:
+    """Cancel a request's reader at its fifth piece: seconds until the reader has ended."""
+    pieces = 0
+    fifth = asyncio.Event()
+
+    async def read() -> None:
+        nonlocal pieces
+        async for event in backend.stream(chat_request(max_tokens)):
+            if isinstance(event, TextDelta):
+                pieces += 1
+                if pieces == 5:
+                    fifth.set()
+
+    task = asyncio.create_task(read())
+    await fifth.wait()
+    start = time.perf_counter()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    stops.append(time.perf_counter() - start)
+
+
 def time_direct(side: Side, direct: Direct, ref: Reference, max_tokens: int) -> None:
     def work() -> tuple[str, float | None]:
         pieces: list[str] = []
@@ -244,6 +273,16 @@ def time_floor(side: Side, direct: Direct, ref: Reference) -> None:
     side.firsts.append((first or end) - start)
 
 
+def report_stops(stops: list[float], wisp: Side, ref: Reference) -> None:
+    per_token = [t / ref.tokens for t in wisp.times]
+    ratios = [s / t for s, t in zip(stops, per_token, strict=True)]
+    print(
+        f"stop: cancel to the reader's end {statistics.median(stops) * 1e3:.1f} ms median "
+        f"({min(stops) * 1e3:.1f} best); a wisp token {statistics.median(per_token) * 1e3:.1f} ms;"
+        f" ratio (stop / token) {statistics.median(ratios):.2f} median"
+    )
+
+
 def report(sides: dict[str, Side], ref: Reference, rounds: int, settings: str) -> None:
     print(
         f"\nlocal tokens/s: {rounds} interleaved rounds, {ref.tokens} generated tokens a run "
@@ -289,10 +328,12 @@ async def bench(args: argparse.Namespace, max_tokens: int, rounds: int) -> None:
     fresh = not args.main_thread
     sides = {name: Side(name, fresh) for name in ("wisp", "direct", "floor")}
     ref = reference(sides["direct"], direct, max_tokens)
+    stops: list[float] = []
     runs = {
         "wisp": lambda: time_wisp(sides["wisp"], backend, ref, max_tokens),
         "direct": lambda: time_direct(sides["direct"], direct, ref, max_tokens),
         "floor": lambda: time_floor(sides["floor"], direct, ref),
+        "stop": lambda: time_stop(stops, backend, max_tokens),
     }
     for index in range(-1, rounds):  # round -1: a warm-up, untimed
         names = list(runs)
@@ -302,6 +343,7 @@ async def bench(args: argparse.Namespace, max_tokens: int, rounds: int) -> None:
             if outcome is not None:
                 await outcome
         if index < 0:
+            stops.clear()
             for side in sides.values():
                 side.times.clear()
                 side.firsts.clear()
@@ -311,6 +353,7 @@ async def bench(args: argparse.Namespace, max_tokens: int, rounds: int) -> None:
     if args.main_thread:
         settings += ", direct and floor on the main thread"
     report(sides, ref, rounds, settings)
+    report_stops(stops, sides["wisp"], ref)
     await backend.aclose()
     direct.llm.close()
 

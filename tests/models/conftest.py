@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.hang import HANG
 from wisp.config import Config
 
 # -- config ------------------------------------------------------------------------------------
@@ -376,12 +377,12 @@ def smollm2_gguf() -> Path:
 
 async def _wait_until_serving(base_url: str, process: subprocess.Popen[bytes], log: Path) -> None:
     headers = {"Authorization": f"Bearer {LLAMA_SERVER_KEY}"}
-    async with httpx.AsyncClient() as client, asyncio.timeout(90):
+    async with httpx.AsyncClient() as client, asyncio.timeout(HANG):
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
             with contextlib.suppress(httpx.TransportError):
-                response = await client.get(f"{base_url}/v1/models", headers=headers, timeout=2)
+                response = await client.get(f"{base_url}/v1/models", headers=headers, timeout=HANG)
                 if response.status_code == 200:
                     return
             await asyncio.sleep(0.2)

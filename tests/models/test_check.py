@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.hang import HANG
 from wisp.agent.types import ResolvedModel
 from wisp.config import Config
 from wisp.models import local, script
@@ -109,13 +110,14 @@ async def test_a_call_with_another_word_fails(tmp_path: Path) -> None:
 
 
 async def test_a_question_past_its_limit_is_cancelled_and_fails(tmp_path: Path) -> None:
-    slow = {"text": "h" * 40, "delay_ms": 100}
+    # The reply would pause for HANG between its chunks: only the cancel can end the question.
+    slow = {"text": "h" * 40, "delay_ms": int(HANG * 1000)}
     result = await check_model(
         await scripted(tmp_path, slow),
         limits=Limits(reply=0.2, tool_calling=1, guided_generation=1),
     )
     assert (result.outcome, detail(result, "reply")) == ("refused", "no answer within 0.2 s")
-    assert result.questions[0].seconds < 1
+    assert result.questions[0].seconds < HANG
 
 
 async def test_a_fenced_json_reply_is_judged_by_its_json(tmp_path: Path) -> None:

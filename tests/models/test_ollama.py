@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.hang import HANG
 from wisp.agent.types import (
     ChatRequest,
     Message,
@@ -462,11 +463,11 @@ async def test_cancelling_the_consumer_closes_the_request(
             first.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(first.wait(), 5)
+    await asyncio.wait_for(first.wait(), HANG)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.wait_for(ollama.server.hung_up.wait(), 5)
+    await asyncio.wait_for(ollama.server.hung_up.wait(), HANG)
 
 
 async def test_a_request_to_a_server_gone_away_says_no_server(

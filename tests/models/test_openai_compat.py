@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.hang import HANG
 from wisp.agent.types import (
     ChatRequest,
     ContextOverflow,
@@ -169,7 +170,7 @@ async def test_cancelling_a_reply_from_the_server_propagates(
             first.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(first.wait(), 30)
+    await asyncio.wait_for(first.wait(), HANG)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
