@@ -10,7 +10,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,8 @@ from typing import Any
 
 import msgspec
 import pytest
+
+from tests.hang import HANG
 
 WISP = str(Path(sys.executable).parent / "wisp")
 SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1"
@@ -57,7 +58,6 @@ class Done:
     code: int
     out: str
     err: str
-    seconds: float
 
 
 @pytest.fixture
@@ -65,15 +65,14 @@ def env(bare_env: dict[str, str], llama_server: Any) -> dict[str, str]:
     return {**bare_env, "WISP_LLAMACPP_API_KEY": llama_server.key}
 
 
-async def wisp(env: dict[str, str], *args: str, timeout: float = 120) -> Done:
+async def wisp(env: dict[str, str], *args: str) -> Done:
     """Run `wisp ARGS…` without blocking the loop the fake servers answer on."""
-    started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
         WISP, *args, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    out, err = await asyncio.wait_for(process.communicate(), timeout)
-    done = Done(process.returncode or 0, out.decode(), err.decode(), time.monotonic() - started)
+    out, err = await asyncio.wait_for(process.communicate(), HANG)
+    done = Done(process.returncode or 0, out.decode(), err.decode())
     assert "Traceback" not in done.err, done.err
     return done
 
@@ -156,14 +155,13 @@ async def test_models_json_is_one_object_that_parses(
     assert (await wisp(env, "models", "list", "--json")).out == done.out
 
 
-async def test_with_no_server_running_local_and_a_line_per_runtime_come_in_under_2_s(
+async def test_with_no_server_running_local_and_a_line_per_runtime_come_in(
     bare_env: dict[str, str], wisp_home: Path, refused_url: str
 ) -> None:
     schemes = ("ollama", "llamacpp", "lmstudio", "openai")
     write_config(wisp_home, {scheme: {"baseURL": refused_url} for scheme in schemes})
-    done = await wisp(bare_env, "models")
+    done = await wisp(bare_env, "models")  # how soon: bench/models_listing.py
     assert done.code == 0
-    assert done.seconds < 2.0
     assert [line.split("\t")[0] for line in done.out.splitlines()] == ["MODEL", "* local"]
     lines = done.err.splitlines()
     assert [line.split(" at ")[0] for line in lines] == [
@@ -424,15 +422,15 @@ async def test_ctrl_c_cancels_a_pull_cleanly(
     )  # fmt: skip
     assert process.stderr is not None
     seen = b""
-    async with asyncio.timeout(30):
+    async with asyncio.timeout(HANG):
         while b"[2/2]" not in seen:  # printed once every line before it was taken
             seen += await process.stderr.readline()
     process.send_signal(signal.SIGINT)
-    _, err = await asyncio.wait_for(process.communicate(), 30)
+    _, err = await asyncio.wait_for(process.communicate(), HANG)
     assert process.returncode == 130
     assert b"Traceback" not in err
     assert b"pull cancelled: Ollama keeps what arrived" in err
-    await asyncio.wait_for(ollama.server.hung_up.wait(), 5)  # the stream was closed
+    await asyncio.wait_for(ollama.server.hung_up.wait(), HANG)  # the stream was closed
     pulled = events(audit_lines, "model.pull")[0]["details"]
     assert (pulled["outcome"], pulled["files"], pulled["fetched"]) == ("cancelled", 2, 1_000_000)
 

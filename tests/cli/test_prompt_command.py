@@ -164,7 +164,7 @@ def test_chat_model_and_new_keep_the_session_and_the_turn_count(
 
 
 def test_the_local_model_answers_with_no_server(run_wisp) -> None:
-    result = run_wisp("-m", "local", "What is the capital of France? One word.", timeout=30)
+    result = run_wisp("-m", "local", "What is the capital of France? One word.")
     assert result.returncode == 0, result.stderr
     assert "Paris" in result.stdout
     assert "local is text only" in result.stderr

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.hang import HANG
 from wisp.config import (
     MISSING,
     SETTINGS,
@@ -550,7 +551,7 @@ def save_too_big(path: Path) -> str:
         [sys.executable, "-c", FAILING_SAVE, str(path)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
@@ -619,7 +620,7 @@ def test_the_lock_serialises_concurrent_read_modify_writes(tmp_path: Path) -> No
         assert worker.stdin is not None
         worker.stdin.write("go\n")
         worker.stdin.flush()
-    errors = [worker.communicate(timeout=120)[1] for worker in workers]
+    errors = [worker.communicate(timeout=HANG)[1] for worker in workers]
     assert [worker.returncode for worker in workers] == [0, 0, 0, 0], errors
     stored = dict(load_config(path).leaves())
     expected = {f"workers.w{w}.k{i}": i for w in range(4) for i in range(25)}

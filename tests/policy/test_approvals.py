@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG
 from wisp.policy.approvals import APPROVALS_FILE, ApprovalsFileError, ApprovalStore
 
 START = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -183,7 +184,7 @@ def test_concurrent_grants_from_two_processes_lose_no_entry(wisp_home: Path) -> 
         writer.stdin.write(b"go\n")
         writer.stdin.close()
     for writer in writers:
-        assert writer.wait(timeout=60) == 0
+        assert writer.wait(timeout=HANG) == 0
 
     patterns = {entry.pattern for entry in ApprovalStore(path).entries()}
 
