@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -52,6 +52,8 @@ class ChatHost(Protocol):
 
     def sandbox_state(self) -> tuple[bool, str | None]: ...
 
+    def git_argv(self, args: Sequence[str]) -> list[str] | None: ...
+
     async def inspect(self, view: str) -> str: ...
 
     async def model_rows(self) -> tuple[list[Any], list[str]]: ...
@@ -77,7 +79,7 @@ class ChatLoop:
         does not, so ``/models`` gives it the table as ``output`` (protocol.md §5)."""
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.tracker = act.ActivityTracker()
-        self.status_reader = StatusReader(Path.cwd())
+        self.status_reader = StatusReader(Path.cwd(), host.git_argv)
         self.slash = SlashCommands(self)
         self._running: str | None = None  # "turn" or "typed" while one runs
         self._ending = False

@@ -5,8 +5,9 @@ which it is also the ``ChatHost`` (``/model``, ``/new``, ``/save``)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from wisp.cli.commands import (
     terminal_approver,
 )
 from wisp.cli.context import Context, audit_settings
+from wisp.cli.own_programs import own_argv
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
 from wisp.errors import WispError
@@ -225,6 +227,11 @@ class ChatSession:
     def sandbox_state(self) -> tuple[bool, str | None]:
         state = self.runner.sandbox_state()
         return state.sandbox, state.note
+
+    def git_argv(self, args: Sequence[str]) -> list[str] | None:
+        """The status line's git: found outside the writable roots, confined (issue 12)."""
+        search_path = self.context.environ.get("PATH", os.defpath)
+        return own_argv(self.runner, "git", args, search_path)
 
     @classmethod
     @contextlib.asynccontextmanager
