@@ -1,4 +1,4 @@
-"""wisp-tui: startup, streaming rate, CPU while streaming, the cost of a turn in a long transcript.
+"""wisp-tui: startup, streaming, a long transcript, pastes, panels, quitting, wisp's death.
 
     python bench/tui.py            # 11 interleaved rounds
     python bench/tui.py --quick    # 3 rounds, shorter replies
@@ -27,18 +27,41 @@ the two sides alternating in order from round to round:
     own handlers, then one more turn is added and drawn (`pilot.pause()`), several times. Its
     cost is the CPU time that takes; the wall time, which also holds Textual's waits for the
     next frame, and the handlers alone are rows of their own. Target: ratio ≤ 1.2.
+(e) a megabyte paste: a 1,000,000-character line pasted into wisp-tui's input, until all of it
+    is there, then ten keys typed; then 13,000 lines of 80 characters, and ten keys. Baseline: the
+    same into a bare Textual `TextArea` that does not wrap (wisp-tui's input stops wrapping for
+    such lines; wrapping, a bare TextArea takes over a minute for the line). (The test once
+    asserted the first under 5 s and the second's keys under 4 s.)
+(f) a 10,000-row panel: pushed and drawn (`pilot.pause()`), against a 16-row panel, a screenful,
+    in the same child. Only the rows in view are drawn, so the ratio should be near 1. (The test
+    once asserted under 2 s.)
+(g) quitting: the real `wisp-tui` console script on a pseudo-terminal (120×40), at idle with
+    wisp's status shown; from writing Ctrl-C to the process's exit (wisp's exit included).
+    Baseline: a bare Textual app bound to quit on Ctrl-C, the same way. (The real-terminal test
+    once asserted under 5 s.)
+(h) wisp's death: the same wisp-tui; from SIGKILL of its `wisp chat --json` to "wisp stopped
+    unexpectedly" written to the terminal. Baseline: from writing `/help` and Enter to wisp's
+    help written back, a round trip through wisp. (The real-terminal test once asserted under
+    1 s.)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import json
 import os
+import pty
+import re
+import signal
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+import threading
 import time
 from pathlib import Path
 
@@ -258,6 +281,93 @@ async def turns(folder: Path, n: int, extra: int) -> None:
     )
 
 
+async def paste_wisp(folder: Path) -> None:
+    """(e) wisp-tui's input: the megabyte line, then the 13,000 lines, ten keys after each."""
+    from textual import events
+
+    app = make_wisp_app(folder, [])
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.status_bar.status is not None)
+        prompt = app.prompt
+        times = await pasted(
+            pilot,
+            lambda text: app.post_message(events.Paste(text)),
+            lambda: prompt.text,
+            lambda text: setattr(prompt, "text", text),
+        )
+        await app.backend.quit()
+    say(times)
+
+
+async def paste_bare() -> None:
+    """(e)'s baseline: the same pastes and keys into a bare Textual TextArea, not wrapping."""
+    from textual import events
+    from textual.app import App, ComposeResult
+    from textual.widgets import TextArea
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TextArea(soft_wrap=False)  # as wisp-tui's input has it for such lines
+
+        def on_mount(self) -> None:
+            self.query_one(TextArea).focus()
+
+    app = Bare()
+    async with app.run_test(size=SIZE) as pilot:
+        area = app.query_one(TextArea)
+        times = await pasted(
+            pilot,
+            lambda text: area.post_message(events.Paste(text)),
+            lambda: area.text,
+            lambda text: setattr(area, "text", text),
+        )
+    say(times)
+
+
+async def pasted(pilot, paste, text_of, set_text) -> dict[str, float]:
+    """Seconds for the megabyte line and its keys, and for the keys after 13,000 lines."""
+    line = "y" * 1_000_000
+    started = time.perf_counter()
+    paste(line)
+    await until(lambda: len(text_of()) >= len(line), step=0.005, timeout=600)
+    for _ in range(10):
+        await pilot.press("z")
+    one_line = time.perf_counter() - started
+    set_text("")
+    await pilot.pause()
+    lines = ("x" * 79 + "\n") * 13_000
+    paste(lines)
+    await until(lambda: len(text_of()) >= len(lines), step=0.005, timeout=600)
+    started = time.perf_counter()
+    for _ in range(10):
+        await pilot.press("z")
+    keys = time.perf_counter() - started
+    return {"line": one_line, "keys": keys}
+
+
+async def panels(folder: Path, repeat: int) -> None:
+    """(f) a 10,000-row panel pushed and drawn, against a 16-row one, alternately."""
+    from wisp_tui.screens.panel import Panel
+
+    app = make_wisp_app(folder, [])
+    sizes = {"big": 10_000, "small": 16}
+    times: dict[str, list[float]] = {name: [] for name in sizes}
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.status_bar.status is not None)
+        for index in range(repeat):
+            order = list(sizes) if index % 2 == 0 else list(reversed(sizes))
+            for name in order:
+                text = "".join(f"row {n}\n" for n in range(sizes[name]))
+                started = time.perf_counter()
+                await app.push_screen(Panel("output", text))
+                await pilot.pause()
+                times[name].append(time.perf_counter() - started)
+                app.pop_screen()
+                await pilot.pause()
+        await app.backend.quit()
+    say({name: statistics.median(values) for name, values in times.items()})
+
+
 def run_child(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
@@ -272,6 +382,12 @@ def run_child(args: argparse.Namespace) -> None:
             asyncio.run(stream_bare(args.characters, args.delay_ms))
         elif kind == "turns":
             asyncio.run(turns(folder, args.turns, args.extra))
+        elif kind == "paste-wisp":
+            asyncio.run(paste_wisp(folder))
+        elif kind == "paste-bare":
+            asyncio.run(paste_bare())
+        elif kind == "panels":
+            asyncio.run(panels(folder, 5))
 
 
 # The parent: spawns children and reads their results.
@@ -333,6 +449,135 @@ def pipe_rate(characters: int) -> float:
         return count / elapsed
 
 
+# (g) and (h): programs on a pseudo-terminal of their own, as a person's shell runs them.
+
+ESCAPES = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]"
+)
+BARE_QUITTER = """\
+from textual.app import App
+from textual.widgets import Static
+
+
+class Bare(App[None]):
+    BINDINGS = [("ctrl+c", "quit")]
+
+    def compose(self):
+        yield Static("bare app ready")
+
+
+Bare().run()
+"""
+
+
+class OnPty:
+    """A program on a 120×40 pseudo-terminal; what it writes is read on a thread."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        main_fd, sub_fd = pty.openpty()
+        fcntl.ioctl(sub_fd, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+        self.process = subprocess.Popen(
+            argv, env=env, cwd=cwd, stdin=sub_fd, stdout=sub_fd, stderr=sub_fd,
+            start_new_session=True,
+        )  # fmt: skip
+        os.close(sub_fd)
+        self.fd = main_fd
+        self.raw = bytearray()
+        self.changed = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                data = b""
+            with self.changed:
+                self.raw += data
+                self.changed.notify_all()
+            if not data:
+                return
+
+    def text(self, since: int = 0) -> bytes:
+        with self.changed:
+            return ESCAPES.sub(b"", bytes(self.raw[since:]))
+
+    def until(self, marker: bytes, since: int = 0) -> None:
+        deadline = time.monotonic() + 120
+        with self.changed:
+            while marker not in ESCAPES.sub(b"", bytes(self.raw[since:])):
+                if not self.changed.wait(timeout=deadline - time.monotonic()):
+                    raise TimeoutError(f"{marker!r} never came")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        os.close(self.fd)
+
+
+def pty_env(folder: Path) -> tuple[dict[str, str], Path]:
+    env, work = child_env(folder)
+    for name in ("COLUMNS", "LINES"):  # Textual would believe them over the terminal's size
+        env.pop(name, None)
+    env["TERM"] = "xterm-256color"
+    (work / "script.json").write_text(json.dumps({"responses": []}))
+    return env, work
+
+
+def quit_seconds(kind: str) -> float:
+    """(g) Ctrl-C at idle to the process's exit: wisp-tui, or the bare app."""
+    with tempfile.TemporaryDirectory() as name:
+        env, work = pty_env(Path(name))
+        if kind == "wisp":
+            argv, ready = [str(WISP.with_name("wisp-tui")), "-m", "script:script.json"], b"approve"
+        else:
+            argv, ready = [sys.executable, "-c", BARE_QUITTER], b"bare app ready"
+        run = OnPty(argv, env, work)
+        try:
+            run.until(ready)
+            started = time.perf_counter()
+            os.write(run.fd, b"\x03")
+            run.process.wait(timeout=120)
+            return time.perf_counter() - started
+        finally:
+            run.close()
+
+
+def child_pid(parent: int, name: bytes) -> int:
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) != parent:
+                continue
+            if name in (stat.parent / "cmdline").read_bytes().replace(b"\0", b" "):
+                return int(stat.parent.name)
+        except (OSError, ValueError):
+            continue
+    raise RuntimeError(f"no child of {parent} runs {name!r}")
+
+
+def death_seconds() -> tuple[float, float]:
+    """(h) (SIGKILL of wisp to the error written, /help to its answer written) in one run."""
+    with tempfile.TemporaryDirectory() as name:
+        env, work = pty_env(Path(name))
+        run = OnPty([str(WISP.with_name("wisp-tui")), "-m", "script:script.json"], env, work)
+        try:
+            run.until(b"approve")
+            mark = len(run.raw)
+            started = time.perf_counter()
+            os.write(run.fd, b"/help\r")
+            run.until(b"/quit", since=mark)  # wisp's help lists /quit
+            round_trip = time.perf_counter() - started
+            wisp = child_pid(run.process.pid, b"chat --json")
+            mark = len(run.raw)
+            started = time.perf_counter()
+            os.kill(wisp, signal.SIGKILL)
+            run.until(b"stopped unexpectedly", since=mark)
+            return time.perf_counter() - started, round_trip
+        finally:
+            run.close()
+
+
 def row(label: str, values: list[float], scale: float = 1.0, fmt: str = ".1f") -> str:
     med, low = statistics.median(values) * scale, min(values) * scale
     return f"{label:<52}{med:>12{fmt}}{low:>12{fmt}}"
@@ -342,7 +587,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 rounds and shorter replies")
     parser.add_argument("--rounds", type=int, help="rounds (default 11, quick 3)")
-    parser.add_argument("--only", help="a comma-separated subset of a,b,c,d")
+    parser.add_argument("--only", help="a comma-separated subset of a,b,c,d,e,f,g,h")
     parser.add_argument("--big", type=int, default=2_000, help="turns for (d) (default 2,000)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--characters", type=int, default=0, help=argparse.SUPPRESS)
@@ -354,7 +599,7 @@ def main() -> int:
         run_child(args)
         return 0
     rounds = args.rounds or (3 if args.quick else 11)
-    only = set((args.only or "a,b,c,d").split(","))
+    only = set((args.only or "a,b,c,d,e,f,g,h").split(","))
     fast_chars = 40_000 if args.quick else 200_000  # (b): 10,000 / 50,000 deltas
     paced_chars = 400 if args.quick else 1_200  # (c): 100 / 300 fragments at 20 ms
     big = args.big
@@ -417,6 +662,27 @@ def main() -> int:
             add("turn-ratio", results[f"turn-{big}"][-1] / results["turn-10"][-1])
             add("handled-ratio", results[f"handled-{big}"][-1] / results["handled-10"][-1])
             add("cpu-ratio", results[f"cpu-{big}"][-1] / results["cpu-10"][-1])
+        if "e" in only:
+            for kind in ("paste-wisp", "paste-bare") if forward else ("paste-bare", "paste-wisp"):
+                _, out = spawn(kind)
+                add(f"{kind}-line", out["line"])  # type: ignore[arg-type]
+                add(f"{kind}-keys", out["keys"])  # type: ignore[arg-type]
+            add("paste-ratio", results["paste-wisp-line"][-1] / results["paste-bare-line"][-1])
+            add("keys-ratio", results["paste-wisp-keys"][-1] / results["paste-bare-keys"][-1])
+        if "f" in only:
+            _, out = spawn("panels")
+            add("panel-big", out["big"])  # type: ignore[arg-type]
+            add("panel-small", out["small"])  # type: ignore[arg-type]
+            add("panel-ratio", results["panel-big"][-1] / results["panel-small"][-1])
+        if "g" in only:
+            for kind in ("wisp", "bare") if forward else ("bare", "wisp"):
+                add(f"quit-{kind}", quit_seconds(kind))
+            add("quit-ratio", results["quit-wisp"][-1] / results["quit-bare"][-1])
+        if "h" in only:
+            death, round_trip = death_seconds()
+            add("death", death)
+            add("help", round_trip)
+            add("death-ratio", death / round_trip)
         print(f"  round {index + 1}/{rounds} done", file=sys.stderr)
 
     def verdict(ok: bool) -> str:
@@ -483,6 +749,28 @@ def main() -> int:
         print(f"    transcript entries at {big:,} turns: {entries:,} ({widgets:,} widgets)")
         ratio = statistics.median(results["cpu-ratio"])
         print(f"    target ratio ≤ 1.2 (the cost: CPU): {verdict(ratio <= 1.2)}")
+    if "e" in only:
+        print(row("(e) megabyte line pasted, then 10 keys, wisp-tui (ms)",
+                  results["paste-wisp-line"], 1000))  # fmt: skip
+        print(row("    the same, bare TextArea (ms)", results["paste-bare-line"], 1000))
+        print(row("    ratio", results["paste-ratio"], fmt=".2f"))
+        print(
+            row("    10 keys after 13,000 lines, wisp-tui (ms)", results["paste-wisp-keys"], 1000)
+        )
+        print(row("    the same, bare TextArea (ms)", results["paste-bare-keys"], 1000))
+        print(row("    ratio", results["keys-ratio"], fmt=".2f"))
+    if "f" in only:
+        print(row("(f) 10,000-row panel pushed and drawn (ms)", results["panel-big"], 1000))
+        print(row("    16-row panel (ms)", results["panel-small"], 1000))
+        print(row("    ratio", results["panel-ratio"], fmt=".2f"))
+    if "g" in only:
+        print(row("(g) Ctrl-C at idle to exit, wisp-tui on a pty (ms)", results["quit-wisp"], 1000))
+        print(row("    the same, bare Textual app (ms)", results["quit-bare"], 1000))
+        print(row("    ratio", results["quit-ratio"], fmt=".2f"))
+    if "h" in only:
+        print(row("(h) wisp killed to its error on the terminal (ms)", results["death"], 1000))
+        print(row("    /help to wisp's help on the terminal (ms)", results["help"], 1000))
+        print(row("    ratio", results["death-ratio"], fmt=".2f"))
     return 0
 
 
