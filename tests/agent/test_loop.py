@@ -6,6 +6,7 @@ import asyncio
 
 from msgspec import UNSET
 
+from tests.hang import HANG
 from wisp.agent.compose import compose
 from wisp.agent.events import TextFragment, ThinkingEnded, ToolFinished
 from wisp.audit import MemorySink
@@ -158,8 +159,9 @@ async def test_a_stopped_turn_keeps_its_prompt_and_finished_calls(
     )
     conversation = await make_conversation(script)
     task = asyncio.create_task(conversation.run_turn("go", events.append))
-    while not any(isinstance(e, TextFragment) for e in events):
-        await asyncio.sleep(0.01)
+    async with asyncio.timeout(HANG):
+        while not any(isinstance(e, TextFragment) for e in events):
+            await asyncio.sleep(0.01)
     conversation.stop()
     result = await task
     assert result.outcome == "stopped"

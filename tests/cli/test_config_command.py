@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from tests.hang import HANG
 from wisp import __version__
 from wisp.config import SETTINGS
 
@@ -500,7 +501,7 @@ def test_a_key_copied_from_list_can_be_pasted_into_set(
     script = str(Path(sys.executable).parent / "wisp")
     line = f"{shlex.quote(script)} config set {key} '[\"toolCalling\"]'"
     result = subprocess.run(
-        ["sh", "-c", line], env=bare_env, capture_output=True, encoding="utf-8", timeout=60
+        ["sh", "-c", line], env=bare_env, capture_output=True, encoding="utf-8", timeout=HANG
     )
     assert (result.returncode, result.stderr) == (0, "")
     assert stored(wisp_home)["local"]["models"][SMOLLM2]["capabilities"] == ["toolCalling"]

@@ -301,3 +301,16 @@ async def test_a_folder_cannot_be_written(context: ToolContext, workdir: Path, m
     (workdir / "sub").mkdir()
     result = await edit(context, path="sub", mode=mode, content="x")
     assert result == f"error: cannot write {workdir / 'sub'}: it is a folder"
+
+
+async def test_a_symlink_into_wisp_home_is_refused(
+    context: ToolContext, workdir: Path, conversation: Any
+) -> None:
+    # WISP_HOME in the working directory, reached through a link: refused as WISP_HOME's.
+    conversation.home = workdir / ".wisp"
+    conversation.home.mkdir()
+    (conversation.home / "config.json").write_text("{}")
+    (workdir / "settings.json").symlink_to(conversation.home / "config.json")
+    result = await edit(context, path="settings.json", mode="write", content='{"x": 1}')
+    assert result.startswith(f"error: cannot write {workdir / 'settings.json'}: inside WISP_HOME")
+    assert (conversation.home / "config.json").read_text() == "{}"

@@ -147,3 +147,37 @@ async def test_a_fifo_is_refused_rather_than_waited_on(context: ToolContext, wor
     os.mkfifo(workdir / "pipe")
     result = await read(context, path="pipe")
     assert result == f"error: {workdir / 'pipe'} is not a regular file; read_file reads files only"
+
+
+# -- WISP_HOME is wisp's (issue 12) ---------------------------------------------------------------
+
+
+async def test_a_file_in_wisp_home_is_refused(context: ToolContext, home: Path) -> None:
+    (home / "config.json").write_text('{"openai": {"apiKey": "sk-secret"}}\n')
+    result = await read(context, path=str(home / "config.json"))
+    assert result == (
+        f"error: cannot read {home / 'config.json'}: it is inside WISP_HOME ({home}), "
+        "which holds wisp's own settings and logs"
+    )
+
+
+async def test_a_symlink_into_wisp_home_is_refused(
+    context: ToolContext, workdir: Path, home: Path
+) -> None:
+    (home / "approvals.json").write_text("{}\n")
+    (workdir / "innocent.txt").symlink_to(home / "approvals.json")
+    (workdir / "folder").symlink_to(home)
+    for path in ("innocent.txt", "folder/approvals.json"):
+        result = await read(context, path=path)
+        assert result.startswith(f"error: cannot read {workdir / path}: it is inside WISP_HOME")
+
+
+async def test_wisp_home_inside_the_working_directory_is_refused(
+    context: ToolContext, workdir: Path, conversation
+) -> None:
+    conversation.home = workdir / ".wisp"
+    (workdir / ".wisp").mkdir()
+    (workdir / ".wisp" / "history").write_text("typed before\n")
+    result = await read(context, path=".wisp/history")
+    assert result.startswith("error: cannot read")
+    assert "typed before" not in result

@@ -23,6 +23,7 @@ from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
 from wisp.home import replace_atomically
 from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
+from wisp.tools.home_guard import is_within
 from wisp.tools.output import split_lines
 
 MODES = ("write", "append", "replace")
@@ -99,36 +100,38 @@ class EditFileTool:
             return "error: replace needs line (from read_file) or find (the exact text to replace)"
         path = resolve_path(args.path, context.working_directory)
         roots = [context.working_directory, *self.writable_roots]
-        refusal = confinement_error(path, roots, context.conversation.home)
+        # Resolved once: the edit goes to the real path that was checked, not to whatever the
+        # path leads to a moment later.
+        real = Path(os.path.realpath(path))
+        refusal = confinement_error(path, roots, context.conversation.home, real=real)
         if refusal:
             return refusal
-        landed = await asyncio.to_thread(_edit, path, args.mode, args.content, find, line)
+        landed = await asyncio.to_thread(_edit, path, real, args.mode, args.content, find, line)
         if isinstance(landed, str):
             return landed
         context.record(landed.record)  # after the edit lands (§6.4)
         return landed.result
 
 
-def confinement_error(path: Path, roots: Sequence[Path], home: Path) -> str | None:
-    """Why ``path`` may not be written, or None: its real target must be inside a root and
-    outside ``home``. ``realpath`` resolves the longest existing prefix, so a path through a
-    symlink is judged by where it leads."""
-    real = os.path.realpath(path)
+def confinement_error(
+    path: Path, roots: Sequence[Path], home: Path, *, real: Path | None = None
+) -> str | None:
+    """Why ``path`` (whose real target is ``real``) may not be written, or None: its real
+    target must be inside a root and outside ``home``. ``realpath`` resolves the longest
+    existing prefix, so a path through a symlink is judged by where it leads."""
+    target = os.fspath(real) if real is not None else os.path.realpath(path)
     protected = os.path.realpath(home)
-    if _is_within(real, protected):
+    if is_within(target, protected):
         return f"error: cannot write {path}: inside WISP_HOME ({home}), which wisp protects"
-    if any(_is_within(real, os.path.realpath(root)) for root in roots):
+    if any(is_within(target, os.path.realpath(root)) for root in roots):
         return None
     shown = ", ".join(str(root) for root in roots)
     return f"error: cannot write {path}: outside the writable directories ({shown})"
 
 
-def _is_within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-def _edit(path: Path, mode: str, content: str, find: str, line: int | None) -> _Landed | str:
-    real = Path(os.path.realpath(path))
+def _edit(
+    path: Path, real: Path, mode: str, content: str, find: str, line: int | None
+) -> _Landed | str:
     if real.is_dir():
         return f"error: cannot write {path}: it is a folder"
     try:

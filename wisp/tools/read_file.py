@@ -18,6 +18,7 @@ import msgspec
 
 from wisp.agent.types import ToolContext
 from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
+from wisp.tools.home_guard import is_inside_home, opened_inside_home
 from wisp.tools.output import bounded
 
 END_OF_FILE = "[end of file]"
@@ -61,24 +62,35 @@ class ReadFileTool:
         if args.limit < 1:
             return f"error: limit must be 1 or more, got {args.limit}"
         path = resolve_path(args.path, context.working_directory)
+        home = context.conversation.home
         return await asyncio.to_thread(
-            read_page, path, args.offset, args.limit, context.output_budget
+            read_page, path, args.offset, args.limit, context.output_budget, home
         )
 
 
-def read_page(path: Path, offset: int, limit: int, budget: int) -> str:
-    """The page of ``path`` from line ``offset``, or an ``error:`` result."""
-    refusal = _refusal(path)
+def read_page(path: Path, offset: int, limit: int, budget: int, home: Path) -> str:
+    """The page of ``path`` from line ``offset``, or an ``error:`` result; nothing in
+    ``home`` (``WISP_HOME``) is read."""
+    refusal = _home_refusal(path, home) if is_inside_home(path, home) else _refusal(path)
     if refusal:
         return refusal
     try:
         with path.open("rb") as file:
+            if opened_inside_home(file.fileno(), home):
+                return _home_refusal(path, home)
             if b"\0" in file.read(_BINARY_PROBE):
                 return f"error: {path} looks binary (it has a NUL byte); read_file reads text only"
             file.seek(0)
             return _page(file, offset, limit, budget)
     except OSError as exc:
         return f"error: cannot read {path}: {exc.strerror or exc}"
+
+
+def _home_refusal(path: Path, home: Path) -> str:
+    return (
+        f"error: cannot read {path}: it is inside WISP_HOME ({home}), "
+        "which holds wisp's own settings and logs"
+    )
 
 
 def _refusal(path: Path) -> str | None:

@@ -1,0 +1,29 @@
+"""``WISP_HOME`` is wisp's, never the model's: the check ``read_file`` and ``edit_file`` share
+(issue 12). Its config, approvals, audit log and history are judged by real path, so no
+symbolic link leads the model in."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def is_within(path: str, folder: str) -> bool:
+    """Whether real ``path`` is real ``folder`` or lies beneath it."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def is_inside_home(path: str | os.PathLike[str], home: Path) -> bool:
+    """Whether ``path``'s real target (symlinks resolved, as far as it exists) is in ``home``."""
+    return is_within(os.path.realpath(path), os.path.realpath(home))
+
+
+def opened_inside_home(fd: int, home: Path) -> bool:
+    """Whether the file open as ``fd`` is in ``home``: the path checked before the open may
+    have been swapped for a link since. Linux names it in ``/proc/self/fd``; elsewhere the
+    check before the open stands alone."""
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return False
+    return is_within(opened, os.path.realpath(home))
