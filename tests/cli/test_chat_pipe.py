@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG
+
 
 @pytest.fixture
 def chat(wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path):
@@ -23,7 +25,7 @@ def chat(wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path):
         script.write_text(json.dumps({"responses": responses}))
         return subprocess.run(
             [str(wisp_script), "chat", "--plain", "-m", f"script:{script}"],
-            env=wisp_env, cwd=work, input=lines, capture_output=True, text=True, timeout=120,
+            env=wisp_env, cwd=work, input=lines, capture_output=True, text=True, timeout=HANG,
         )  # fmt: skip
 
     return run
