@@ -23,6 +23,7 @@ from wisp.chat.bridge import Waiters
 from wisp.chat.event_text import event_output, event_text
 from wisp.chat.slash import SlashCommands
 from wisp.chat.status import StatusReader
+from wisp.errors import WispError
 
 QUIT_WORDS = frozenset({"exit", "quit", "q"})
 HELP_HINT = "/help for commands, /quit or Ctrl-D to exit."
@@ -83,6 +84,8 @@ class ChatLoop:
         self.slash = SlashCommands(self)
         self._running: str | None = None  # "turn" or "typed" while one runs
         self._ending = False
+        self.save_failed = False
+        """The last save of the conversation failed: the chat exits 1 (issue 12)."""
 
     @property
     def running(self) -> bool:
@@ -170,12 +173,26 @@ class ChatLoop:
         return True
 
     def _end(self) -> int:
-        name = self.host.save_name
-        if name:
-            self.host.save(name)
-            self.write(p.Note(text=f"saved '{name}'"))
+        if self.save() and self.host.save_name:
+            self.write(p.Note(text=f"saved '{self.host.save_name}'"))
         self.write(p.Exit())
-        return 0
+        return 1 if self.save_failed else 0
+
+    def save(self) -> bool:
+        """Save the conversation under its name, if it has one: after every turn, so a wisp
+        killed later loses no finished turn, and at the end. A failure is one ``error:`` note
+        naming the file and the cause, and the chat goes on; False when it failed."""
+        name = self.host.save_name
+        if not name:
+            return True
+        try:
+            self.host.save(name)
+        except WispError as exc:
+            self.save_failed = True
+            self.write(p.Note(text=f"error: {exc}"))
+            return False
+        self.save_failed = False
+        return True
 
     def hello(self) -> None:
         """The session's hello (again after /new: its session may differ)."""
@@ -228,6 +245,7 @@ class ChatLoop:
         self.write(p.Output(text=""))
         if result.outcome == "error":
             self.write(p.Note(text=f"error: {result.error}"))
+        self.save()  # before the end line: once a front end sees it, the turn is on disk
         self._activity(self.tracker.end())
         self.write(_turn_end(result))
 
@@ -246,6 +264,7 @@ class ChatLoop:
             await self.host.run_typed(line)
         finally:
             self._running = None
+        self.save()  # the command is an entry of the conversation already
         self._activity(self.tracker.end())
 
     # -- audit events ---------------------------------------------------------------------

@@ -26,7 +26,7 @@ HELP = [
     ("/model [NAME]", "the model; with a name, switch to it (the transcript continues)"),
     ("/models", "the model in use and how to change it"),
     ("/new", "a fresh conversation with the same instructions and tools"),
-    ("/save NAME", "save the transcript now, and again at the end"),
+    ("/save NAME", "save the transcript now, and again after every turn"),
     ("/quit", "end the chat (also exit, quit, q, or Ctrl-D)"),
 ]  # fmt: skip
 COMMANDS = sorted(

@@ -18,7 +18,7 @@ In the chat:
   /show N          entry N (or an event id's first characters) whole
   /inspect context what the next request will carry
   /new             start afresh          /model [NAME]  show or change the model
-  /save NAME       save the conversation (and again on quitting)
+  /save NAME       save the conversation now (and again after every turn)
   /quit            leave (Ctrl-D too)    Ctrl-C         stop the running turn
   !COMMAND         run a command yourself: the deny list and the sandbox apply, no approval
 

@@ -30,6 +30,7 @@ from wisp.cli.commands import (
     terminal_approver,
 )
 from wisp.cli.context import Context, audit_settings
+from wisp.cli.model_files import ConfigModelFiles
 from wisp.cli.own_programs import own_argv
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
@@ -88,6 +89,8 @@ class ChatSession:
         self.recorder = Recorder(log)
         self.notes: list[str] = []
         self.save_name = options.save or options.resume
+        self._hold: transcripts.TranscriptLock | None = None
+        """The lock on the conversation ``save_name`` names, held while the session is open."""
         self.waiters = Waiters()
         self.emit: Callable[[Any], None] = lambda line: None
         """Where protocol lines go (the chat loop sets it)."""
@@ -247,6 +250,9 @@ class ChatSession:
         session = cls(context, options, config, log, face or Face())
         sink.listener = lambda event: session.on_audit_event(event)
         try:
+            if session.save_name:
+                # Before the transcript is read: a second wisp on the name is refused (issue 12).
+                session._hold = transcripts.hold(session._transcripts, session.save_name)
             model = await session._first_model()
             store = session._first_store(model, options.no_tools)
             session.conversation = session._converse(model, store, options.no_tools)
@@ -260,6 +266,8 @@ class ChatSession:
             await conversation.resolved.backend.aclose()
         if self._client is not None:
             await self._client.aclose()
+        if self._hold is not None:
+            self._hold.release()
         self.log.close()
 
     # -- ChatHost -----------------------------------------------------------------------
@@ -281,6 +289,13 @@ class ChatSession:
         self.conversation = self._rebuild(old, store)
 
     def save(self, name: str) -> Path:
+        """Save the conversation as ``name``, holding that name from now on (``/save`` may
+        name a new one); ``TranscriptError`` when it is held elsewhere or cannot be written."""
+        if self._hold is None or self._hold.name != name:
+            hold = transcripts.hold(self._transcripts, name)
+            if self._hold is not None:
+                self._hold.release()
+            self._hold = hold
         return transcripts.save(self.conversation.store, self._transcripts, name)
 
     async def run_typed(self, line: str) -> TypedCommand:
@@ -324,6 +339,9 @@ class ChatSession:
             config=self.config,
             environ=self.context.environ,
             client=self._http() if _is_served(selection) else None,
+            model_files=ConfigModelFiles(
+                self.context, source=self.options.entry_point, record=self.log.record
+            ),
         )
 
     def _refuse_disabled(self, selection: str) -> None:
@@ -474,7 +492,8 @@ def _resolved(model: ResolvedModel, tools: list[str]) -> ModelResolved:
 
 def save_if_asked(session: ChatSession) -> str | None:
     """The save a one-shot run asked for (``--save``, or ``--resume`` saves back); the line
-    that says where it went and how to go on, or None when none was asked for."""
+    that says where it went and how to go on, or None when none was asked for.
+    ``TranscriptError`` when it cannot be saved."""
     name = session.options.save or session.options.resume
     if not name:
         return None

@@ -62,7 +62,7 @@ def add_model_options(parser: argparse._ActionsContainer) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--save", metavar="NAME", default=argparse.SUPPRESS,
-        help="save the conversation as NAME afterwards",
+        help="save the conversation as NAME after every turn; one wisp at a time may hold NAME",
     )  # fmt: skip
     parser.add_argument(
         "--resume", "-r", metavar="NAME", default=argparse.SUPPRESS,
@@ -114,6 +114,7 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
 
     from wisp.chat.oneshot import OneShotFace
     from wisp.cli.conversation import ChatSession, save_if_asked
+    from wisp.store.transcripts import TranscriptError
 
     face = OneShotFace(context.stdout, context.stderr)
     async with ChatSession.open(context, options, _person(context)) as session:
@@ -126,10 +127,17 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
             result = await conversation.run_turn(prompt, face.emit)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
-        saved = save_if_asked(session)
+        try:
+            saved, failed = save_if_asked(session), None
+        except TranscriptError as exc:
+            saved, failed = None, exc
     code = face.finish(result)
     if saved is not None:
         face.note(saved)  # under the reply's own lines: where it went, and how to go on
+    if failed is not None:
+        # The reply printed stands; one line says what was not saved, and the status fails.
+        face.note(f"wisp: {failed}")
+        return code or 1
     return code
 
 

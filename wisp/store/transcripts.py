@@ -1,11 +1,16 @@
 """Saving and resuming a conversation: ``transcripts/<name>.json`` (agent.md §2.5).
 
 One file holds every entry, active or dropped, so a resumed conversation keeps its entry
-numbers: a citation of an old entry still points at it.
+numbers: a citation of an old entry still points at it. While a wisp has a named conversation
+open it holds ``transcripts/<name>.lock`` (``hold``), so a second wisp on the same name is
+refused instead of one of the two conversations being silently overwritten.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +18,7 @@ from typing import Any
 import msgspec
 
 from wisp.errors import WispError
-from wisp.home import ensure_private_dir, replace_atomically
+from wisp.home import ensure_private_dir, open_private, replace_atomically
 from wisp.store.entries import Entry, decode_value
 from wisp.store.store import ConversationStore
 
@@ -39,11 +44,15 @@ def transcript_path(folder: Path, name: str) -> Path:
 
 
 def save(store: ConversationStore, folder: Path, name: str) -> Path:
-    """Write the store atomically, mode 0600."""
+    """Write the store atomically, mode 0600. A failure (a full disk, a folder that cannot be
+    written) is one ``TranscriptError`` naming the file and the cause; the old file stays."""
     path = transcript_path(folder, name)
-    ensure_private_dir(folder)
     body = msgspec.json.encode({"version": VERSION, "entries": store.entries})
-    replace_atomically(path, body)
+    try:
+        ensure_private_dir(folder)
+        replace_atomically(path, body)
+    except OSError as exc:
+        raise TranscriptError(f"cannot save {path}: {_cause(exc)}") from exc
     return path
 
 
@@ -54,6 +63,8 @@ def load(folder: Path, name: str) -> ConversationStore:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise TranscriptError(f"no transcript named {name!r} in {folder}") from None
+    except OSError as exc:
+        raise TranscriptError(f"cannot read {path}: {_cause(exc)}") from exc
     try:
         entries = _checked_entries(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
@@ -87,3 +98,67 @@ def _checked_entries(raw: bytes) -> list[Entry]:
 def carried_from(store: ConversationStore) -> list[str]:
     """The distinct sessions a resumed store's sources point into, sorted."""
     return sorted({source.session for entry in store for source in entry.sources})
+
+
+class TranscriptLock:
+    """The hold on one named conversation: an fcntl lock on ``<name>.lock`` beside its
+    transcript. The kernel drops it when the process ends, however it ends (kill -9 too)."""
+
+    def __init__(self, name: str, fd: int | None) -> None:
+        self.name = name
+        self._fd = fd
+
+    @property
+    def is_held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        # The file stays: removing it would let a third wisp lock a new file while a second
+        # still waits on (and then locks) the removed one.
+        if self._fd is not None:
+            os.close(self._fd)  # closing the last descriptor drops the flock
+            self._fd = None
+
+
+def hold(folder: Path, name: str) -> TranscriptLock:
+    """Hold the conversation ``name`` for this process, or raise ``TranscriptError`` naming
+    the pid that holds it. Where the lock file cannot be made (the folder cannot be written)
+    there is nothing to hold: no other wisp can save there either, and each save will say
+    why it failed, so the conversation goes on unheld."""
+    path = transcript_path(folder, name).with_suffix(".lock")
+    try:
+        ensure_private_dir(folder)
+        fd = open_private(path, os.O_RDWR | os.O_CREAT)
+    except OSError:
+        return TranscriptLock(name, None)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder(fd)
+        os.close(fd)
+        raise TranscriptError(
+            f"the conversation {name!r} is open in another wisp ({holder}); "
+            "end that one first, or use another name"
+        ) from None
+    except OSError:
+        os.close(fd)
+        return TranscriptLock(name, None)
+    with contextlib.suppress(OSError):  # a full disk: held all the same, without the pid
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return TranscriptLock(name, fd)
+
+
+def _holder(fd: int) -> str:
+    """``pid N`` from a held lock file (its holder writes it just after locking)."""
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    return f"pid {text}" if text.isdigit() else "pid not yet written"
+
+
+def _cause(exc: OSError) -> str:
+    """The cause in the system's words (``No space left on device``), without the path the
+    message names already."""
+    return exc.strerror or str(exc)
