@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
+from wisp.cli.model_files import ConfigModelFiles
 from wisp.cli.models import Record, Say, canonical, disabled_list, toggle
 from wisp.config import Config, locked_config, model_path, save_config, shell_word
 from wisp.errors import ConfigError, WispError
@@ -57,9 +58,11 @@ async def check_and_record(
 ) -> CheckResult:
     """Check one model, saying each step; ``Uncheckable`` when it cannot be resolved."""
     config = context.load_config()
+    # The check is the person's word on a local:PATH file: its checksum is recorded anew.
+    files = ConfigModelFiles(context, source=source, record=record, trusts_changes=True)
     try:
         model = await resolve_model(
-            selection, config=config, environ=context.environ, client=client
+            selection, config=config, environ=context.environ, client=client, model_files=files
         )
     except WispError as exc:
         raise Uncheckable(str(exc)) from exc

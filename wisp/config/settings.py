@@ -351,8 +351,35 @@ _THINK = Setting(
     "think", bool, None, "true or false", "This model's thinking switch, ahead of the runtime's."
 )
 
+_LOCAL_FILE_FIELDS = (
+    Setting(
+        "sha256",
+        str,
+        None,
+        "a SHA-256 in hex",
+        "The checksum of the GGUF file local:PATH loads under this name, recorded when wisp "
+        "first loads or checks it; a file that no longer matches is refused.",
+    ),
+    Setting(
+        "sha256Path",
+        str,
+        None,
+        "a path",
+        "The real path of the file sha256 was taken of.",
+    ),
+    Setting(
+        "sha256Stamp",
+        list[int],
+        None,
+        "a list of 5 integers",
+        "The file's [size, mtimeNs, ctimeNs, inode, device] when it was hashed: while they "
+        "match, the file is not hashed again.",
+    ),
+)
+"""(issue 12) What wisp checked of a local:PATH file; the default model has none."""
+
 MODEL_FIELDS: dict[str, dict[tuple[str, ...], Setting]] = {
-    "local": _model_fields(_THINK),
+    "local": _model_fields(_THINK) | {(field.path,): field for field in _LOCAL_FILE_FIELDS},
     "ollama": _model_fields(
         dataclasses.replace(
             _THINK,

@@ -32,6 +32,7 @@ from wisp.agent.types import (
 )
 from wisp.config.paths import model_path
 from wisp.models.local_engine import NEEDS_EXTRA, Engine, Generated, Prompt, Sampling
+from wisp.models.local_files import ModelFiles, stamp_now, verify
 from wisp.models.local_window import ModelShape, choose_window, read_gguf_metadata
 from wisp.models.parsing import TextCallFilter, ThinkSplitter, complete_call
 from wisp.models.selection import canonical_name
@@ -78,6 +79,9 @@ class LocalBackend:
 
     path: Path
     options: LocalOptions
+    files: ModelFiles | None = None
+    """Where the file's checksum is kept, checked before every load (issue 12); None for the
+    default model, which is part of wisp's install."""
     _engine: Engine | None = None
     _load_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -128,10 +132,19 @@ class LocalBackend:
     async def _loaded(self) -> Engine:
         async with self._load_lock:
             if self._engine is None:
-                self._engine = await asyncio.to_thread(
-                    Engine, self.path, window=self.options.window, threads=self.options.threads
-                )
+                self._engine = await asyncio.to_thread(self._load)
             return self._engine
+
+    def _load(self) -> Engine:
+        """The file checked against its record, then loaded; a file replaced in between is
+        refused (the stamp after loading must be the one checked)."""
+        files = self.files
+        stamp = verify(self.path, self.options.name, files) if files is not None else None
+        engine = Engine(self.path, window=self.options.window, threads=self.options.threads)
+        if stamp is not None and stamp_now(self.path) != stamp:
+            engine.close()
+            raise ModelUnavailable(f"local: {self.path} changed while wisp loaded it; try again")
+        return engine
 
     def _template_options(self, request: ChatRequest) -> dict[str, Any]:
         think = request.think if request.think is not None else self.options.think
@@ -236,8 +249,12 @@ async def resolve(
     config: ConfigReader | None,
     environ: Mapping[str, str] | None = None,
     client: Any = None,
+    *,
+    files: ModelFiles | None = None,
 ) -> ResolvedModel:
-    """``local`` (name ``""``) or ``local:/path/model.gguf``; reads the header, not the weights."""
+    """``local`` (name ``""``) or ``local:/path/model.gguf``; reads the header, not the weights.
+
+    ``files`` keeps the checksum of a ``local:PATH`` file, checked before each load."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise ModelUnavailable(NEEDS_EXTRA)
     path = default_model_path() if not name else Path(canonical_name("local", name))
@@ -275,7 +292,7 @@ async def resolve(
     return ResolvedModel(
         selection="local" if not name else f"local:{path}",
         backend_name="local",
-        backend=LocalBackend(path, options),
+        backend=LocalBackend(path, options, files if name else None),
         capabilities=capabilities,
         capability_source="configuration" if declared else "runtime",
         asset=str(path),

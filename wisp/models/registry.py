@@ -7,6 +7,7 @@ one backend's missing module or optional dependency cannot stop the others from 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
@@ -17,6 +18,8 @@ from wisp.models.selection import parse_selection
 
 if TYPE_CHECKING:
     import httpx
+
+    from wisp.models.local_files import ModelFiles
 
 Resolver = Callable[[str, Any, Mapping[str, str], Any], Awaitable[ResolvedModel]]
 """A backend's resolve: (name, config, environment, an httpx.AsyncClient or None)."""
@@ -38,13 +41,18 @@ async def resolve_model(
     config: Any,
     environ: Mapping[str, str],
     client: httpx.AsyncClient | None,
+    model_files: ModelFiles | None = None,
 ) -> ResolvedModel:
     """The model ``selection`` names, checked and ready; ``ModelUnavailable`` if it cannot be.
 
-    ``config`` is the ``wisp.config.Config`` in force; ``client`` the session's HTTP client.
+    ``config`` is the ``wisp.config.Config`` in force; ``client`` the session's HTTP client;
+    ``model_files`` where a ``local:PATH`` file's checksum is kept, for every caller that will
+    load it (issue 12).
     """
     parsed = parse_selection(selection)
     resolver = backend_resolver(parsed.scheme)
+    if parsed.scheme == "local" and model_files is not None:
+        resolver = functools.partial(resolver, files=model_files)
     resolved = await resolver(parsed.name, config, environ, client)
     # One canonical spelling everywhere, whatever the backend found the model as (§1).
     return dataclasses.replace(resolved, selection=parsed.canonical)

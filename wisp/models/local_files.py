@@ -1,0 +1,133 @@
+"""What wisp checked of each GGUF it loads for ``local:PATH`` (issue 12).
+
+llama.cpp parses a GGUF in wisp's own process, unconfined; a file under a writable root (the
+Hub cache in ``~/.cache``, the working directory) could have been rewritten by a confined
+command. So wisp keeps the file's SHA-256 beside its entry in config.json
+(``local.models."NAME".sha256``), taken when it first loads or checks it, and refuses a file
+that no longer matches, with the way to accept it.
+
+Hashing a 98 MB file takes about 0.25 s here and a 4 GB one seconds, so the file's stamp (size,
+mtime, ctime, inode, device) is kept too: while it matches, the file is not read again. A
+write changes ctime, which no one can set back by hand.
+
+The default model is not recorded: it lies inside wisp's install, and what can rewrite it
+can rewrite wisp.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from wisp.agent.types import ModelUnavailable
+from wisp.config.paths import model_path, shell_word
+
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What ``stat`` says of a file: any write, rename or replacement changes it."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    device: int
+
+    @classmethod
+    def of(cls, stat: os.stat_result) -> FileStamp:
+        return cls(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
+
+    def as_list(self) -> list[int]:
+        """As config.json keeps it: ``[size, mtimeNs, ctimeNs, inode, device]``."""
+        return [self.size, self.mtime_ns, self.ctime_ns, self.inode, self.device]
+
+    @classmethod
+    def from_list(cls, value: object) -> FileStamp | None:
+        if not isinstance(value, list) or len(value) != 5:
+            return None
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in value):
+            return None
+        return cls(*value)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """The checksum wisp took of a model's file, where, and the file's stamp then."""
+
+    path: str
+    """The file's real path ("" when not recorded)."""
+    sha256: str
+    stamp: FileStamp | None
+    """None when not recorded (a checksum written by hand): the file is hashed each load."""
+
+
+class ModelFiles(Protocol):
+    """Where the records live (the CLI keeps them in config.json, under ``local.models``)."""
+
+    trusts_changes: bool
+    """A changed file is recorded anew rather than refused: ``wisp models check``, the
+    person's own word that the file is theirs."""
+
+    def recorded(self, name: str) -> FileRecord | None: ...
+
+    def record(self, name: str, record: FileRecord) -> None: ...
+
+
+def sha256_of(fd: int) -> str:
+    """The SHA-256 of the open file ``fd``, read from its start in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    offset = 0
+    while chunk := os.pread(fd, CHUNK, offset):
+        digest.update(chunk)
+        offset += len(chunk)
+    return digest.hexdigest()
+
+
+def verify(path: Path, name: str, files: ModelFiles) -> FileStamp:
+    """Check ``path`` (the model ``name``) against its record, recording it on first sight;
+    the stamp of the file checked, for the caller to compare once it has loaded it.
+
+    ``ModelUnavailable`` when the file differs from the record, naming it and the fix."""
+    real = os.path.realpath(path)
+    known = files.recorded(name)
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ModelUnavailable(f"local: cannot read {real}: {exc.strerror or exc}") from exc
+    try:
+        stamp = FileStamp.of(os.fstat(fd))
+        if known is not None and known.path == real and known.stamp == stamp:
+            return stamp  # unchanged since it was hashed
+        digest = sha256_of(fd)
+        if FileStamp.of(os.fstat(fd)) != stamp:
+            raise ModelUnavailable(f"local: {real} changed while wisp was checking it; try again")
+    finally:
+        os.close(fd)
+    if known is not None and known.sha256 != digest and not files.trusts_changes:
+        raise ModelUnavailable(refusal(real, name, known))
+    files.record(name, FileRecord(real, digest, stamp))
+    return stamp
+
+
+def refusal(real: str, name: str, known: FileRecord) -> str:
+    """Why a changed file is not loaded, and how the person accepts it."""
+    where = shell_word(model_path("local", name, "sha256"))
+    was = "it" if known.path in ("", real) else known.path
+    return (
+        f"local: {real} is not the file wisp recorded for {name} (its SHA-256 differs from "
+        f"{where} in config.json, taken of {was}); a command may have changed it, so wisp will "
+        f"not load it. If you trust the file as it is now: wisp models check "
+        f"{shell_word('local:' + real)}"
+    )
+
+
+def stamp_now(path: Path) -> FileStamp | None:
+    try:
+        return FileStamp.of(os.stat(path))
+    except OSError:
+        return None
