@@ -48,10 +48,19 @@ class LineReader:
             protocol = asyncio.StreamReaderProtocol(self._reader)
             await loop.connect_read_pipe(lambda: protocol, self.stream)
         if self._reader is None:
-            line = self.stream.readline()  # a regular file never blocks
+            line = _read_file_line(self.stream)  # a regular file never blocks
             return line.rstrip("\n") if line else None
         raw = await self._reader.readline()
         return raw.decode(errors="replace").rstrip("\n") if raw else None
+
+
+def _read_file_line(stream: TextIO) -> str:
+    """A line of a file, read as bytes and decoded as the pipe's are: bytes that are not UTF-8
+    become U+FFFD, never lone surrogates, which nothing after this could encode (issue 12)."""
+    binary = getattr(stream, "buffer", None)
+    if binary is None:
+        return stream.readline()
+    return binary.readline().decode(errors="replace")
 
 
 def _is_terminal(stream: TextIO) -> bool:

@@ -42,6 +42,14 @@ def parse_arguments(tool: str, arguments: Any, args_type: type[A]) -> A | str:
         return f"error: bad arguments for {tool}: {exc}"
 
 
+def nul_path_refusal(name: str, value: str) -> str | None:
+    """An ``error:`` result for a path argument that holds a NUL, which no OS call can take
+    (Python would raise ``ValueError`` at the first one); None when it holds none."""
+    if "\0" not in value:
+        return None
+    return f"error: {name} {value!r} holds a NUL character (\\0), which no file name can carry"
+
+
 def resolve_path(raw: str, working_directory: Path) -> Path:
     """A path argument: ``~`` expanded, relative to the working directory, ``..`` folded
     (symlinks are left for a caller that needs the real path)."""

@@ -19,6 +19,7 @@ from wisp.sandbox.plan import SandboxState, SandboxSupport, confined_argv, uncon
 from wisp.sandbox.process import ProcessResult, run_process
 from wisp.sandbox.refusal import Refusal, check_refusal
 from wisp.sandbox.writable import WritableSet
+from wisp.tools.command_line import line_refusal
 
 Record = Callable[[Any], Any]
 SHELL = "/bin/sh"
@@ -95,6 +96,10 @@ class CommandRunner:
         kill_now: asyncio.Event | None = None,
     ) -> Ran | Refused:
         """Policy, gate, sandbox, run (policy.md §1). ``record`` writes under the call's id."""
+        # Before the policy parses it: a line that can never run must not hold up the chat.
+        refusal = line_refusal(line)
+        if refusal:
+            return self._refuse(record, line, directory, "denied", refusal, "refused")
         refused = self._check_directory(line, directory, record)
         if refused:
             return refused
@@ -133,6 +138,11 @@ class CommandRunner:
     ) -> Ran | Refused:
         """A ``!`` command: the lists and the sandbox, no classifier and no approval (typing it
         is the approval), no time limit (policy.md §10)."""
+        refusal = line_refusal(line)
+        if refusal:
+            return self._refuse(
+                record, line, directory, "denied", refusal, "refused", origin="person"
+            )
         refused = self._check_directory(line, directory, record, origin="person")
         if refused:
             return refused

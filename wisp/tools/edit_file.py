@@ -22,7 +22,7 @@ from msgspec import UNSET, UnsetType
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
 from wisp.home import replace_atomically
-from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
+from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
 from wisp.tools.home_guard import is_within
 from wisp.tools.output import split_lines
 
@@ -98,6 +98,9 @@ class EditFileTool:
         line = None if args.line is UNSET else args.line
         if args.mode == "replace" and line is None and not find:
             return "error: replace needs line (from read_file) or find (the exact text to replace)"
+        refusal = nul_path_refusal("path", args.path)
+        if refusal:
+            return refusal
         path = resolve_path(args.path, context.working_directory)
         roots = [context.working_directory, *self.writable_roots]
         # Resolved once: the edit goes to the real path that was checked, not to whatever the

@@ -17,7 +17,7 @@ from typing import Annotated, Any, BinaryIO
 import msgspec
 
 from wisp.agent.types import ToolContext
-from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
+from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
 from wisp.tools.home_guard import is_inside_home, opened_inside_home
 from wisp.tools.output import bounded
 
@@ -61,6 +61,9 @@ class ReadFileTool:
             return f"error: offset must be 1 or more (lines count from 1), got {args.offset}"
         if args.limit < 1:
             return f"error: limit must be 1 or more, got {args.limit}"
+        refusal = nul_path_refusal("path", args.path)
+        if refusal:
+            return refusal
         path = resolve_path(args.path, context.working_directory)
         home = context.conversation.home
         return await asyncio.to_thread(

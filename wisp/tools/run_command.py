@@ -12,7 +12,7 @@ from msgspec import UNSET, UnsetType
 from wisp.agent.text import COMMAND_HINT, hold_back
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import PolicyDecision
-from wisp.tools.arguments import parse_arguments, schema_of
+from wisp.tools.arguments import nul_path_refusal, parse_arguments, schema_of
 from wisp.tools.command_runner import CommandRunner, Ran, Refused, outcome_event
 
 OUTSIDE_REFUSED = (
@@ -60,6 +60,9 @@ class RunCommandTool:
             return args
         directory = context.working_directory
         if args.working_directory is not UNSET:
+            refusal = nul_path_refusal("workingDirectory", args.working_directory)
+            if refusal:
+                return refusal
             if not Path(args.working_directory).is_absolute():
                 return f"error: workingDirectory must be absolute: {args.working_directory}"
             directory = Path(args.working_directory)
