@@ -215,8 +215,8 @@ def tmp_is_narrowed(wisp_home: Path) -> None:
     from wisp.sandbox.plan import probe_uncached
 
     support = probe_uncached()
-    if support.landlock_abi is None or support.bwrap is not None:
-        pytest.skip("/tmp is narrowed only under Landlock without bubblewrap")
+    if support.landlock_abi is None or support.bwrap is not None or support.namespace:
+        pytest.skip("/tmp is narrowed only under Landlock without a mount namespace or bubblewrap")
     if not str(wisp_home).startswith("/tmp/"):
         pytest.skip("WISP_HOME is not under /tmp here")
 

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tests.hang import HANG
@@ -20,12 +21,17 @@ from wisp.sandbox.writable import WritableSet
 RunConfined = Callable[..., Awaitable[tuple[ProcessResult, SandboxState]]]
 
 
-@pytest.fixture
-def support() -> SandboxSupport:
-    """This machine's real Landlock (and bubblewrap, where installed)."""
+@pytest.fixture(params=["namespace", "landlock"])
+def support(request: pytest.FixtureRequest) -> SandboxSupport:
+    """This machine's real Landlock, with the helper's mount namespace where it works (and
+    without it, as on a machine that allows none: bubblewrap where installed, or narrowing)."""
     found = probe_uncached()
     if found.landlock_abi is None:
         pytest.skip("this kernel has no Landlock")
+    if request.param == "landlock":
+        return msgspec.structs.replace(found, namespace=False)
+    if not found.namespace:
+        pytest.skip("no mount namespace here (neither root nor a user namespace)")
     return found
 
 

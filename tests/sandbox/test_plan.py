@@ -26,9 +26,9 @@ def writable(tmp_path: Path) -> WritableSet:
 
 
 def spec_of(argv: list[str]) -> HelperSpec:
-    at = argv.index("wisp.sandbox")
-    assert argv[at - 2 : at] == ["-I", "-m"] and argv[at + 2] == "--"
-    return msgspec.json.decode(argv[at + 1], type=HelperSpec)
+    at = len(argv) - 1 - argv[::-1].index("--")  # bubblewrap has its own "--" before
+    assert argv[at - 4 : at - 2] == ["-S", "-c"]
+    return msgspec.json.decode(argv[at - 1], type=HelperSpec)
 
 
 def test_without_landlock_the_command_runs_as_given_and_says_so(writable: WritableSet) -> None:
@@ -74,10 +74,10 @@ def test_a_narrowed_temp_folder_is_said_once_with_what_breaks_and_the_fix(
     _, state = confined_argv(
         COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
     )
-    assert state.note == (
+    assert state.note is not None and state.note.startswith(
         "sandbox: commands cannot make new files directly in /tmp (mktemp and touch /tmp/x "
         "fail) because WISP_HOME (/tmp/wisp-note-home) lies inside it; set WISP_HOME outside "
-        "/tmp, or install bubblewrap, to fix"
+        "/tmp, or install bubblewrap, to fix; "
     )
 
 
@@ -91,12 +91,43 @@ def test_a_narrowed_working_directory_says_where_else_to_start() -> None:
     _, state = confined_argv(
         COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
     )
-    assert state.note == (
+    assert state.note is not None and state.note.startswith(
         f"sandbox: commands cannot make new files directly in {user} or in the folders between "
         f"it and WISP_HOME (touch {user}/x fails) because WISP_HOME ({user}/dot/.wisp) lies "
         f"inside it; set WISP_HOME outside {user}, start wisp in another folder, or install "
-        "bubblewrap, to fix"
+        "bubblewrap, to fix; "
     )
+
+
+def test_without_a_mount_namespace_the_note_says_what_is_not_protected(tmp_path: Path) -> None:
+    # Issue 12: where neither root nor a user namespace allows one, wisp runs the commands
+    # under Landlock alone and says what that leaves open, the installation first.
+    project = Path(sys.prefix).resolve().parent
+    writable = WritableSet.build(working_directory=project, home=tmp_path, environ={"HOME": "/"})
+    _, state = confined_argv(
+        COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
+    )
+    assert state.note is not None
+    assert "sandbox: no mount namespace here" in state.note
+    assert "commands can read WISP_HOME" in state.note
+    assert f"wisp's own installation ({Path(sys.prefix).resolve()}" in state.note
+
+
+def test_with_the_mount_namespace_nothing_is_narrowed_and_the_install_is_read_only(
+    writable: WritableSet,
+) -> None:
+    support = SandboxSupport(landlock_abi=7, namespace=True)
+    argv, state = confined_argv(COMMAND, writable, network_off=True, support=support)
+    spec = spec_of(argv)
+    assert spec.namespace and spec.protected is None and spec.hidden == [writable.protected]
+    assert str(Path(sys.prefix).resolve()) in spec.read_only
+    assert (state.sandbox, state.network, state.note, state.narrowed_roots) == (
+        True,
+        False,
+        None,
+        (),
+    )
+    assert "mount namespace" in state.mechanism and "every protocol" in state.mechanism
 
 
 def test_landlock_tcp_rules_turn_the_network_off_from_abi_4(writable: WritableSet) -> None:

@@ -1,4 +1,5 @@
-"""The helper: ``python -I -m wisp.sandbox SPEC_JSON -- argv...`` confines itself, then execs argv.
+"""The helper: ``python -I -S -c BOOTSTRAP SPEC_JSON -- argv...`` confines itself, then execs
+argv (``python -I -m wisp.sandbox`` works too, but reads the ``.pth`` files of site-packages).
 
 It runs in the child before exec (D6), never as ``preexec_fn`` in wisp's threaded process. It
 runs on every command, so it imports only the standard library, msgspec, and the two modules
@@ -15,14 +16,18 @@ from typing import NoReturn
 
 import msgspec
 
-from wisp.sandbox.landlock import restrict_self
+from wisp.sandbox.landlock import drop_capabilities, restrict_self
+from wisp.sandbox.mounts import confine_mounts, enter_namespace, listening_sockets
 from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, MESSAGE_PREFIX, HelperSpec
 from wisp.sandbox.writable import is_within, narrow
 
 USAGE = "usage: python -m wisp.sandbox SPEC_JSON -- COMMAND [ARG...]"
+PROBE = "--probe-namespace"
 
 
 def main(args: list[str]) -> NoReturn:
+    if args == [PROBE]:
+        _probe()
     if len(args) < 3 or args[1] != "--":
         _fail(f"cannot confine the command: {USAGE}")
     try:
@@ -34,8 +39,25 @@ def main(args: list[str]) -> NoReturn:
 
 
 def confine(spec: HelperSpec) -> None:
-    """Narrow the roots that hold ``WISP_HOME``, then restrict this process (no_new_privs,
-    ruleset, restrict_self)."""
+    """The mount namespace when asked (else narrow the roots that hold ``WISP_HOME``), the
+    capabilities a command does not need dropped, then Landlock (no_new_privs, ruleset,
+    restrict_self)."""
+    if spec.namespace:
+        allowed = set(spec.sockets)
+        sockets = [path for path in listening_sockets() if path not in allowed]
+        enter_namespace(network_off=spec.network_off)
+        confine_mounts(
+            writable=spec.roots, read_only=spec.read_only, hidden=spec.hidden, sockets=sockets
+        )
+        roots = list(spec.roots)
+        files = list(spec.files)
+    else:
+        roots, files = _narrowed(spec)
+    drop_capabilities()
+    restrict_self(spec.abi, roots=roots, files=files, network_off=spec.network_off)
+
+
+def _narrowed(spec: HelperSpec) -> tuple[list[str], list[str]]:
     roots: list[str] = []
     files = list(spec.files)
     for root in spec.roots:
@@ -46,7 +68,17 @@ def confine(spec: HelperSpec) -> None:
             files += siblings
         elif protected is None or not is_within(root, protected):
             roots.append(root)
-    restrict_self(spec.abi, roots=roots, files=files, network_off=spec.network_off)
+    return roots, files
+
+
+def _probe() -> NoReturn:
+    """Whether the namespace can be made here: the planner asks once per process (§5.1)."""
+    try:
+        enter_namespace(network_off=True)
+        confine_mounts(writable=["/tmp"], read_only=[], hidden=["/tmp"])
+    except Exception as exc:
+        _fail(f"no mount namespace: {exc}")
+    sys.exit(0)
 
 
 def _exec(argv: list[str]) -> NoReturn:

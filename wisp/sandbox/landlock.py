@@ -20,6 +20,13 @@ SYS_RESTRICT_SELF = 446
 CREATE_RULESET_VERSION = 1 << 0
 RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+
+KEPT_CAPABILITIES = frozenset({0, 1, 2, 3, 4, 10})
+"""What a command run as root keeps: CHOWN, DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, FSETID (its
+files in the roots may belong to others) and NET_BIND_SERVICE. Gone: SYS_ADMIN, SYS_PTRACE,
+KILL, SETUID, SETGID, LINUX_IMMUTABLE (``chattr +i``), NET_ADMIN, MKNOD, SYS_MODULE, and the
+rest."""
 
 # Filesystem rights (include/uapi/linux/landlock.h).
 ACCESS_FS_EXECUTE = 1 << 0
@@ -194,6 +201,24 @@ def restrict_self(
         )
     finally:
         os.close(ruleset)
+
+
+def drop_capabilities() -> None:
+    """Drop every capability but :data:`KEPT_CAPABILITIES` from the bounding set, so that the
+    command run as root execs without them. A user that is not root has none after exec
+    anyway (the bounding set is left alone: dropping needs CAP_SETPCAP)."""
+    if os.geteuid() != 0:
+        return
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as file:
+            last = int(file.read())
+    except (OSError, ValueError):
+        last = 63
+    libc = _libc()
+    for cap in range(last + 1):
+        if cap not in KEPT_CAPABILITIES:
+            args = (ctypes.c_ulong(cap), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+            _checked(libc.prctl(ctypes.c_int(PR_CAPBSET_DROP), *args), f"prctl(CAPBSET_DROP {cap})")
 
 
 def _add_path_rule(libc: ctypes.CDLL, ruleset: int, path: str, abi: int, *, beneath: bool) -> None:

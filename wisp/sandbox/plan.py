@@ -9,7 +9,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import sysconfig
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -19,6 +20,7 @@ from wisp.sandbox.spec import HelperSpec
 from wisp.sandbox.writable import WritableSet
 
 BWRAP_PROBE_SECONDS = 5.0
+NAMESPACE_PROBE_SECONDS = 10.0
 NO_LANDLOCK = "no sandbox: this kernel has no Landlock, so commands run unconfined"
 
 
@@ -29,6 +31,8 @@ class SandboxSupport(msgspec.Struct, frozen=True):
     """The Landlock ABI, or None when the kernel has none."""
     bwrap: str | None = None
     """The path of a ``bwrap`` whose probe passed, or None."""
+    namespace: bool = False
+    """Whether the helper can make its own mount namespace (as root, or in a user namespace)."""
 
 
 class SandboxState(msgspec.Struct, frozen=True):
@@ -57,9 +61,64 @@ def probe() -> SandboxSupport:
 def probe_uncached() -> SandboxSupport:
     """:func:`probe` without the memory, for tests and diagnostics."""
     abi = landlock.abi_version()
-    bwrap = _working_bwrap()
-    logger.info("sandbox probe: landlock ABI %s, bwrap %s", abi, bwrap or "absent")
-    return SandboxSupport(landlock_abi=abi, bwrap=bwrap)
+    namespace = abi is not None and _namespace_works()
+    bwrap = None if namespace else _working_bwrap()
+    logger.info(
+        "sandbox probe: landlock ABI %s, mount namespace %s, bwrap %s",
+        abi,
+        "yes" if namespace else "no",
+        bwrap or "absent",
+    )
+    return SandboxSupport(landlock_abi=abi, bwrap=bwrap, namespace=namespace)
+
+
+def helper_argv(python: str = sys.executable) -> list[str]:
+    """How the helper starts: ``-I`` (no working directory, no environment variables) and
+    ``-S`` (no site-packages, so no ``.pth`` file runs), with only the folders that hold wisp
+    and msgspec put back on the path, after the standard library."""
+    places = [_package_parent("msgspec"), _package_parent("wisp")]
+    code = (
+        f"import sys; sys.path += {list(dict.fromkeys(places))!r}; "
+        "from wisp.sandbox.__main__ import main; main(sys.argv[1:])"
+    )
+    return [python, "-I", "-S", "-c", code]
+
+
+def _package_parent(name: str) -> str:
+    module = sys.modules.get(name) or __import__(name)
+    return os.path.dirname(os.path.dirname(os.path.realpath(module.__file__ or "")))
+
+
+def install_paths() -> list[str]:
+    """wisp's own installation (§5.2): the interpreter's prefixes, the standard library,
+    site-packages, the console scripts, the interpreter itself, and the folders of the wisp
+    and msgspec packages (an editable install keeps wisp's in the project)."""
+    found: list[str] = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    paths = sysconfig.get_paths()
+    found += [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts")]
+    found.append(os.path.realpath(sys.executable))
+    for name in ("wisp", "msgspec"):
+        module = sys.modules.get(name) or __import__(name)
+        found.append(os.path.dirname(os.path.realpath(module.__file__ or "")))
+    return list(dict.fromkeys(os.path.realpath(path) for path in found if path))
+
+
+def _namespace_works() -> bool:
+    try:
+        done = subprocess.run(
+            [*helper_argv(), "--probe-namespace"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=NAMESPACE_PROBE_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.info("mount namespace probe failed: %s", exc)
+        return False
+    if done.returncode != 0:
+        logger.info("mount namespace probe failed: %s", done.stderr.decode(errors="replace"))
+        return False
+    return True
 
 
 def _working_bwrap() -> str | None:
@@ -96,14 +155,35 @@ def confined_argv(
     network_off: bool,
     support: SandboxSupport,
     python: str = sys.executable,
+    sockets: Iterable[str] = (),
 ) -> tuple[list[str], SandboxState]:
     """The argv that runs ``argv`` confined to ``writable``, and what that confinement is.
 
-    Without Landlock the command runs as given and the state says ``sandbox: false``."""
+    ``sockets``: the UNIX sockets with a path that commands may reach (every other one is
+    hidden where the mount namespace works). Without Landlock the command runs as given and
+    the state says ``sandbox: false``."""
     abi = support.landlock_abi
     if abi is None:
         state = unconfined("this kernel has no Landlock")
         return list(argv), msgspec.structs.replace(state, note=NO_LANDLOCK)
+    if support.namespace:
+        roots, files = writable.landlock_roots()
+        spec = HelperSpec(
+            abi=abi,
+            roots=roots,
+            files=files,
+            network_off=network_off,
+            namespace=True,
+            read_only=install_paths(),
+            hidden=[writable.protected],
+            sockets=[os.path.realpath(path) for path in sockets],
+        )
+        command = [*helper_argv(python), msgspec.json.encode(spec).decode(), "--", *argv]
+        network = (
+            "network off (every protocol: a network namespace)" if network_off else ("network on")
+        )
+        mechanism = f"landlock ABI {abi}; mount namespace; {network}"
+        return command, SandboxState(sandbox=True, network=not network_off, mechanism=mechanism)
     holding_home = writable.roots_holding_home()
     # §5.2: bubblewrap binds WISP_HOME read-only and keeps the root whole; it needs the folder.
     bwrap = support.bwrap
@@ -117,12 +197,34 @@ def confined_argv(
         network_off=network_off,
         protected=None if bind_home or not holding_home else writable.protected,
     )
-    helper = [python, "-I", "-m", "wisp.sandbox", msgspec.json.encode(spec).decode(), "--"]
+    helper = [*helper_argv(python), msgspec.json.encode(spec).decode(), "--"]
     command = [*helper, *argv]
     if bwrap is not None and use_bwrap:
         command = [*_bwrap_prefix(bwrap, writable, network_off, bind_home), *command]
     narrowed = () if bind_home else holding_home
-    return command, _state(abi, network_off, use_bwrap, narrowed, writable)
+    state = _state(abi, network_off, use_bwrap, narrowed, writable)
+    return command, msgspec.structs.replace(state, note=_join(state.note, _exposed(writable)))
+
+
+def _exposed(writable: WritableSet) -> str:
+    """What is not protected without the mount namespace (said once, with the start-up note)."""
+    inside = [path for path in install_paths() if writable.contains(path)]
+    what = "commands can read WISP_HOME (and any key in its config) and change file modes and "
+    what += "attributes outside the roots"
+    if inside:
+        what += (
+            f"; wisp's own installation ({', '.join(inside[:3])}) lies in a writable root, so a "
+            "command can change what wisp runs next, unconfined"
+        )
+    return (
+        f"sandbox: no mount namespace here (not root, and user namespaces are not allowed), so "
+        f"{what}; run wisp as root, allow unprivileged user namespaces, or install bubblewrap and "
+        "keep wisp's installation outside the working directory, to fix"
+    )
+
+
+def _join(*notes: str | None) -> str | None:
+    return "; ".join(note for note in notes if note) or None
 
 
 def _bwrap_prefix(

@@ -35,6 +35,8 @@ _SHAPES = tuple(
         # GNU coreutils: touch, cp, mkdir, rm, mv, ln.
         r"cannot (?:touch|create directory|create regular file|remove) " + _QUOTED.format("q"),
         r"cannot move .+? to " + _QUOTED.format("q"),
+        # mv across mounts (the roots are mounts of their own in the mount namespace).
+        r"inter-device move failed: .+? to " + _QUOTED.format("q") + r"; unable to remove",
         r"failed to create symbolic link " + _QUOTED.format("q"),
         # mktemp: "failed to create file via template 'TEMPLATE'" (and "directory").
         r"failed to create (?:file|directory) via template " + _QUOTED.format("q"),

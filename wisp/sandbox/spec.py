@@ -24,5 +24,16 @@ class HelperSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     network_off: bool
     """Handle TCP bind and connect with no port rules (ABI 4+)."""
     protected: str | None = None
-    """``WISP_HOME`` when a root holds it and bubblewrap does not cover it: the helper narrows
-    such roots at launch, so the rules see the directories as they are then."""
+    """``WISP_HOME`` when a root holds it and neither the mount namespace nor bubblewrap covers
+    it: the helper narrows such roots at launch, so the rules see the directories as they are
+    then."""
+    namespace: bool = False
+    """Make a private mount namespace (and a user namespace when not root) before Landlock:
+    everything read-only but the roots, ``read_only`` bound read-only, ``hidden`` emptied."""
+    read_only: list[str] = []
+    """wisp's installation: the interpreter's prefix, its site-packages and scripts, the
+    package's own folders. Never writable, even inside a root."""
+    hidden: list[str] = []
+    """``WISP_HOME``: an empty read-only tmpfs over it."""
+    sockets: list[str] = []
+    """The UNIX sockets with a path that commands may reach; every other one is hidden."""

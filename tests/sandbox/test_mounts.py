@@ -1,0 +1,242 @@
+"""The helper's mount namespace, for real (issue 12): wisp's installation is never writable,
+WISP_HOME is hidden and its modes fixed, attributes outside the roots cannot change, a command
+run as root keeps only the capabilities it needs, and ``.pth`` files never run in the helper."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tests.hang import HANG
+from wisp.sandbox.landlock import KEPT_CAPABILITIES
+from wisp.sandbox.mounts import listening_sockets, outermost
+from wisp.sandbox.plan import SandboxSupport, confined_argv, helper_argv, probe_uncached
+from wisp.sandbox.process import ProcessResult, run_process
+from wisp.sandbox.spec import HelperSpec
+from wisp.sandbox.writable import WritableSet
+
+IS_ROOT = os.geteuid() == 0
+
+
+@pytest.fixture
+def namespaced() -> SandboxSupport:
+    """The real probe, where the helper can make its mount namespace."""
+    found = probe_uncached()
+    if found.landlock_abi is None or not found.namespace:
+        pytest.skip("no Landlock, or no mount namespace here")
+    return found
+
+
+async def run(
+    line: str,
+    writable: WritableSet,
+    support: SandboxSupport,
+    cwd: Path | str,
+    *,
+    env: Mapping[str, str] | None = None,
+    network_off: bool = False,
+    sockets: tuple[str, ...] = (),
+) -> ProcessResult:
+    extra = {"sockets": sockets} if sockets else {}
+    argv, _ = confined_argv(
+        ["/bin/sh", "-c", line], writable, network_off=network_off, support=support, **extra
+    )
+    return await run_process(argv, cwd=cwd, timeout=HANG, env=env)
+
+
+def build(work: Path | str, home: Path, user_home: Path) -> WritableSet:
+    environ = {"HOME": str(user_home), "TMPDIR": "/tmp"}
+    return WritableSet.build(working_directory=work, home=home, environ=environ)
+
+
+@contextlib.contextmanager
+def removed_afterwards(*paths: Path) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for path in paths:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
+
+async def test_wisp_installed_in_the_working_directory_cannot_be_written(
+    namespaced: SandboxSupport, home: Path, user_home: Path
+) -> None:
+    # The README's set-up: .venv (and, editable, the wisp/ source) in the project wisp runs in.
+    site = Path(sysconfig.get_paths()["purelib"])
+    package = Path(os.path.realpath(__file__)).parents[2] / "wisp"
+    project = os.path.commonpath([os.path.realpath(sys.prefix), str(site)])
+    project = os.path.dirname(project)
+    writable = build(project, home, user_home)
+    assert writable.contains(site / "x")  # the point: the install lies inside a root
+    tag = f"wisp-test-{os.getpid()}"
+    targets = [
+        site / f"zz-{tag}.pth",
+        Path(sysconfig.get_paths()["scripts"]) / tag,
+        Path(package) / f"{tag}.py",
+        Path(package) / "__pycache__" / f"{tag}.pyc",
+    ]
+    if not Path(package).is_dir():
+        targets = targets[:2]
+    line = "; ".join(f"echo 'import os' > {target}" for target in targets)
+    with removed_afterwards(*targets):
+        result = await run(f"{line}; chmod 0777 {site}", writable, namespaced, project)
+        made = [target for target in targets if target.exists()]
+    assert made == []
+    assert result.stderr.count("Read-only file system") == len(targets) + 1
+    assert stat.S_IMODE(site.stat().st_mode) != 0o777
+
+
+async def test_an_installation_under_tmp_cannot_be_written(
+    namespaced: SandboxSupport, tmp_path: Path
+) -> None:
+    # wherever it lies: here a prefix under /tmp, itself a writable root.
+    venv = tmp_path / "venv"
+    (venv / "lib").mkdir(parents=True)
+    spec = HelperSpec(
+        abi=namespaced.landlock_abi or 0,
+        roots=[str(tmp_path)],
+        files=["/dev/null"],
+        network_off=False,
+        namespace=True,
+        read_only=[str(venv)],
+    )
+    done = subprocess.run(
+        [*helper_argv(), msgspec.json.encode(spec).decode(), "--", "sh", "-c",
+         "touch venv/lib/zz.pth; touch beside"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=HANG,
+    )  # fmt: skip
+    assert not (venv / "lib" / "zz.pth").exists()
+    assert "Read-only file system" in done.stderr
+    assert (tmp_path / "beside").exists()
+
+
+async def test_a_pth_file_in_site_packages_never_runs_in_the_helper(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path, tmp_path: Path
+) -> None:
+    # Planted by hand here (a command can no longer plant it): the helper must not run it
+    # before it confines itself. It only acts when this test's variable is set.
+    site = Path(sysconfig.get_paths()["purelib"])
+    mark = tmp_path / "pth-ran"
+    planted = site / f"zz-wisp-test-{os.getpid()}.pth"
+    planted.write_text(
+        "import os; p = os.environ.get('WISP_TEST_PTH_MARK'); p and open(p, 'w').close()\n"
+    )
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "WISP_TEST_PTH_MARK": str(mark)}
+    with removed_afterwards(planted):
+        result = await run("true", build(work, home, user_home), namespaced, work, env=env)
+    assert result.exit_status == 0, result.stderr
+    assert not mark.exists()
+
+
+async def test_wisp_home_is_empty_to_commands(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
+) -> None:
+    (home / "config.json").write_text('{"apiKey": "sk-wisp-test-secret"}')
+    (home / "logs").mkdir()
+    result = await run(
+        f"cat {home}/config.json; ls -A {home}; echo listed",
+        build(work, home, user_home),
+        namespaced,
+        work,
+    )
+    assert "sk-wisp-test-secret" not in result.stdout + result.stderr
+    assert result.stdout == "listed\n"
+    assert "No such file or directory" in result.stderr
+
+
+async def test_wisp_home_modes_and_attributes_cannot_change(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
+) -> None:
+    logs = home / "logs"
+    logs.mkdir()
+    audit = logs / "audit.jsonl"
+    audit.write_text("{}\n")
+    home.chmod(0o700)
+    audit.chmod(0o600)
+    line = (
+        f"chmod 0777 {home}; chmod 0666 {audit}; chattr +a {audit}; chattr +i {audit}; "
+        f"touch -d 2001-01-01 {audit}; chown 65534 {audit}"
+    )
+    before = audit.stat().st_mtime_ns
+    await run(line, build(work, home, user_home), namespaced, work)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE(audit.stat().st_mode) == 0o600
+    assert audit.stat().st_mtime_ns == before and audit.stat().st_uid == os.geteuid()
+    flags = subprocess.run(["lsattr", str(audit)], capture_output=True, text=True, check=False)
+    assert flags.returncode != 0 or "i" not in flags.stdout.split()[0]
+    assert flags.returncode != 0 or "a" not in flags.stdout.split()[0]
+
+
+async def test_attributes_outside_the_roots_cannot_change(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
+) -> None:
+    # /var/tmp lies outside every root; Landlock alone has no right for attributes.
+    outside = Path("/var/tmp") / f"wisp-test-{os.getpid()}"
+    outside.write_text("x")
+    outside.chmod(0o600)
+    try:
+        before = outside.stat()
+        await run(
+            f"chmod 0666 {outside}; touch -d 2001-01-01 {outside}; chown 65534 {outside}",
+            build(work, home, user_home),
+            namespaced,
+            work,
+        )
+        after = outside.stat()
+    finally:
+        outside.unlink()
+    assert (after.st_mode, after.st_mtime_ns, after.st_uid) == (
+        before.st_mode,
+        before.st_mtime_ns,
+        before.st_uid,
+    )
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="only root has capabilities to drop")
+async def test_a_command_run_as_root_keeps_only_the_capabilities_it_needs(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
+) -> None:
+    result = await run(
+        "grep -E '^Cap(Eff|Bnd)' /proc/self/status", build(work, home, user_home), namespaced, work
+    )
+    kept = sum(1 << cap for cap in KEPT_CAPABILITIES)
+    masks = {line.split()[0]: int(line.split()[1], 16) for line in result.stdout.splitlines()}
+    assert masks == {"CapEff:": kept, "CapBnd:": kept}
+
+
+async def test_the_working_directory_stays_writable_through_relative_paths(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
+) -> None:
+    result = await run(
+        "echo x > made && mkdir sub && mv made sub/ && mktemp",
+        build(work, home, user_home),
+        namespaced,
+        work,
+    )
+    assert result.exit_status == 0, result.stderr
+    assert (work / "sub" / "made").read_text() == "x\n"
+
+
+def test_outermost_keeps_only_the_outer_paths() -> None:
+    assert outermost(["/a/b", "/a", "/c", "/ab"]) == ["/a", "/c", "/ab"]
+
+
+def test_listening_sockets_reads_the_paths(tmp_path: Path) -> None:
+    table = tmp_path / "unix"
+    table.write_text(
+        "Num       RefCount Protocol Flags    Type St Inode Path\n"
+        "0000: 00000002 00000000 00010000 0001 01 1 /run/a b.sock\n"
+        "0000: 00000002 00000000 00010000 0001 01 2 @abstract\n"
+        "0000: 00000003 00000000 00000000 0001 03 3\n"
+    )
+    assert listening_sockets(str(table)) == ["/run/a b.sock"]
