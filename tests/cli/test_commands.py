@@ -253,3 +253,51 @@ def test_wisp_home_under_tmp_is_a_note_and_the_status_for_a_front_end(
     assert len(notes) == 1
     status = next(ln for ln in lines if ln["type"] == "status")
     assert status["sandboxNote"] == notes[0]
+
+
+# -- the environment: wisp's API keys stay out of commands -------------------------------------
+
+SECRET = "sk-test-secret-5e1d0b"
+
+
+def every_byte_wisp_wrote(result: subprocess.CompletedProcess[str], home: Path) -> str:
+    logs = sorted((home / "logs").glob("*.jsonl"))
+    return "\n".join([result.stdout, result.stderr, *(path.read_text() for path in logs)])
+
+
+@pytest.fixture
+def keys_in_environment(wisp_env: dict[str, str]) -> dict[str, str]:
+    """wisp started with its keys in the environment, beside a variable of the person's."""
+    wisp_env.update(
+        WISP_OPENAI_API_KEY=SECRET,
+        WISP_LLAMACPP_API_KEY=SECRET + "-llamacpp",
+        WISP_SOME_FUTURE_API_KEY=SECRET + "-future",
+        PERSONS_VARIABLE="kept-as-today",
+    )
+    return wisp_env
+
+
+def test_a_models_command_gets_no_api_key_in_its_environment(
+    wisp, keys_in_environment, tmp_path: Path, wisp_home: Path, audit_lines
+) -> None:
+    script = commands_script(tmp_path / "s.json", "env")
+    result = wisp("--yes", "-m", f"script:{script}", "show me the environment")
+    assert result.returncode == 0, result.stderr
+    assert SECRET not in every_byte_wisp_wrote(result, wisp_home)
+    env_output = outcomes(audit_lines)[0]["stdout"]
+    assert "PERSONS_VARIABLE=kept-as-today" in env_output
+    assert f"WISP_HOME={wisp_home}" in env_output
+    assert "API_KEY" not in env_output
+    results = [e["details"]["output"] for e in audit_lines() if e["kind"] == "tool.result"]
+    assert "PERSONS_VARIABLE=kept-as-today" in results[0]
+
+
+def test_a_typed_command_gets_no_api_key_in_its_environment(
+    wisp, keys_in_environment, tmp_path: Path, wisp_home: Path
+) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": []}))
+    result = wisp("chat", "--plain", "-m", f"script:{script}", input="!env\n/quit\n")
+    assert result.returncode == 0, result.stderr
+    assert "PERSONS_VARIABLE=kept-as-today" in result.stderr
+    assert SECRET not in every_byte_wisp_wrote(result, wisp_home)

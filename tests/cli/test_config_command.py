@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import stat
@@ -781,3 +782,83 @@ def test_help_works_for_every_config_command(wisp_cli, args) -> None:
 def test_config_help_has_examples(wisp_cli) -> None:
     result = wisp_cli("config", "--help")
     assert "examples:" in result.stdout and "wisp config set audit.keepFiles 3" in result.stdout
+
+
+# -- secrets: API keys are shown as set, recorded as [redacted] ----------------------------------
+
+SECRET = "sk-test-secret-7f3a9c"
+
+
+def every_byte_wisp_wrote(results: list[subprocess.CompletedProcess[str]], home: Path) -> str:
+    """stdout and stderr of every run, and every audit file, as one text to search."""
+    logs = sorted((home / "logs").glob("*.jsonl")) if (home / "logs").is_dir() else []
+    runs = [result.stdout + result.stderr for result in results]
+    return "\n".join(runs + [path.read_text() for path in logs])
+
+
+@pytest.mark.parametrize("scheme", ["openai", "llamacpp", "lmstudio"])
+def test_an_api_key_is_a_known_setting_shown_only_as_set(
+    wisp_cli, wisp_home: Path, scheme: str
+) -> None:
+    key = f"{scheme}.apiKey"
+    runs = [
+        wisp_cli("config", "set", key, SECRET),
+        wisp_cli("config", "get", key),
+        wisp_cli("config", "list"),
+        wisp_cli("config", "set", key, SECRET),  # unchanged: says what it is
+        wisp_cli("logs"),
+        wisp_cli("logs", "--json"),
+    ]
+    assert stored(wisp_home) == {scheme: {"apiKey": SECRET}}  # the file holds it, 0600
+    assert SECRET not in every_byte_wisp_wrote(runs, wisp_home)
+    set_, get, listing, again = runs[:4]
+    assert (set_.returncode, set_.stdout, set_.stderr) == (0, f"{key} = set (config.json)\n", "")
+    assert get.stdout == "set (config.json)\n"
+    assert re.search(rf"^{re.escape(key)} +set \(config\.json\)$", listing.stdout, re.M)
+    assert again.stdout == f"unchanged: {key} is set (config.json)\n"
+
+
+def test_config_change_records_an_api_key_as_redacted(wisp_cli, audit_lines: AuditLines) -> None:
+    wisp_cli("config", "set", "openai.apiKey", SECRET)
+    wisp_cli("config", "set", "openai.apiKey", SECRET + "-new")
+    unset = wisp_cli("config", "unset", "openai.apiKey")
+    assert unset.stdout == "unset openai.apiKey (was set (config.json))\n"
+    changes = [(line["details"]["old"], line["details"]["new"]) for line in audit_lines()]
+    assert changes == [(None, "[redacted]"), ("[redacted]", "[redacted]"), ("[redacted]", None)]
+
+
+def test_an_api_key_set_inside_an_object_is_redacted_there(
+    wisp_cli, wisp_home: Path, audit_lines: AuditLines
+) -> None:
+    value = json.dumps({"apiKey": SECRET, "timeoutSeconds": 30})
+    runs = [wisp_cli("config", "set", "openai", value), wisp_cli("config", "get", "openai")]
+    runs.append(wisp_cli("config", "unset", "openai"))
+    assert SECRET not in every_byte_wisp_wrote(runs, wisp_home)
+    assert runs[0].stdout == 'openai = {"apiKey":"[redacted]","timeoutSeconds":30}\n'
+    assert [line["details"]["new"] for line in audit_lines()] == [
+        {"apiKey": "[redacted]", "timeoutSeconds": 30},
+        None,
+    ]
+
+
+def test_a_key_that_is_not_a_string_is_refused_without_showing_it(wisp_cli, wisp_home) -> None:
+    write_config(wisp_home, b'{"openai": {"apiKey": 918273645546372}}')
+    runs = [wisp_cli("config", "get", "openai.apiKey"), wisp_cli("config", "list")]
+    assert "918273645546372" not in every_byte_wisp_wrote(runs, wisp_home)
+    assert "openai.apiKey  set (config.json)  (invalid: expected a non-empty string)" in re.sub(
+        r" {2,}", "  ", runs[1].stdout
+    )
+
+
+def test_a_key_that_parses_as_json_is_kept_as_the_text_typed(wisp_cli, wisp_home) -> None:
+    result = wisp_cli("config", "set", "openai.apiKey", "12345678")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert stored(wisp_home) == {"openai": {"apiKey": "12345678"}}
+
+
+def test_a_key_in_the_environment_is_listed_by_its_variable(wisp_cli, bare_env) -> None:
+    bare_env["WISP_LMSTUDIO_API_KEY"] = SECRET
+    listing = wisp_cli("config", "list").stdout
+    assert SECRET not in listing
+    assert re.search(r"^lmstudio\.apiKey +set \(WISP_LMSTUDIO_API_KEY\)$", listing, re.M)
+    assert wisp_cli("config", "get", "lmstudio.apiKey").stdout == "set (WISP_LMSTUDIO_API_KEY)\n"

@@ -53,7 +53,16 @@ async def test_config_shows_api_keys_only_as_set_or_unset(
     result = await inspect(context, what="config")
     assert "sk-live-123" not in result
     shown = msgspec.json.decode(result)
-    assert (shown["openai"]["apiKey"], shown["other"]["token"]) == ("set", "unset")
+    assert (shown["openai"]["apiKey"], shown["other"]["token"]) == ("set (config.json)", "unset")
+    assert shown["llamacpp"]["apiKey"] == "unset"  # every key wisp reads is listed
+
+
+async def test_config_hides_an_api_key_stored_inside_an_unknown_object(
+    context: ToolContext, conversation: Any, home: Path
+) -> None:
+    data = {"plugin": {"auth": {"apiKey": "sk-live-456"}}}
+    conversation.config = Config(home / "config.json", data)
+    assert "sk-live-456" not in await inspect(context, what="config")
 
 
 async def test_config_shows_a_model_entry_nested_under_its_whole_name(

@@ -41,6 +41,7 @@ def test_run_command_and_ask_take_their_places_when_the_face_gives_what_they_nee
         writable=WritableSet.build(working_directory="/tmp", home="/tmp/h", environ={}),
         support=SandboxSupport(landlock_abi=None),
         settings=CommandSettings(),
+        environ={},
     )
     tools = default_tools(
         config({"context": {"memory": True}}), runner=runner, asker=NobodyAsker()

@@ -78,6 +78,7 @@ def build_runner(
         writable=writable,
         support=probe(),
         settings=settings,
+        environ=environ,
     )
     _warn_once(runner, options, warn)
     return runner

@@ -30,6 +30,7 @@ from wisp.config import (
     unknown_keys_in,
     unset_value,
 )
+from wisp.config.secrets import SET_IN_FILE, is_secret, redacted, shown_secret
 from wisp.errors import ConfigValueError, WispError
 
 EPILOG = """\
@@ -47,7 +48,11 @@ Settings live in $WISP_HOME/config.json as nested objects: audit.keepFiles is
 quotes inside the path, and the whole path in single quotes for the shell; config list
 prints every key that way. A key one edit away from a known one is refused with the one
 meant (--force keeps it). Every set and unset that changes something is recorded in the
-audit log as config.change."""
+audit log as config.change.
+
+API keys (openai.apiKey, llamacpp.apiKey, lmstudio.apiKey) are shown only as
+"set (config.json)", or "set (WISP_OPENAI_API_KEY)" when that variable stands in for
+it, and recorded as "[redacted]"; VALUE is taken as typed."""
 
 KEY_HELP = 'a dotted path, such as audit.keepFiles or local.models."NAME.Q4_1".think'
 UNKNOWN = "is not a setting this wisp knows"
@@ -88,12 +93,17 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     unset.set_defaults(handler=run_unset)
 
 
-def parse_value(text: str) -> Any:
-    """VALUE as JSON when it parses (``3``, ``true``, ``[1]``), else the text itself."""
+def parse_value(text: str, *, is_key: bool = False) -> Any:
+    """VALUE as JSON when it parses (``3``, ``true``, ``[1]``), else the text itself.
+
+    An API key (``is_key``) is a string whatever it looks like: a JSON string is unquoted,
+    anything else is the text as typed, so a key of digits is not refused as a number.
+    """
     try:
-        return msgspec.json.decode(text)
+        value = msgspec.json.decode(text)
     except msgspec.DecodeError:
         return text
+    return text if is_key and not isinstance(value, str) else value
 
 
 def show(value: Any) -> str:
@@ -103,10 +113,18 @@ def show(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
+def shown(key: str | tuple[str, ...], value: Any) -> str:
+    """A stored value as ``show`` gives it, each secret in it hidden: a key itself is
+    ``set (config.json)``, a key inside an object ``"[redacted]"``."""
+    if is_secret(key):
+        return SET_IN_FILE
+    return show(redacted(key, value))
+
+
 def run_list(args: argparse.Namespace, context: Context) -> int:
     """Every known setting, then every other key in the file; each key as typed at a shell."""
     config = context.load_config()
-    rows = [_setting_row(config, key) for key in SETTINGS]
+    rows = [_setting_row(config, key, context) for key in SETTINGS]
     rows += [_stored_row(key, value) for key, value in config.leaves() if key not in SETTINGS]
     key_width = max(len(key) for key, _, _ in rows)
     value_width = max(len(value) for _, value, _ in rows)
@@ -115,14 +133,25 @@ def run_list(args: argparse.Namespace, context: Context) -> int:
     return 0
 
 
-def _setting_row(config: Config, key: str) -> tuple[str, str, str]:
+def _setting_row(config: Config, key: str, context: Context) -> tuple[str, str, str]:
     stored = config.get(key)
+    if SETTINGS[key].secret:
+        return _secret_row(key, stored, context)
     if stored is not MISSING:
         return _stored_row(key, stored)
     default = SETTINGS[key].default
     if default is None:
         return key, "-", "(not set)"
-    return key, _listed(default), "(default)"
+    return key, _listed(key, default), "(default)"
+
+
+def _secret_row(key: str, stored: Any, context: Context) -> tuple[str, str, str]:
+    """A key: where it is set, the file's marked invalid; never its value."""
+    where = shown_secret(key, stored is not MISSING, context.environ)
+    if where is None:
+        return key, "-", "(not set)"
+    problem = None if stored is MISSING else problem_with(key, stored)
+    return key, where, f"(invalid: {problem})" if problem else ""
 
 
 def _stored_row(key: str, value: Any) -> tuple[str, str, str]:
@@ -133,12 +162,12 @@ def _stored_row(key: str, value: Any) -> tuple[str, str, str]:
         note = f"(not a setting this wisp knows; kept{_did_you_mean(key, '; ')})"
     else:
         note = ""
-    return shell_word(key), _listed(value), note
+    return shell_word(key), _listed(key, value), note
 
 
-def _listed(value: Any) -> str:
-    """As ``show``, but an empty string stays visible in a column."""
-    return '""' if value == "" else show(value)
+def _listed(key: str, value: Any) -> str:
+    """As ``shown``, but an empty string stays visible in a column."""
+    return '""' if value == "" and not is_secret(key) else shown(key, value)
 
 
 def run_get(args: argparse.Namespace, context: Context) -> int:
@@ -151,14 +180,19 @@ def run_get(args: argparse.Namespace, context: Context) -> int:
             f"{join_path(names)} is not set in {config.path}, and is not a known setting"
             + _did_you_mean(names, "; ")
         )
-    print(show(setting.default if stored is MISSING else stored), file=context.stdout)
+    if setting is not None and setting.secret:
+        where = shown_secret(names, stored is not MISSING, context.environ)
+        print(where or "not set", file=context.stdout)
+        return 0
+    print(shown(names, setting.default if stored is MISSING else stored), file=context.stdout)
     return 0
 
 
 def run_set(args: argparse.Namespace, context: Context) -> int:
     """An unknown key one edit from a known one is refused: the setting meant would not change."""
     names = split_path(args.key)
-    value = parse_value(args.value)
+    setting = setting_for(names)
+    value = parse_value(args.value, is_key=setting is not None and setting.secret)
     warnings: list[str] = []
     for unknown in unknown_keys_in(names, value):
         near = near_key(unknown)
@@ -225,8 +259,9 @@ def _record(context: Context, config: Config, change: Change, *, log_it: bool) -
         log.record(
             ConfigChange(
                 path=change.key,
-                old=None if change.old is MISSING else change.old,
-                new=None if change.new is MISSING else change.new,
+                # A key is never recorded, only that it changed (docs/logging.md).
+                old=None if change.old is MISSING else redacted(change.key, change.old),
+                new=None if change.new is MISSING else redacted(change.key, change.new),
                 source="cli",
                 approval=None,
             )
@@ -236,11 +271,16 @@ def _record(context: Context, config: Config, change: Change, *, log_it: bool) -
 
 
 def _describe(key: str, value: Any) -> str:
-    return f"{key} is not set" if value is MISSING else f"{key} is {show(value)}"
+    return f"{key} is not set" if value is MISSING else f"{key} is {shown(key, value)}"
 
 
 def _describe_change(change: Change) -> str:
     if change.new is MISSING:
-        return f"unset {change.key} (was {show(change.old)})"
-    was = "" if change.old is MISSING else f" (was {show(change.old)})"
-    return f"{change.key} = {show(change.new)}{was}"
+        return f"unset {change.key} (was {shown(change.key, change.old)})"
+    if change.old is MISSING:
+        was = ""
+    elif is_secret(change.key):
+        was = " (replacing the key set before)"
+    else:
+        was = f" (was {shown(change.key, change.old)})"
+    return f"{change.key} = {shown(change.key, change.new)}{was}"

@@ -30,6 +30,9 @@ class Setting:
     expected: str
     """The type and range in words, for errors: ``an integer from 0 to 10000``."""
     help: str
+    secret: bool = False
+    """A credential (an API key): shown only as set (``wisp.config.secrets``), recorded as
+    ``[redacted]``, kept out of commands' environment."""
 
     def check(self, value: Any) -> Any:
         """The value, if it is of this setting's type and range; else ``ValueError``."""
@@ -37,6 +40,12 @@ class Setting:
             return msgspec.convert(value, self.type, strict=True)
         except msgspec.ValidationError as exc:
             raise ValueError(f"expected {self.expected}") from exc
+
+
+def secret_variable(path: str) -> str:
+    """The environment variable that stands in for the secret ``path`` and wins over it:
+    ``openai.apiKey`` is ``WISP_OPENAI_API_KEY``, as the backends read it."""
+    return f"WISP_{path.split('.')[0].upper()}_API_KEY"
 
 
 _URL = Annotated[str, msgspec.Meta(pattern=r"^https?://\S+$")]
@@ -120,6 +129,22 @@ SETTINGS: dict[str, Setting] = {
             "http://127.0.0.1:8000/v1",
             "an http:// or https:// URL",
             "The OpenAI-compatible server that openai:NAME models use.",
+        ),
+        *(
+            Setting(
+                f"{scheme}.apiKey",
+                Annotated[str, msgspec.Meta(min_length=1)],
+                None,
+                "a non-empty string",
+                f"The key {runtime} asks for (sent as a bearer token); "
+                f"{secret_variable(f'{scheme}.apiKey')} wins over it.",
+                secret=True,
+            )
+            for scheme, runtime in (
+                ("llamacpp", "llama-server"),
+                ("lmstudio", "LM Studio"),
+                ("openai", "the openai: server"),
+            )
         ),
         Setting(
             "ollama.timeoutSeconds",

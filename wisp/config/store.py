@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from wisp.config.paths import join_path
+from wisp.config.secrets import redacted
 from wisp.config.settings import Names, Setting, is_section, names_of, setting_for
 from wisp.diagnostics import logger
 from wisp.errors import ConfigError, ConfigValueError
@@ -125,7 +126,7 @@ def check_value(setting: Setting, value: Any, *, where: str | None = None) -> An
     try:
         return setting.check(value)
     except ValueError as exc:
-        shown = msgspec.json.encode(value).decode()
+        shown = msgspec.json.encode(redacted(setting.path, value)).decode()
         place = f"{where}: " if where else ""
         raise ConfigValueError(f"{place}{setting.path}: {exc}, got {shown}") from exc
 

@@ -5,12 +5,13 @@ process, the refusal check, and the audit (``policy.decision`` once per line, th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wisp.audit.kinds import CommandOutcome, PolicyDecision
+from wisp.config.secrets import command_environment
 from wisp.policy.gate import ApprovalGate
 from wisp.policy.patterns import CommandPatterns
 from wisp.policy.rules import assess, assess_whole_line
@@ -69,12 +70,16 @@ class CommandRunner:
         writable: WritableSet,
         support: SandboxSupport,
         settings: CommandSettings,
+        environ: Mapping[str, str],
     ) -> None:
         self.patterns = patterns
         self.gate = gate
         self.writable = writable
         self.support = support
         self.settings = settings
+        self.environ = command_environment(environ)
+        """What every command runs with: wisp's environment less its API keys, which are for
+        the model's server, never for the model (docs/sandbox.md, Environment)."""
 
     # -- the state of the sandbox, for inspect and the status line ---------------------------
 
@@ -183,7 +188,12 @@ class CommandRunner:
         record(decision)
         try:
             result = await run_process(
-                argv, cwd=directory, timeout=timeout, stop=stop, kill_now=kill_now
+                argv,
+                cwd=directory,
+                timeout=timeout,
+                stop=stop,
+                kill_now=kill_now,
+                env=self.environ,
             )
         except OSError as exc:
             return Refused(f"error: could not launch {SHELL}: {exc.strerror}", "failed", str(exc))

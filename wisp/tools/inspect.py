@@ -1,13 +1,12 @@
 """``inspect``: wisp's own state, read-only: its config, status, approvals and audit (§6.5).
 
 Every view is capped at 4 KiB. API keys and other secrets in the config are shown only as
-``set`` or ``unset``.
+``set (config.json)`` or ``unset`` (``wisp.config.secrets``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import deque
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +20,7 @@ from wisp.audit.details import REGISTRY
 from wisp.audit.reader import EventFilter, read_decoded
 from wisp.audit.summary import summary_line
 from wisp.config import SETTINGS, split_path
+from wisp.config.secrets import SET_IN_FILE, is_secret
 from wisp.diagnostics import logger
 from wisp.tools.arguments import parse_arguments, schema_of
 from wisp.tools.output import bounded, hold_back
@@ -33,8 +33,6 @@ AUDIT_LAST_MAX = 100
 SUMMARY_WIDTH = 160
 """An audit summary line's characters at most: 20 of them must share the 4 KiB."""
 NO_EVENTS = "no matching audit events"
-_SECRET = re.compile(r"(?i)(api[-_]?key|token|secret|password|credentials?)$")
-"""A key that holds a secret, by its last part: ``openai.apiKey``, not ``maxTokens``."""
 
 
 class InspectArgs(msgspec.Struct, kw_only=True):
@@ -145,8 +143,8 @@ def _put(tree: dict[str, Any], key: str, value: Any) -> None:
         if not isinstance(child, dict):
             return  # a stored value where settings nest beneath it: the value stays shown
         node = child
-    if _SECRET.search(name):
-        value = "set" if value else "unset"
+    if is_secret(key):
+        value = SET_IN_FILE if value else "unset"
     node[name] = value
 
 

@@ -1,0 +1,62 @@
+"""Secret settings: one flag on the Setting, and everything derived from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wisp.config import SETTINGS, Config
+from wisp.config.secrets import (
+    REDACTED,
+    SECRETS,
+    command_environment,
+    is_secret,
+    redacted,
+    secret_variable,
+)
+from wisp.models.http import api_key
+from wisp.models.openai_wire import DIALECTS
+
+
+def test_the_secrets_are_the_api_keys_the_backends_read() -> None:
+    assert {f"{scheme}.apiKey" for scheme in DIALECTS} == SECRETS
+    assert all(SETTINGS[path].secret for path in SECRETS)
+
+
+@pytest.mark.parametrize("path", sorted(SECRETS))
+def test_each_secret_is_read_from_config_and_from_its_variable(path: str) -> None:
+    scheme = path.split(".")[0]
+    config = Config(Path("/nonexistent/config.json"), {scheme: {"apiKey": "from-file"}})
+    assert api_key(scheme, config, {}).source == "config.json"  # type: ignore[union-attr]
+    variable = secret_variable(path)
+    assert api_key(scheme, config, {variable: "env"}).source == variable  # type: ignore[union-attr]
+    assert command_environment({variable: "env"}) == {}
+
+
+def test_an_unknown_key_named_like_a_secret_is_one_and_tokens_are_not() -> None:
+    assert is_secret("plugin.auth.token") and is_secret(("x", "password"))
+    assert not is_secret("agent.maxTokens") and not is_secret("openai.baseURL")
+
+
+def test_redacted_replaces_each_secret_below_a_key() -> None:
+    value = {"apiKey": "sk-1", "baseURL": "http://h/v1", "models": {"m": {"think": True}}}
+    assert redacted("openai", value) == {**value, "apiKey": REDACTED}
+    assert redacted("openai.apiKey", "sk-1") == REDACTED
+    assert redacted("openai.apiKey", None) is None
+    assert redacted("audit.keepFiles", 3) == 3
+
+
+def test_a_commands_environment_drops_the_api_key_family_only() -> None:
+    environ = {
+        "WISP_OPENAI_API_KEY": "a",
+        "WISP_NEW_RUNTIME_API_KEY": "b",
+        "WISP_HOME": "/h",
+        "OPENAI_API_KEY": "the person's own",
+        "PATH": "/bin",
+    }
+    assert command_environment(environ) == {
+        "WISP_HOME": "/h",
+        "OPENAI_API_KEY": "the person's own",
+        "PATH": "/bin",
+    }
