@@ -862,3 +862,14 @@ def test_a_key_in_the_environment_is_listed_by_its_variable(wisp_cli, bare_env) 
     assert SECRET not in listing
     assert re.search(r"^lmstudio\.apiKey +set \(WISP_LMSTUDIO_API_KEY\)$", listing, re.M)
     assert wisp_cli("config", "get", "lmstudio.apiKey").stdout == "set (WISP_LMSTUDIO_API_KEY)\n"
+
+
+def test_a_key_set_one_level_too_high_is_refused_without_showing_it(wisp_cli, wisp_home) -> None:
+    result = wisp_cli("config", "set", "openai", SECRET)
+    assert result.returncode == 1 and SECRET not in result.stdout + result.stderr
+    assert result.stderr == (
+        'wisp: openai: expected an object (settings nest in it), got "[redacted]"\n'
+    )
+    write_config(wisp_home, json.dumps({"llamacpp": SECRET}).encode())
+    runs = [wisp_cli("config", "list"), wisp_cli("config", "get", "llamacpp")]
+    assert SECRET not in every_byte_wisp_wrote(runs, wisp_home)

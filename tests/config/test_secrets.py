@@ -60,3 +60,9 @@ def test_a_commands_environment_drops_the_api_key_family_only() -> None:
         "OPENAI_API_KEY": "the person's own",
         "PATH": "/bin",
     }
+
+
+def test_a_value_where_a_key_was_meant_one_level_up_is_redacted_too() -> None:
+    # `wisp config set openai sk-…`: the key was meant for openai.apiKey.
+    assert redacted("openai", "sk-1") == REDACTED
+    assert redacted("ollama", "http://h") == "http://h"  # ollama holds no key

@@ -25,6 +25,9 @@ REDACTED = "[redacted]"
 SET_IN_FILE = "set (config.json)"
 """How a secret stored in config.json is shown."""
 
+_HOLDERS = frozenset(names_of(path)[:-1] for path in SECRETS)
+"""The objects that hold a secret: ``openai`` for ``openai.apiKey``."""
+
 _SECRET_NAME = re.compile(r"(?i)(api[-_]?key|token|secret|password|credentials?)$")
 """An unknown key's last name that reads as a secret: ``auth.token``, not ``maxTokens``."""
 
@@ -43,11 +46,15 @@ def is_secret(key: str | Names) -> bool:
 
 def redacted(key: str | Names, value: Any) -> Any:
     """``value`` as stored at ``key``, with every secret in it (``key`` itself, or a key in an
-    object below it) replaced by ``REDACTED``; None stays None (unset)."""
+    object below it) replaced by ``REDACTED``; None stays None (unset).
+
+    So is anything but an object stored where a key's object should be (``openai`` set to
+    ``sk-…``): the key was meant one level down.
+    """
     names = names_of(key)
     if value is None:
         return None
-    if is_secret(names):
+    if is_secret(names) or (names in _HOLDERS and not isinstance(value, dict)):
         return REDACTED
     if isinstance(value, dict):
         return {name: redacted((*names, name), item) for name, item in value.items()}

@@ -307,7 +307,7 @@ def _check_leaf(names: Names, value: Any) -> None:
     if setting is not None:
         check_value(setting, value)
     elif is_section(names) and not isinstance(value, dict):
-        shown = msgspec.json.encode(value).decode()
+        shown = msgspec.json.encode(redacted(names, value)).decode()
         raise ConfigValueError(f"{join_path(names)}: {NESTS}, got {shown}")
 
 
@@ -318,7 +318,7 @@ def _parent(config: Config, names: Names) -> dict[str, Any]:
         child = node.setdefault(name, {})
         if not isinstance(child, dict):
             here = join_path(names[: depth + 1])
-            shown = msgspec.json.encode(child).decode()
+            shown = msgspec.json.encode(redacted(names[: depth + 1], child)).decode()
             raise ConfigError(
                 f"{config.path}: {here} is {shown}, not an object, so it cannot hold "
                 f"{join_path(names)}; unset {here} first"
