@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +33,7 @@ from wisp.models.ollama_window import (
     Shape,
     memory_from_meminfo,
     memory_from_nvidia_smi,
+    probe_memory,
     shape_from,
     size_window,
 )
@@ -478,3 +481,18 @@ async def test_a_request_to_a_server_gone_away_says_no_server(
     await ollama.server.stop()
     with pytest.raises(ModelUnavailable, match=f"^no Ollama server at {ollama.base_url}: "):
         await collect(resolved, ask())
+
+
+async def test_nvidia_smi_planted_first_on_path_is_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An activated .venv/bin in the working directory: a confined command could write there.
+    planted = tmp_path / ".venv" / "bin"
+    planted.mkdir(parents=True)
+    marker = tmp_path / "planted-ran"
+    program = planted / "nvidia-smi"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\necho '1, 2'\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}:{os.environ.get('PATH', os.defpath)}")
+    await probe_memory()
+    assert not marker.exists()

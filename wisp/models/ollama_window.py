@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,11 @@ SLIDING_SLACK = 2048
 """A sliding layer holds its window plus this many tokens (a batch's worth)."""
 
 NO_SHAPE_NOTE = "the default: Ollama reported no model shape to size from"
+
+SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin"
+"""Where ``nvidia-smi`` is looked for: the system's folders, never ``PATH``, whose first folder
+may be an activated ``.venv/bin`` a confined command could write to (issue 12); wisp runs
+the program unconfined."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +98,10 @@ async def probe_memory() -> Memory | None:
 
 
 async def _nvidia_smi() -> Memory | None:
-    command = [
-        "nvidia-smi",
-        "--query-gpu=memory.free,memory.total",
-        "--format=csv,noheader,nounits",
-    ]
+    program = shutil.which("nvidia-smi", path=SYSTEM_PATH)
+    if program is None:
+        return None  # no NVIDIA driver here
+    command = [program, "--query-gpu=memory.free,memory.total", "--format=csv,noheader,nounits"]
     try:
         process = await asyncio.create_subprocess_exec(
             *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL
