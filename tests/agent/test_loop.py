@@ -254,6 +254,31 @@ def test_a_typed_command_reaches_the_model_as_the_persons_action() -> None:
     ]
 
 
+def test_a_typed_commands_notice_of_many_lines_takes_memory_in_proportion_to_them() -> None:
+    # 4 MiB of two-byte lines was two lists of 2 million strings (issue 12).
+    import tracemalloc
+
+    from wisp.agent.compose import command_notice
+
+    output = " \n\tfirst\n" + "y\n" * (2 * 1024 * 1024) + "last \n \n"
+    tracemalloc.start()
+    try:
+        notice = command_notice(
+            line="yes", directory="/tmp", clock=None, exit_status=0, timed_out=False,
+            stopped=False, output=output, entry_id=7, memory=False,
+        )  # fmt: skip
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert notice.splitlines() == [
+        f"[the person ran `yes` themselves in /tmp (exit status 0, {2 * 1024 * 1024 + 5} "
+        "lines); this was not your action; its output is not repeated]",
+        "first line: first",
+        "last line: last",
+    ]
+    assert peak < 2 * len(output)
+
+
 async def test_a_typed_command_is_stored_for_the_next_turn(
     make_conversation, write_script, events
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tracemalloc
 
 from wisp.tools.output import (
     COMMAND_HINT,
@@ -128,3 +129,16 @@ def test_a_held_back_result_never_passes_the_budget_whatever_the_marker_says() -
         for budget in (300, 1024, 4096):
             if len(text.encode()) > budget:
                 assert len(hold_back(text, budget, output_id="3f2a9c1e").encode()) <= budget
+
+
+def test_holding_back_many_short_lines_takes_memory_in_proportion_to_the_text() -> None:
+    # 16 MiB of "y\n" is 8 million lines: a list of them took about 800 MB (issue 12).
+    text = "y\n" * (2 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        held = hold_back(text, 32 * 1024, output_id="3f2a9c1e", hint=COMMAND_HINT)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "[held back: lines " in held and "(4.0 MiB) of output 3f2a9c1e" in held
+    assert peak < 2 * len(text)

@@ -165,13 +165,13 @@ def command_notice(
     """How the model learns of a command the person typed (agent.md §5.2): one entry, always
     this form, never bare output."""
     at = f" at {clock}" if clock else ""
-    lines = output.split("\n") if output else []
+    line_count = output.count("\n") + 1 if output else 0
     status = f"exit status {exit_status}" if exit_status is not None else "it did not start"
     if timed_out:
         status += ", timed out"
     if stopped:
         status += ", stopped"
-    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
+    count = f"{line_count} line{'s' if line_count != 1 else ''}"
     head = (
         f"[the person ran `{line}` themselves in {directory}{at} ({status}, {count}); "
         "this was not your action; "
@@ -185,10 +185,25 @@ def command_notice(
         if memory
         else ("its output is not repeated")
     )
-    content = [line.strip() for line in lines if line.strip()]
     parts = [head + hint + "]"]
-    if content:
-        parts.append("first line: " + _cut(content[0], 100))
-    if len(content) > 1:
-        parts.append("last line: " + _cut(content[-1], 100))
+    first, last = _first_and_last_lines(output)
+    if first is not None:
+        parts.append("first line: " + _cut(first, 100))
+    if last is not None:
+        parts.append("last line: " + _cut(last, 100))
     return "\n".join(parts)
+
+
+def _first_and_last_lines(output: str) -> tuple[str | None, str | None]:
+    """The first and the last line that are not blank, stripped; the last is None when it is
+    the first. Found by offsets, never by splitting: the output may be 16 MiB of short lines."""
+    start = len(output) - len(output.lstrip())
+    if start == len(output):
+        return None, None
+    end = len(output.rstrip())
+    first_end = output.find("\n", start)
+    first = output[start : end if first_end < 0 else min(first_end, end)].strip()
+    last_start = output.rfind("\n", start, end) + 1
+    if last_start == 0:
+        return first, None
+    return first, output[last_start:end].strip()

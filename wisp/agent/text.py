@@ -105,11 +105,13 @@ def hold_back(
 
     With ``memory`` (and an ``output_id``) the marker tells the model how to page the rest.
     """
-    total = len(text.encode())
+    data = text.encode()
+    total = len(data)
     if total <= budget:
         return text
-    lines = split_lines(text)
-    sizes = [len(line.encode()) for line in lines]
+    # Offsets into the bytes, not a list of lines: 16 MiB of short lines would be millions of
+    # strings (about 800 MB) where the bytes are 16 MiB (issue 12).
+    line_count = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
     def marker(first: int, last: int, size: int) -> str:
         tail = memory_hint(output_id, first) if memory and output_id else hint
@@ -125,30 +127,31 @@ def hold_back(
 
     # Reserve room for the longest marker these numbers can make: the real one is no longer.
     # A range ("lines A–B") with the most digits, and either size form ("N KiB", "1,023 bytes").
-    last_line = len(lines)
     reserve = 1 + max(
-        len(marker(max(last_line - 1, 1), last_line, size).encode()) for size in (total, 1023)
+        len(marker(max(line_count - 1, 1), line_count, size).encode()) for size in (total, 1023)
     )
     room = max(budget - reserve, 0)
-    head_count, head_bytes = _take(sizes, room // 4)
-    tail_count, tail_bytes = _take(sizes[head_count:][::-1], room - head_bytes)
-    if head_count == 0 and tail_count == 0:
+    head_end = data.rfind(b"\n", 0, room // 4) + 1  # whole lines within a quarter of the room
+    tail_start = _tail_start(data, head_end, room - head_end)
+    if head_end == 0 and tail_start == total:
         # One line is longer than the room: show the part of it that fits, and hold it back
         # whole in the marker (overstating what is held back is allowed, understating is not).
-        head = cut_to_bytes(lines[0], room).rstrip("\n") + "\n"
-        return head + marker(1, len(lines), total)
-    head = "".join(lines[:head_count])
-    tail = "".join(lines[len(lines) - tail_count :])
-    first, last = head_count + 1, len(lines) - tail_count
-    held = marker(first, last, total - head_bytes - tail_bytes)
-    return head + held + ("\n" + tail if tail else "")
+        first_line = data[: data.find(b"\n") + 1 or total]
+        head = cut_to_bytes(first_line.decode(), room).rstrip("\n") + "\n"
+        return head + marker(1, line_count, total)
+    head_count = data.count(b"\n", 0, head_end)
+    unended = tail_start < total and not data.endswith(b"\n")  # a last line with no newline
+    tail_count = data.count(b"\n", tail_start) + unended
+    held = marker(head_count + 1, line_count - tail_count, tail_start - head_end)
+    tail = data[tail_start:].decode()
+    return data[:head_end].decode() + held + ("\n" + tail if tail else "")
 
 
-def _take(sizes: list[int], room: int) -> tuple[int, int]:
-    """How many of ``sizes``, from the front, fit in ``room`` bytes, and their total."""
-    used = 0
-    for count, size in enumerate(sizes):
-        if used + size > room:
-            return count, used
-        used += size
-    return len(sizes), used
+def _tail_start(data: bytes, head_end: int, room: int) -> int:
+    """Where the longest run of whole last lines within ``room`` bytes starts, not before
+    ``head_end``; ``len(data)`` when not even the last line fits."""
+    start = max(len(data) - room, head_end)
+    if start == head_end or data[start - 1] == 0x0A:
+        return start
+    newline = data.find(b"\n", start)
+    return len(data) if newline < 0 else newline + 1

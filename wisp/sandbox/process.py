@@ -81,7 +81,7 @@ class _Capture:
     def text(self) -> str:
         # A cut may split a character: hold back its incomplete tail rather than show U+FFFD.
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        return decoder.decode(bytes(self.data), final=not self.is_cut)
+        return decoder.decode(self.data, final=not self.is_cut)  # no copy of up to 16 MiB
 
 
 async def run_process(
