@@ -37,6 +37,7 @@ from wisp.protocol import (
     read_outbound,
 )
 from wisp.protocol import Message as MessageLine
+from wisp_tui.programs import find_program, writable_folders
 
 QUIT_TIMEOUT = 5.0
 """Seconds wisp has to exit after `/quit` and EOF before it is killed (§12)."""
@@ -54,12 +55,22 @@ STDERR_KEPT = 1000
 """stderr lines kept to print after the screen is gone: a runaway wisp cannot fill memory."""
 
 
-def wisp_command() -> str:
-    """`$WISP_BIN`, else the `wisp` script beside this Python, else `wisp` on PATH."""
-    if bin_ := os.environ.get("WISP_BIN"):
+NO_WISP = (
+    "cannot run wisp: there is none beside this Python, nor on PATH outside the folders "
+    "commands may write to (the working directory, /tmp, the cache); set WISP_BIN to its path"
+)
+
+
+def wisp_command(env: Mapping[str, str] | None = None, cwd: str | None = None) -> str | None:
+    """`$WISP_BIN`, else the `wisp` script beside this Python, else `wisp` on PATH outside the
+    sandbox's writable roots (issue 12); None when there is none of these."""
+    env = os.environ if env is None else env
+    if bin_ := env.get("WISP_BIN"):
         return bin_
     beside = Path(sys.executable).parent / "wisp"
-    return str(beside) if beside.exists() else "wisp"
+    if beside.exists():
+        return str(beside)
+    return find_program("wisp", env, writable_folders(env, cwd or os.getcwd()))
 
 
 class Backend:
@@ -98,7 +109,9 @@ class Backend:
         command: str | None = None,
     ) -> None:
         self._target = target
-        self._argv = [command or wisp_command(), "chat", "--json", *args]
+        program = command or wisp_command(env, None if cwd is None else os.fspath(cwd))
+        self._argv = [program or "wisp", "chat", "--json", *args]
+        self._has_program = program is not None
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
         self._process: asyncio.subprocess.Process | None = None
@@ -150,6 +163,11 @@ class Backend:
 
     async def start(self) -> None:
         """Start wisp and send our `hello` first (§1)."""
+        if not self._has_program:
+            self.could_not_start = NO_WISP  # never a bare `wisp`: exec would search PATH
+            self._waiting.clear()
+            self._post(self.Died(None))
+            return
         try:
             process = await asyncio.create_subprocess_exec(
                 *self._argv,

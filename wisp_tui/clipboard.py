@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import shutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+
+from wisp_tui.programs import find_program, writable_folders
 
 SYSTEM_SECONDS = 2.0
 """How long a clipboard program may take before OSC 52 is used instead."""
@@ -21,8 +22,12 @@ def osc52(text: str) -> str:
     return f"\x1b]52;c;{base64.b64encode(text.encode()).decode('ascii')}\a"
 
 
-def clipboard_command(env: Mapping[str, str], platform: str = sys.platform) -> list[str] | None:
-    """The program that writes stdin to the system clipboard here, or None when there is none."""
+def clipboard_command(
+    env: Mapping[str, str], platform: str = sys.platform, avoid: Sequence[str] | None = None
+) -> list[str] | None:
+    """The program that writes stdin to the system clipboard here, or None when there is none.
+
+    Never one in ``avoid`` (by default the sandbox's writable roots, see ``programs``)."""
     candidates: list[list[str]] = []
     if platform == "darwin":
         candidates.append(["pbcopy"])
@@ -30,9 +35,10 @@ def clipboard_command(env: Mapping[str, str], platform: str = sys.platform) -> l
         candidates.append(["wl-copy"])
     if env.get("DISPLAY"):
         candidates += [["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"]]
-    path = env.get("PATH", os.defpath)
+    if avoid is None:
+        avoid = writable_folders(env, os.getcwd())
     for command in candidates:
-        if (program := shutil.which(command[0], path=path)) is not None:
+        if (program := find_program(command[0], env, avoid)) is not None:
             return [program, *command[1:]]
     return None
 
@@ -65,13 +71,20 @@ async def copy_with(command: list[str], text: str, env: Mapping[str, str]) -> bo
 class Clipboard:
     """Copies through the system clipboard program when one runs here, else through OSC 52."""
 
-    def __init__(self, env: Mapping[str, str] | None = None, platform: str = sys.platform) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        platform: str = sys.platform,
+        avoid: Sequence[str] | None = None,
+    ) -> None:
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.platform = platform
+        self.avoid = avoid
+        """Folders whose programs are never run; None: the sandbox's writable roots."""
 
     async def copy(self, text: str, write_osc52: Callable[[str], None]) -> str:
         """Copy `text`; returns where it went. `write_osc52` is the app's `copy_to_clipboard`."""
-        command = clipboard_command(self.env, self.platform)
+        command = clipboard_command(self.env, self.platform, self.avoid)
         if command is not None and await copy_with(command, text, self.env):
             return SYSTEM
         write_osc52(text)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from wisp_tui.clipboard import SYSTEM, TERMINAL, Clipboard, clipboard_command, osc52
+from wisp_tui.programs import find_program, writable_folders
 from wisp_tui.widgets.transcript import Entry
 
 
@@ -31,6 +32,11 @@ def copied(tmp_path: Path) -> Path:
     return tmp_path / "clipboard.txt"
 
 
+TRUSTED: tuple[str, ...] = ()
+"""The fakes live under /tmp, a writable root whose programs wisp-tui never runs; the tests of
+choosing and running a program count no folder as writable (the last tests here do)."""
+
+
 def env_with(bin_folder: Path, **variables: str) -> dict[str, str]:
     return {"PATH": f"{bin_folder}:/usr/bin:/bin", **variables}
 
@@ -45,21 +51,22 @@ def test_the_program_follows_the_display(bin_folder: Path) -> None:
     for name in ("wl-copy", "xclip", "xsel", "pbcopy"):
         fake_program(bin_folder, name, "cat >/dev/null")
     xclip = [str(bin_folder / "xclip"), "-selection", "clipboard"]
-    assert clipboard_command(env_with(bin_folder, DISPLAY=":0"), "linux") == xclip
+    assert clipboard_command(env_with(bin_folder, DISPLAY=":0"), "linux", avoid=TRUSTED) == xclip
     wayland = env_with(bin_folder, DISPLAY=":0", WAYLAND_DISPLAY="wayland-0")
-    assert clipboard_command(wayland, "linux") == [str(bin_folder / "wl-copy")]
-    assert clipboard_command(env_with(bin_folder), "darwin") == [str(bin_folder / "pbcopy")]
-    assert clipboard_command(env_with(bin_folder), "linux") is None  # over ssh, say
+    assert clipboard_command(wayland, "linux", avoid=TRUSTED) == [str(bin_folder / "wl-copy")]
+    pbcopy = [str(bin_folder / "pbcopy")]
+    assert clipboard_command(env_with(bin_folder), "darwin", avoid=TRUSTED) == pbcopy
+    assert clipboard_command(env_with(bin_folder), "linux", avoid=TRUSTED) is None  # over ssh, say
     (bin_folder / "xclip").unlink()
     xsel = [str(bin_folder / "xsel"), "--clipboard", "--input"]
-    assert clipboard_command(env_with(bin_folder, DISPLAY=":0"), "linux") == xsel
+    assert clipboard_command(env_with(bin_folder, DISPLAY=":0"), "linux", avoid=TRUSTED) == xsel
 
 
 async def test_a_system_clipboard_gets_the_text_and_osc52_is_not_written(
     bin_folder: Path, copied: Path
 ) -> None:
     fake_program(bin_folder, "xclip", f'cat >"{copied}"')
-    clipboard = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux")
+    clipboard = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux", avoid=TRUSTED)
     written: list[str] = []
     assert await clipboard.copy("two\nlines ✓", written.append) == SYSTEM
     assert copied.read_text() == "two\nlines ✓"
@@ -71,9 +78,10 @@ async def test_osc52_when_the_program_fails_or_there_is_none(
 ) -> None:
     fake_program(bin_folder, "xclip", "cat >/dev/null; exit 1")  # no X server, say
     written: list[str] = []
-    failing = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux")
+    failing = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux", avoid=TRUSTED)
     assert await failing.copy("text", written.append) == TERMINAL
-    assert await Clipboard(env_with(bin_folder), "linux").copy("more", written.append) == TERMINAL
+    none_here = Clipboard(env_with(bin_folder), "linux", avoid=TRUSTED)
+    assert await none_here.copy("more", written.append) == TERMINAL
     assert written == ["text", "more"]
 
 
@@ -93,7 +101,7 @@ async def test_ctrl_r_copies_the_last_reply_markdown_to_the_system_clipboard(
 ) -> None:
     fake_program(bin_folder, "xclip", f'cat >"{copied}"')
     app = make_app([{"text": "First."}, {"text": REPLY}])
-    app.clipboard_writer = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux")
+    app.clipboard_writer = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux", avoid=TRUSTED)
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, wait_for)
         await pilot.press("ctrl+r")
@@ -112,7 +120,7 @@ async def test_selected_text_is_copied_by_osc52_when_there_is_no_system_clipboar
     make_app, wait_for, bin_folder: Path
 ) -> None:
     app = make_app([{"text": "Hi."}])
-    app.clipboard_writer = Clipboard(env_with(bin_folder), "linux")
+    app.clipboard_writer = Clipboard(env_with(bin_folder), "linux", avoid=TRUSTED)
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, wait_for)
         written: list[str] = []
@@ -128,3 +136,35 @@ async def test_selected_text_is_copied_by_osc52_when_there_is_no_system_clipboar
         assert "copied the selection (4 characters) to the terminal's clipboard (OSC 52)" in notes(
             app
         )
+
+
+# -- never a program a confined command could have planted (issue 12) -----------------------------
+
+
+async def test_a_clipboard_program_in_a_writable_root_is_never_run(
+    bin_folder: Path, copied: Path
+) -> None:
+    fake_program(bin_folder, "xclip", f'cat >"{copied}"')  # under /tmp
+    written: list[str] = []
+    clipboard = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux")
+    assert await clipboard.copy("secret", written.append) == TERMINAL
+    assert not copied.exists()
+    assert written == ["secret"]
+
+
+def test_a_program_in_the_working_directory_s_venv_is_skipped(tmp_path: Path) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    fake_program(work / ".venv" / "bin", "xclip", "exit 0")
+    fake_program(outside, "xclip", "exit 0")
+    env = {"PATH": f"{work / '.venv' / 'bin'}:.:{outside}", "HOME": str(tmp_path / "user")}
+    avoid = (str(work),)
+    assert find_program("xclip", env, avoid) == str(outside / "xclip")
+    assert str(work.resolve()) in writable_folders(env, str(work))
+
+
+def test_a_link_outside_to_a_program_inside_is_skipped(tmp_path: Path) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    planted = fake_program(work, "xclip", "exit 0")
+    outside.mkdir()
+    (outside / "xclip").symlink_to(planted)
+    assert find_program("xclip", {"PATH": str(outside)}, (str(work),)) is None

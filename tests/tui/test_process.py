@@ -301,3 +301,18 @@ async def test_a_failed_start_is_printed_on_the_terminal_after_the_screen(
     after = run.raw[screen_gone:].decode()
     assert "wisp: no model backend 'nosuch' in this build" in after
     assert "Traceback" not in run.text
+
+
+def test_a_wisp_planted_on_path_in_a_writable_root_is_never_chosen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 12: with no WISP_BIN and no wisp beside this Python, PATH is searched, but never
+    # a folder a confined command may write to (an activated .venv/bin in the project).
+    work = tmp_path / "work"
+    planted = work / ".venv" / "bin"
+    planted.mkdir(parents=True)
+    (planted / "wisp").write_text("#!/bin/sh\nexit 0\n")
+    (planted / "wisp").chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    env = {"PATH": f"{planted}:/nonexistent", "HOME": str(tmp_path)}
+    assert wisp_tui.backend.wisp_command(env, str(work)) is None
