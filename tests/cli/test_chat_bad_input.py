@@ -91,8 +91,9 @@ async def test_the_models_command_with_a_nul_is_refused_as_its_result(front, scr
         {"name": "read_file", "arguments": {"path": "notes\u0000.txt"}},
         {"name": "edit_file", "arguments": {"path": "a\u0000b", "mode": "write", "content": "x"}},
         {"name": "run_command", "arguments": {"command": "ls", "workingDirectory": "/tmp\u0000"}},
+        {"name": "system_info", "arguments": {"topic": "folderSizes", "path": "/tmp\u0000"}},
     ],
-    ids=["read_file", "edit_file", "run_command's workingDirectory"],
+    ids=["read_file", "edit_file", "run_command's workingDirectory", "system_info"],
 )
 async def test_a_path_with_a_nul_is_refused_as_the_tools_result(front, script, call) -> None:
     chat = await front("--yes", "-m", f"script:{script({'tool_calls': [call]}, REPLY, REPLY)}")

@@ -24,7 +24,7 @@ from msgspec import UNSET, UnsetType
 
 from wisp.agent.types import ToolContext
 from wisp.tools import proc
-from wisp.tools.arguments import parse_arguments, resolve_path, schema_of
+from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
 
 Topic = Literal[
     "ports", "freeSpace", "folderSizes", "processes", "memory", "process", "battery", "system",
@@ -230,6 +230,8 @@ def _free_space(machine: Machine, args: SystemInfoArgs, cwd: Path) -> str:
 
 
 def _folder_sizes(machine: Machine, args: SystemInfoArgs, cwd: Path) -> str:
+    if args.path is not UNSET and (refusal := nul_path_refusal("path", args.path)):
+        return refusal
     folder = machine.home if args.path is UNSET else resolve_path(args.path, cwd)
     if not folder.is_dir():
         return f"error: not a folder: {folder}"
