@@ -246,3 +246,23 @@ def test_help_names_plain() -> None:
     )
     assert "--plain" in result.stdout
     assert "instead of handing over to wisp-tui" in " ".join(result.stdout.split())
+
+
+async def test_a_front_end_named_by_wisp_tui_is_never_found_in_a_writable_root(
+    env: dict[str, str], record: Path, script_model: str, tmp_path: Path
+) -> None:
+    # Issue 12: WISP_TUI names a program, and the project's activated .venv/bin (a folder
+    # commands may write to) comes first on PATH with one of that name: it is not run.
+    work = tmp_path / "work"
+    planted = work / ".venv" / "bin"
+    planted.mkdir(parents=True)
+    (planted / "front-end").write_text(FAKE_FRONT_END)
+    (planted / "front-end").chmod(0o755)
+    env["WISP_TUI"] = "front-end"
+    env["PATH"] = f"{planted}{os.pathsep}{env['PATH']}"
+    run = await PtyRun.start([str(WISP), "chat", "-m", script_model], env, cwd=work)
+    run.type(b"/quit\n")
+    assert await run.finish() == 0, run.text
+    assert not record.exists()
+    said = " ".join(run.text.split())  # the terminal may wrap the line
+    assert "WISP_TUI names front-end, which is not a program on PATH outside the folders" in said

@@ -87,15 +87,23 @@ def _hand_over_on_a_terminal(argv: list[str], context: Context) -> None:
 
     Returns only when the line chat should run: not on a terminal, no front end, or it failed.
     """
+    import os
+
     from wisp.cli import handover
+    from wisp.sandbox.writable import WritableSet
 
     if not handover.on_a_terminal():
         return
     script = handover.own_script()
-    front_end = handover.find_front_end(context.environ, script)
+    # The sandbox's default roots (config.json's writableRoots are not read this early).
+    writable = WritableSet.build(
+        working_directory=os.getcwd(), home=context.home.root, environ=context.environ
+    )
+    front_end = handover.find_front_end(context.environ, script, writable)
     if front_end is None:
-        if context.environ.get("WISP_TUI"):
-            context.warn(f"WISP_TUI names {context.environ['WISP_TUI']}, which is not a program")
+        if named := context.environ.get("WISP_TUI"):
+            where = "" if os.sep in named else " on PATH outside the folders commands may write to"
+            context.warn(f"WISP_TUI names {named}, which is not a program{where}")
         return
     words = argv[argv.index("chat") + 1 :]  # the command comes first: nothing before takes a value
     try:

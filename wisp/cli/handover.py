@@ -13,6 +13,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from wisp.cli.own_programs import find_program
+from wisp.sandbox.writable import WritableSet
+
 FRONT_END = "wisp-tui"
 
 
@@ -27,10 +30,17 @@ def own_script() -> Path | None:
     return beside if _is_program(beside) else None
 
 
-def find_front_end(environ: Mapping[str, str], script: Path | None) -> str | None:
-    """`WISP_TUI` (a path, or a name on PATH), else `wisp-tui` beside the script; None if none."""
+def find_front_end(
+    environ: Mapping[str, str], script: Path | None, writable: WritableSet | None = None
+) -> str | None:
+    """`WISP_TUI` (a path, or a name on PATH), else `wisp-tui` beside the script; None if none.
+
+    A name is never found in a folder of ``writable`` (issue 12): an activated ``.venv/bin``
+    in the working directory comes first on PATH, and commands may write there."""
     if named := environ.get("WISP_TUI"):
-        return shutil.which(named, path=environ.get("PATH", os.defpath))
+        if os.sep in named or writable is None:
+            return shutil.which(named, path=environ.get("PATH", os.defpath))
+        return find_program(named, writable, environ.get("PATH", os.defpath))
     folders = [script.parent] if script is not None else []
     folders.append(Path(sys.executable).parent)  # a symlinked `wisp` keeps its venv's bin
     for folder in dict.fromkeys(folders):

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from wisp.sandbox.plan import confined_argv
 from wisp.sandbox.writable import WritableSet
-from wisp.tools.command_runner import CommandRunner
+
+if TYPE_CHECKING:
+    from wisp.tools.command_runner import CommandRunner
 
 
 def find_program(name: str, writable: WritableSet, search_path: str) -> str | None:
@@ -35,6 +37,8 @@ def own_argv(
     """The argv that runs ``name`` for wisp, confined with the network off; None when there is
     no such program outside the writable roots, or commands are not confined here (no
     Landlock, ``commandPolicy.sandbox.enabled: false``, ``--unsafe``): then wisp does without."""
+    from wisp.sandbox.plan import confined_argv  # not on `wisp chat`'s hand-over path
+
     settings = runner.settings
     if settings.unsafe or not settings.sandbox_enabled:
         return None
