@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from wisp.tools.command_line import MAX_LINE_BYTES, NUL_REFUSAL, line_refusal
 
 
@@ -28,3 +30,10 @@ def test_the_limit_is_below_what_the_kernel_takes_as_one_argument() -> None:
 
 def test_a_nul_anywhere_is_refused() -> None:
     assert line_refusal("echo a\0b") == NUL_REFUSAL
+
+
+def test_the_docs_give_the_limit_the_code_applies() -> None:
+    docs = Path(__file__).parents[2] / "docs"
+    stated = f"{MAX_LINE_BYTES:,} bytes"
+    assert f"**{stated}**" in (docs / "sandbox.md").read_text()
+    assert stated in (docs / "protocol.md").read_text()
