@@ -1,0 +1,50 @@
+"""run_command end to end through `wisp`: a real repository, the real Landlock sandbox."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hang import HANG
+from wisp.sandbox.plan import probe_uncached
+
+WISP = Path(sys.executable).parent / "wisp"
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True, timeout=HANG
+    )
+    return done.stdout.strip()
+
+
+def test_a_confined_git_commit_by_the_model_works(
+    tmp_path: Path, wisp_env: dict[str, str], audit_lines
+) -> None:
+    # Issue 12: wisp's own git runs confined and ignores the repository's programs; the
+    # model's git, confined in the working directory, still commits.
+    if probe_uncached().landlock_abi is None:
+        pytest.skip("this kernel has no Landlock")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "t")
+    git(repo, "config", "user.email", "t@example.com")
+    (repo / "notes.txt").write_text("one\n")
+    line = "git add notes.txt && git commit -qm 'the model commits'"
+    call = {"name": "run_command", "arguments": {"command": line}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"tool_calls": [call]}, {"text": "done"}]}))
+    done = subprocess.run(
+        [str(WISP), "--yes", "-m", f"script:{script}", "commit notes.txt"],
+        cwd=repo, env=wisp_env, capture_output=True, text=True, timeout=HANG,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert git(repo, "log", "--format=%s") == "the model commits"
+    decisions = [e["details"] for e in audit_lines() if e["kind"] == "policy.decision"]
+    assert [d["sandbox"] for d in decisions] == [True]  # it ran confined
