@@ -18,7 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-GIT_SECONDS = 2.0  # a slow repository must not hold up the prompt
+GIT_SECONDS = 5.0
+"""A slow repository must not hold up the next message for long. The confined git starts through
+the sandbox helper, a Python start (about 0.15 s here, where git's own diff takes 0.01 s), so
+a loaded machine needs some room."""
 HEAD_BYTES = 4096  # a HEAD or a gitdir file is one short line
 
 GitArgv = Callable[[Sequence[str]], "list[str] | None"]
