@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -248,13 +250,26 @@ async def test_tcp_connect_works_outside_the_sandbox(work: Path) -> None:
 async def test_a_timed_out_confined_command_ends_with_its_children(
     run_confined: RunConfined,
 ) -> None:
-    # The child would outlive the wait below: only the kill can end it within it.
-    result, _ = await run_confined(f"sleep {2 * HANG:.0f} & echo $!; sleep 100", timeout=1)
+    # The child would outlive the wait below: only the kill can end it within it. It is found
+    # by its command line: in the helper's PID namespace its own $! means nothing out here.
+    mark = f"{2 * HANG:.0f}.{os.getpid()}"
+    result, _ = await run_confined(f"sleep {mark} & echo $!; sleep 100", timeout=1)
     assert result.timed_out
-    child = int(result.stdout)
+    assert result.stdout.strip().isdigit()  # the child did start
     async with asyncio.timeout(HANG):  # SIGKILL lands when the kernel next runs the child
-        while is_alive(child):
+        while any(is_alive(pid) for pid in running(["sleep", mark])):
             await asyncio.sleep(0.01)
+
+
+def running(argv: list[str]) -> list[int]:
+    """The processes (as this namespace numbers them) whose command line is ``argv``."""
+    wanted = "\0".join(argv).encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
+                found.append(int(entry.name))
+    return found
 
 
 def is_alive(pid: int) -> bool:
@@ -278,3 +293,41 @@ async def test_an_unconfined_command_is_not_held_to_the_roots(work: Path, home: 
     assert result.exit_status == 0
     assert (home / "owned").read_text() == "x\n"
     assert (state.sandbox, state.network) == (False, True)
+
+
+@pytest.fixture
+def bystander() -> Iterator[subprocess.Popen[bytes]]:
+    """An unconfined process, as wisp is: a secret in its environment, alive until the end."""
+    process = subprocess.Popen(
+        ["sleep", f"{2 * HANG:.0f}"], env={"WISP_TEST_SECRET": "sk-bystander-secret"}
+    )
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def test_a_command_cannot_signal_a_process_outside_the_sandbox(
+    run_confined: RunConfined, support: SandboxSupport, bystander: subprocess.Popen[bytes]
+) -> None:
+    # kill $PPID killed wisp. Landlock's signal scope (ABI 6) refuses it; in the helper's PID
+    # namespace the process is not even there.
+    if support.landlock_abi is not None and support.landlock_abi < 6 and not support.namespace:
+        pytest.skip("Landlock ABI 6 (signal scoping) is needed without the PID namespace")
+    result, _ = await run_confined(f"kill -KILL {bystander.pid}")
+    assert result.exit_status != 0
+    assert bystander.poll() is None
+
+
+async def test_a_command_cannot_read_the_environment_of_a_process_outside(
+    run_confined: RunConfined, support: SandboxSupport, bystander: subprocess.Popen[bytes]
+) -> None:
+    # It read wisp's /proc/$PPID/environ, API key and all: its /proc is its PID namespace's.
+    if not support.namespace:
+        pytest.skip("only the helper's PID namespace hides other processes' /proc")
+    result, _ = await run_confined(
+        f"cat /proc/{bystander.pid}/environ; cat /proc/$PPID/environ; ls /proc"
+    )
+    assert "sk-bystander-secret" not in result.stdout
+    assert str(bystander.pid) not in result.stdout.split()

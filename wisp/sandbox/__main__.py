@@ -17,12 +17,14 @@ from typing import NoReturn
 import msgspec
 
 from wisp.sandbox.landlock import drop_capabilities, restrict_self
-from wisp.sandbox.mounts import confine_mounts, enter_namespace, listening_sockets
+from wisp.sandbox.mounts import confine_mounts, enter_namespace, listening_sockets, mount_proc
 from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, MESSAGE_PREFIX, HelperSpec
 from wisp.sandbox.writable import is_within, narrow
 
 USAGE = "usage: python -m wisp.sandbox SPEC_JSON -- COMMAND [ARG...]"
 PROBE = "--probe-namespace"
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+"""A stop's signals: the helper's own processes ignore them, the command gets the defaults."""
 
 
 def main(args: list[str]) -> NoReturn:
@@ -32,29 +34,77 @@ def main(args: list[str]) -> NoReturn:
         _fail(f"cannot confine the command: {USAGE}")
     try:
         spec = msgspec.json.decode(args[0], type=HelperSpec)
+        status = _isolate(spec) if spec.namespace else None
         confine(spec)
     except Exception as exc:  # anything at all: never fall through to an unconfined exec
         _fail(f"cannot confine the command: {exc}")
+    if status is not None:
+        _init(args[2:], status)
     _exec(args[2:])
 
 
 def confine(spec: HelperSpec) -> None:
-    """The mount namespace when asked (else narrow the roots that hold ``WISP_HOME``), the
-    capabilities a command does not need dropped, then Landlock (no_new_privs, ruleset,
-    restrict_self)."""
-    if spec.namespace:
-        allowed = set(spec.sockets)
-        sockets = [path for path in listening_sockets() if path not in allowed]
-        enter_namespace(network_off=spec.network_off)
-        confine_mounts(
-            writable=spec.roots, read_only=spec.read_only, hidden=spec.hidden, sockets=sockets
-        )
-        roots = list(spec.roots)
-        files = list(spec.files)
-    else:
-        roots, files = _narrowed(spec)
+    """Narrow the roots that hold ``WISP_HOME`` (without the namespace), drop the capabilities
+    a command does not need, then Landlock (no_new_privs, ruleset, restrict_self)."""
+    roots, files = (list(spec.roots), list(spec.files)) if spec.namespace else _narrowed(spec)
     drop_capabilities()
     restrict_self(spec.abi, roots=roots, files=files, network_off=spec.network_off)
+
+
+def _isolate(spec: HelperSpec) -> int:
+    """The namespaces (mount, PID, network when off, user when not root) and the mounts; then
+    fork. The parent stays outside the new PID namespace and ends as the command ends (it is
+    what wisp waits for); only the child, PID 1 of the new namespace with a ``/proc`` of its
+    own, returns: the write end of the pipe that carries the command's wait status."""
+    allowed = set(spec.sockets)
+    sockets = [path for path in listening_sockets() if path not in allowed]
+    enter_namespace(network_off=spec.network_off, pid=True)
+    confine_mounts(
+        writable=spec.roots, read_only=spec.read_only, hidden=spec.hidden, sockets=sockets
+    )
+    status_read, status_write = os.pipe()
+    child = os.fork()
+    if child:
+        os.close(status_write)
+        _mirror(child, status_read)
+    os.close(status_read)
+    mount_proc()
+    return status_write
+
+
+def _mirror(child: int, status_read: int) -> NoReturn:
+    """End as the command ended: its exit code, or death by the same signal. The signals of a
+    stop reach the command itself (the whole group gets them), so they are ignored here."""
+    for signum in FORWARDED:
+        signal.signal(signum, signal.SIG_IGN)
+    _, status = os.waitpid(child, 0)
+    data = os.read(status_read, 4)
+    if len(data) == 4:
+        status = int.from_bytes(data, "little")
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    os._exit(code if code >= 0 else 128 - code)
+
+
+def _init(argv: list[str], status_write: int) -> NoReturn:
+    """PID 1 of the command's namespace: run the command, reap orphans, pass on its status.
+    When this ends, the kernel kills whatever is left in the namespace."""
+    for signum in FORWARDED:
+        signal.signal(signum, signal.SIG_IGN)
+    command = os.fork()
+    if command == 0:
+        os.close(status_write)
+        _exec(argv)
+    while True:
+        try:
+            reaped, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(EXIT_CANNOT_CONFINE)
+        if reaped == command:
+            os.write(status_write, status.to_bytes(4, "little"))
+            os._exit(0)
 
 
 def _narrowed(spec: HelperSpec) -> tuple[list[str], list[str]]:
@@ -74,18 +124,26 @@ def _narrowed(spec: HelperSpec) -> tuple[list[str], list[str]]:
 def _probe() -> NoReturn:
     """Whether the namespace can be made here: the planner asks once per process (§5.1)."""
     try:
-        enter_namespace(network_off=True)
+        enter_namespace(network_off=True, pid=True)
         confine_mounts(writable=["/tmp"], read_only=[], hidden=["/tmp"])
+        child = os.fork()
+        if child == 0:
+            try:
+                mount_proc()
+            except Exception as exc:
+                _fail(f"no /proc of its own: {exc}")
+            os._exit(0)
+        _, status = os.waitpid(child, 0)
     except Exception as exc:
         _fail(f"no mount namespace: {exc}")
-    sys.exit(0)
+    sys.exit(os.waitstatus_to_exitcode(status))
 
 
 def _exec(argv: list[str]) -> NoReturn:
     # Python ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across exec:
     # give the command the defaults a shell expects, and an empty mask (policy.md §4).
-    for name in ("SIGPIPE", "SIGXFSZ"):
-        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    for signum in (signal.SIGPIPE, signal.SIGXFSZ, *FORWARDED):
+        signal.signal(signum, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, ())
     try:
         os.execvp(argv[0], argv)

@@ -46,6 +46,10 @@ ACCESS_FS_REFER = 1 << 13  # ABI 2
 ACCESS_FS_TRUNCATE = 1 << 14  # ABI 3
 ACCESS_FS_IOCTL_DEV = 1 << 15  # ABI 5
 
+# Scopes (ABI 6): what a sandboxed process may not reach outside its domain.
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
+SCOPE_SIGNAL = 1 << 1
+
 # Network rights (ABI 4).
 ACCESS_NET_BIND_TCP = 1 << 0
 ACCESS_NET_CONNECT_TCP = 1 << 1
@@ -122,6 +126,12 @@ def handled_net_rights(abi: int, *, network_off: bool) -> int:
     return ACCESS_NET_BIND_TCP | ACCESS_NET_CONNECT_TCP
 
 
+def scopes(abi: int) -> int:
+    """ABI 6+: no signal to a process outside the sandbox (``kill $PPID``, wisp itself), no
+    connection to an abstract UNIX socket made outside it."""
+    return SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
+
+
 def ruleset_attr_size(abi: int) -> int:
     """How much of ``landlock_ruleset_attr`` this ABI knows: an older kernel refuses a larger
     struct whose extra fields it cannot check."""
@@ -178,7 +188,9 @@ def restrict_self(
     # could carry stray upper bits.
     args = (ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
     _checked(libc.prctl(ctypes.c_int(PR_SET_NO_NEW_PRIVS), *args), "prctl(NO_NEW_PRIVS)")
-    attr = RulesetAttr(handled_fs_rights(abi), handled_net_rights(abi, network_off=network_off), 0)
+    attr = RulesetAttr(
+        handled_fs_rights(abi), handled_net_rights(abi, network_off=network_off), scopes(abi)
+    )
     ruleset = _checked(
         libc.syscall(
             ctypes.c_long(SYS_CREATE_RULESET),

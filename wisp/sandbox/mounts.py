@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+CLONE_NEWPID = 0x20000000
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -83,12 +84,13 @@ def _checked(result: int, call: str) -> int:
     return result
 
 
-def enter_namespace(*, network_off: bool) -> None:
-    """Unshare the mount namespace (and the network one when it is off); as a user that is not
-    root, inside a new user namespace that maps the user and group to themselves."""
+def enter_namespace(*, network_off: bool, pid: bool = False) -> None:
+    """Unshare the mount namespace (the network one when it is off, the PID one for the
+    children when asked); as a user that is not root, inside a new user namespace that maps
+    the user and group to themselves."""
     libc = _libc()
     uid, gid = os.geteuid(), os.getegid()
-    flags = CLONE_NEWNS | (CLONE_NEWNET if network_off else 0)
+    flags = CLONE_NEWNS | (CLONE_NEWNET if network_off else 0) | (CLONE_NEWPID if pid else 0)
     if uid != 0:
         flags |= CLONE_NEWUSER
     _checked(libc.unshare(flags), "unshare")
@@ -144,6 +146,12 @@ def confine_mounts(
     # that relative paths land in the writable copy.
     with contextlib.suppress(OSError):
         os.chdir(os.getcwd())
+
+
+def mount_proc() -> None:
+    """A ``/proc`` of the new PID namespace over the old one (in its first process): wisp's
+    processes, and every other outside it, are not there (their ``environ`` with them)."""
+    _mount(_libc(), "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
 
 
 def listening_sockets(table: str = "/proc/net/unix") -> list[str]:
