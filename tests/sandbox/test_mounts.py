@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -240,3 +241,85 @@ def test_listening_sockets_reads_the_paths(tmp_path: Path) -> None:
         "0000: 00000003 00000000 00000000 0001 03 3\n"
     )
     assert listening_sockets(str(table)) == ["/run/a b.sock"]
+
+
+@contextlib.contextmanager
+def unix_listener(path: Path) -> Iterator[Path]:
+    """A UNIX socket with a path, listening, as tmux's server, D-Bus or docker.sock are."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(path))
+        server.listen(8)
+        yield path
+    finally:
+        server.close()
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def connect_unix(path: Path) -> str:
+    code = f"import socket; socket.socket(socket.AF_UNIX).connect({str(path)!r}); print('in')"
+    return f'{sys.executable} -c "{code}"'
+
+
+@pytest.mark.parametrize("where", ["/run", "/tmp"], ids=["outside-the-roots", "in-tmp"])
+@pytest.mark.parametrize("network_off", [False, True], ids=["network-on", "network-off"])
+async def test_a_command_cannot_connect_to_a_unix_socket_with_a_path(
+    where: str,
+    network_off: bool,
+    namespaced: SandboxSupport,
+    work: Path,
+    home: Path,
+    user_home: Path,
+) -> None:
+    # A command reached the user's tmux server (/tmp/tmux-UID/default) and ran a window
+    # outside the sandbox; D-Bus, docker.sock and ssh-agent the same way.
+    with unix_listener(Path(where) / f"wisp-test-{os.getpid()}.sock") as path:
+        result = await run(
+            connect_unix(path),
+            build(work, home, user_home),
+            namespaced,
+            work,
+            network_off=network_off,
+        )
+    assert result.exit_status != 0 and result.stdout == ""
+    assert "Connection refused" in result.stderr
+
+
+async def test_a_socket_the_setting_allows_can_be_reached(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
+) -> None:
+    with unix_listener(Path("/run") / f"wisp-test-{os.getpid()}.sock") as path:
+        result = await run(
+            connect_unix(path),
+            build(work, home, user_home),
+            namespaced,
+            work,
+            sockets=(str(path),),
+        )
+    assert (result.exit_status, result.stdout) == (0, "in\n"), result.stderr
+
+
+async def test_udp_is_cut_with_the_network_off(
+    namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
+) -> None:
+    receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    receiver.bind(("127.0.0.1", 0))
+    port = receiver.getsockname()[1]
+    code = (
+        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        f"s.sendto(b'x', ('127.0.0.1', {port})); print('sent')"
+    )
+    try:
+        argv, state = confined_argv(
+            [sys.executable, "-c", code],
+            build(work, home, user_home),
+            network_off=True,
+            support=namespaced,
+        )
+        result = await run_process(argv, cwd=work, timeout=HANG)
+    finally:
+        receiver.close()
+    assert result.exit_status != 0 and result.stdout == ""
+    assert "Network is unreachable" in result.stderr
+    assert state.network is False and "every protocol" in state.mechanism
