@@ -289,14 +289,16 @@ async def test_a_command_cannot_connect_to_a_unix_socket_with_a_path(
 async def test_a_socket_the_setting_allows_can_be_reached(
     namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
 ) -> None:
-    with unix_listener(Path("/run") / f"wisp-test-{os.getpid()}.sock") as path:
-        result = await run(
-            connect_unix(path),
-            build(work, home, user_home),
-            namespaced,
-            work,
-            sockets=(str(path),),
+    # commandPolicy.sandbox.allowSockets, ~ expanded as the writable roots are.
+    with unix_listener(user_home / f"wisp-test-{os.getpid()}.sock") as path:
+        writable = WritableSet.build(
+            working_directory=work,
+            home=home,
+            environ={"HOME": str(user_home)},
+            sockets=[f"~/{path.name}"],
         )
+        assert writable.sockets == (str(path),)
+        result = await run(connect_unix(path), writable, namespaced, work)
     assert (result.exit_status, result.stdout) == (0, "in\n"), result.stderr
 
 

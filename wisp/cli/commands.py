@@ -64,6 +64,7 @@ def build_runner(
         home=home,
         environ=environ,
         extra_roots=config.checked_value("commandPolicy.sandbox.writableRoots"),
+        sockets=config.checked_value("commandPolicy.sandbox.allowSockets"),
     )
     settings = CommandSettings(
         timeout_seconds=config.checked_value("commandTimeoutSeconds"),

@@ -287,6 +287,13 @@ SETTINGS: dict[str, Setting] = {
             "Folders sandboxed commands may write besides the working, temp and cache folders.",
         ),
         Setting(
+            "commandPolicy.sandbox.allowSockets",
+            list[str],
+            [],
+            "a list of UNIX socket paths (~ expands)",
+            "Sockets sandboxed commands may connect to (each one a way out: see docs/sandbox.md).",
+        ),
+        Setting(
             "approval.threshold",
             Annotated[str, msgspec.Meta(pattern="^(safe|moderate|dangerous|never)$")],
             "moderate",

@@ -176,7 +176,7 @@ def confined_argv(
             namespace=True,
             read_only=install_paths(),
             hidden=[writable.protected],
-            sockets=[os.path.realpath(path) for path in sockets],
+            sockets=[*writable.sockets, *(os.path.realpath(path) for path in sockets)],
         )
         command = [*helper_argv(python), msgspec.json.encode(spec).decode(), "--", *argv]
         network = (

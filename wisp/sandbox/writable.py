@@ -44,6 +44,9 @@ class WritableSet(msgspec.Struct, frozen=True):
     """What ``~`` means, for configured roots and for paths in refusal messages."""
     temp: str = "/tmp"
     """Where ``mktemp`` makes its files: ``$TMPDIR``, else ``/tmp``."""
+    sockets: tuple[str, ...] = ()
+    """``commandPolicy.sandbox.allowSockets``: the UNIX sockets with a path commands may reach
+    (canonical); every other one is hidden from them."""
 
     @classmethod
     def build(
@@ -53,10 +56,11 @@ class WritableSet(msgspec.Struct, frozen=True):
         home: str | os.PathLike[str],
         environ: Mapping[str, str],
         extra_roots: Iterable[str | os.PathLike[str]] = (),
+        sockets: Iterable[str | os.PathLike[str]] = (),
     ) -> WritableSet:
         """The set for wisp's own working directory (fixed for the process, never a command's
         ``workingDirectory``), ``home`` = ``WISP_HOME``, and the configured
-        ``commandPolicy.sandbox.writableRoots`` (``~`` expanded)."""
+        ``commandPolicy.sandbox.writableRoots`` and ``.allowSockets`` (``~`` expanded)."""
         user_home = environ.get("HOME") or os.path.expanduser("~")
         cwd = os.fspath(working_directory)
         tmpdir = environ.get("TMPDIR", "").strip()
@@ -66,7 +70,8 @@ class WritableSet(msgspec.Struct, frozen=True):
         roots = tuple(dict.fromkeys(canonical(os.path.join(cwd, root)) for root in wanted))
         devices = tuple(dict.fromkeys(canonical(path) for path in DEVICE_PATHS))
         temp = canonical(os.path.join(cwd, tmpdir or "/tmp"))
-        return cls(roots, devices, canonical(os.fspath(home)), user_home, temp)
+        allowed = tuple(canonical(_expand(os.fspath(path), user_home, cwd)) for path in sockets)
+        return cls(roots, devices, canonical(os.fspath(home)), user_home, temp, allowed)
 
     def contains(self, path: str | os.PathLike[str]) -> bool:
         """Whether a write to ``path`` is allowed: its real target inside a root or device path,
