@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import stat
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -325,3 +327,95 @@ async def test_udp_is_cut_with_the_network_off(
     assert result.exit_status != 0 and result.stdout == ""
     assert "Network is unreachable" in result.stderr
     assert state.network is False and "every protocol" in state.mechanism
+
+
+NOBODY = 65534
+
+
+@pytest.fixture
+def unprivileged_copy() -> Iterator[Path]:
+    """As a user that is not root (CI runs as root): a folder outside root's home, readable by
+    nobody, holding a copy of what the helper imports (wisp and msgspec)."""
+    if not IS_ROOT or not Path("/usr/bin/setpriv").exists():
+        pytest.skip("needs root (to become nobody) and setpriv")
+    base = Path(tempfile.mkdtemp(prefix="wisp-nobody-", dir="/tmp"))
+    base.chmod(0o755)
+    try:
+        lib = base / "lib"
+        skip = shutil.ignore_patterns("__pycache__")
+        for name in ("wisp", "msgspec"):
+            module = __import__(name)
+            source = Path(os.path.realpath(module.__file__ or "")).parent
+            shutil.copytree(source, lib / name, ignore=skip)
+        for path in (base / "work", base / "home"):
+            path.mkdir()
+            os.chown(path, NOBODY, NOBODY)
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def as_nobody(base: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    python = os.path.realpath(sys.executable)
+    code = (
+        f"import sys; sys.path += [{str(base / 'lib')!r}]; "
+        "from wisp.sandbox.__main__ import main; main(sys.argv[1:])"
+    )
+    return subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         python, "-I", "-S", "-c", code, *args],
+        cwd=base / "work", capture_output=True, text=True, timeout=HANG,
+        env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+
+
+def test_as_a_user_that_is_not_root_the_helper_makes_its_namespaces(
+    unprivileged_copy: Path, bystander_for_nobody: subprocess.Popen[bytes]
+) -> None:
+    base = unprivileged_copy
+    if as_nobody(base, "--probe-namespace").returncode != 0:
+        pytest.skip("unprivileged user namespaces are not allowed here")
+    # The installation (here the copy of wisp inside the working directory), WISP_HOME with a
+    # secret, and a process of the same user with one in its environment.
+    work, home = base / "work", base / "home"
+    shutil.move(base / "lib", work / "lib")
+    base.joinpath("lib").symlink_to(work / "lib")
+    (home / "config.json").write_text('{"apiKey": "sk-nobody-secret"}')
+    os.chown(home / "config.json", NOBODY, NOBODY)
+    spec = HelperSpec(
+        abi=probe_uncached().landlock_abi or 0,
+        roots=[str(work)],
+        files=["/dev/null"],
+        network_off=True,
+        namespace=True,
+        read_only=[str(work / "lib")],
+        hidden=[str(home)],
+    )
+    line = (
+        f"touch made; touch lib/wisp/zz.py; cat {home}/config.json; chmod 0777 {home}; "
+        f"cat /proc/{bystander_for_nobody.pid}/environ; kill -KILL {bystander_for_nobody.pid}; "
+        "id -u"
+    )
+    done = as_nobody(base, msgspec.json.encode(spec).decode(), "--", "sh", "-c", line)
+    assert (work / "made").exists(), done.stderr
+    assert not (work / "lib" / "wisp" / "zz.py").exists()
+    assert "sk-nobody-secret" not in done.stdout + done.stderr
+    assert stat.S_IMODE(home.stat().st_mode) != 0o777
+    assert "sk-bystander" not in done.stdout
+    assert bystander_for_nobody.poll() is None
+    assert done.stdout.split()[-1] == str(NOBODY)
+
+
+@pytest.fixture
+def bystander_for_nobody() -> Iterator[subprocess.Popen[bytes]]:
+    """nobody's own unconfined process, a secret in its environment (as wisp run by nobody)."""
+    process = subprocess.Popen(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "sleep",
+         f"{2 * HANG:.0f}"],
+        env={"WISP_TEST_SECRET": "sk-bystander-secret", "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
