@@ -3,14 +3,23 @@ that is not there, and say when the network could not be turned off."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import msgspec
 import pytest
 
-from wisp.sandbox.plan import SandboxSupport, confined_argv, probe, probe_uncached, unconfined
-from wisp.sandbox.spec import HelperSpec
+import wisp
+from wisp.sandbox.plan import (
+    SandboxSupport,
+    confined_argv,
+    helper_argv,
+    probe,
+    probe_uncached,
+    unconfined,
+)
+from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, HelperSpec
 from wisp.sandbox.writable import WritableSet
 
 COMMAND = ["/bin/sh", "-c", "true"]
@@ -187,3 +196,15 @@ def test_unconfined_never_claims_a_sandbox() -> None:
 def test_the_probe_is_made_once_per_process() -> None:
     assert probe() is probe()
     assert probe_uncached() == probe()
+
+
+def test_the_helper_never_searches_the_folder_that_holds_wisp(tmp_path: Path) -> None:
+    # With an editable install that folder is the project, a writable root: a module planted
+    # there must not be found by any import the helper makes before it confines itself.
+    code = helper_argv()[-1]
+    project = str(Path(wisp.__file__).resolve().parent.parent)
+    assert repr(project) not in code
+    done = subprocess.run(
+        [*helper_argv(), "{}", "--", "true"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == EXIT_CANNOT_CONFINE  # it ran, and refused the empty spec

@@ -74,19 +74,24 @@ def probe_uncached() -> SandboxSupport:
 
 def helper_argv(python: str = sys.executable) -> list[str]:
     """How the helper starts: ``-I`` (no working directory, no environment variables) and
-    ``-S`` (no site-packages, so no ``.pth`` file runs), with only the folders that hold wisp
-    and msgspec put back on the path, after the standard library."""
-    places = [_package_parent("msgspec"), _package_parent("wisp")]
+    ``-S`` (no site-packages, so no ``.pth`` file runs). msgspec's folder goes back on the path
+    after the standard library; the ``wisp`` package is loaded from its own folder by name, so
+    the folder holding it (the project, for an editable install) is never searched."""
+    package = _package_folder("wisp")
     code = (
-        f"import sys; sys.path += {list(dict.fromkeys(places))!r}; "
+        "import sys, importlib.util as u; "
+        f"sys.path.append({os.path.dirname(_package_folder('msgspec'))!r}); "
+        f"s = u.spec_from_file_location('wisp', {os.path.join(package, '__init__.py')!r}, "
+        f"submodule_search_locations=[{package!r}]); "
+        "m = sys.modules['wisp'] = u.module_from_spec(s); s.loader.exec_module(m); "
         "from wisp.sandbox.__main__ import main; main(sys.argv[1:])"
     )
     return [python, "-I", "-S", "-c", code]
 
 
-def _package_parent(name: str) -> str:
+def _package_folder(name: str) -> str:
     module = sys.modules.get(name) or __import__(name)
-    return os.path.dirname(os.path.dirname(os.path.realpath(module.__file__ or "")))
+    return os.path.dirname(os.path.realpath(module.__file__ or ""))
 
 
 def install_paths() -> list[str]:
@@ -97,9 +102,7 @@ def install_paths() -> list[str]:
     paths = sysconfig.get_paths()
     found += [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts")]
     found.append(os.path.realpath(sys.executable))
-    for name in ("wisp", "msgspec"):
-        module = sys.modules.get(name) or __import__(name)
-        found.append(os.path.dirname(os.path.realpath(module.__file__ or "")))
+    found += [_package_folder("wisp"), _package_folder("msgspec")]
     return list(dict.fromkeys(os.path.realpath(path) for path in found if path))
 
 
