@@ -11,8 +11,9 @@ import msgspec
 import pytest
 
 from tests.hang import HANG
-from wisp.sandbox.plan import SandboxSupport
+from wisp.sandbox.plan import SandboxSupport, helper_argv
 from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, HelperSpec
+from wisp.sandbox.spec_reader import OPTIONAL, REQUIRED, read_spec
 
 HELPER = [sys.executable, "-I", "-m", "wisp.sandbox"]
 
@@ -117,3 +118,40 @@ def test_every_abi_layout_confines(abi: int, tmp_path: Path, support: SandboxSup
         escape.unlink(missing_ok=True)
     assert (tmp_path / "inside").exists()
     assert done.returncode == 1 and "Permission denied" in done.stderr
+
+
+def test_the_helper_imports_neither_msgspec_nor_typing(
+    tmp_path: Path, support: SandboxSupport
+) -> None:
+    # They cost the helper more than the rest of its start, on every command.
+    python, *rest = helper_argv()
+    argv = [python, "-X", "importtime", *rest, spec_json(support, [str(tmp_path)]), "--", "true"]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=HANG)
+    assert done.returncode == 0, done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "wisp.sandbox.landlock" in imported
+    assert not {"msgspec", "typing", "asyncio", "wisp.sandbox.writable"} & imported
+
+
+def test_the_spec_reader_knows_the_fields_of_the_spec() -> None:
+    defaults = HelperSpec(abi=1, roots=[], files=[], network_off=False)
+    assert set(REQUIRED) | set(OPTIONAL) == set(HelperSpec.__struct_fields__)
+    assert {name: default for name, (_, default) in OPTIONAL.items()} == {
+        name: getattr(defaults, name) for name in OPTIONAL
+    }
+    spec = read_spec(msgspec.json.encode(defaults).decode())
+    assert {name: getattr(spec, name) for name in HelperSpec.__struct_fields__} == (
+        msgspec.structs.asdict(defaults)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"abi": 7}', '{"abi": true, "roots": [], "files": [], "network_off": false}',
+     '{"abi": 7, "roots": [1], "files": [], "network_off": false}', "[]"],
+    ids=["missing", "bool-for-int", "not-strings", "not-an-object"],
+)  # fmt: skip
+def test_a_spec_of_the_wrong_shape_is_refused(text: str, tmp_path: Path) -> None:
+    done = helper(text, "touch", "ran", cwd=tmp_path)
+    assert done.returncode == EXIT_CANNOT_CONFINE
+    assert not (tmp_path / "ran").exists()

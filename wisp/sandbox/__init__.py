@@ -14,9 +14,11 @@ command, and must not pay for asyncio and the rest.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: importing typing costs the helper, on every command
 if TYPE_CHECKING:
+    from typing import Any
+
     from wisp.sandbox.plan import (
         SandboxState,
         SandboxSupport,

@@ -2,9 +2,9 @@
 argv (``python -I -m wisp.sandbox`` works too, but reads the ``.pth`` files of site-packages).
 
 It runs in the child before exec (D6), never as ``preexec_fn`` in wisp's threaded process. It
-runs on every command, so it imports only the standard library, msgspec, and the two modules
-it needs. If anything goes wrong it says so on stderr and exits ``EXIT_CANNOT_CONFINE``:
-the command never runs unconfined.
+runs on every command, so it imports only the standard library and its own light modules (not
+msgspec, not ``typing``: they cost more than the rest of its start). If anything goes wrong
+it says so on stderr and exits ``EXIT_CANNOT_CONFINE``: the command never runs unconfined.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import NoReturn
-
-import msgspec
 
 from wisp.sandbox.landlock import drop_capabilities, restrict_self
 from wisp.sandbox.mounts import confine_mounts, enter_namespace, listening_sockets, mount_proc
-from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, MESSAGE_PREFIX, HelperSpec
-from wisp.sandbox.writable import is_within, narrow
+from wisp.sandbox.narrowing import is_within, narrow
+from wisp.sandbox.spec_reader import EXIT_CANNOT_CONFINE, MESSAGE_PREFIX, Spec, read_spec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 USAGE = "usage: python -m wisp.sandbox SPEC_JSON -- COMMAND [ARG...]"
 PROBE = "--probe-namespace"
@@ -33,7 +34,7 @@ def main(args: list[str]) -> NoReturn:
     if len(args) < 3 or args[1] != "--":
         _fail(f"cannot confine the command: {USAGE}")
     try:
-        spec = msgspec.json.decode(args[0], type=HelperSpec)
+        spec = read_spec(args[0])
         status = _isolate(spec) if spec.namespace else None
         confine(spec)
     except Exception as exc:  # anything at all: never fall through to an unconfined exec
@@ -43,7 +44,7 @@ def main(args: list[str]) -> NoReturn:
     _exec(args[2:])
 
 
-def confine(spec: HelperSpec) -> None:
+def confine(spec: Spec) -> None:
     """Narrow the roots that hold ``WISP_HOME`` (without the namespace), drop the capabilities
     a command does not need, then Landlock (no_new_privs, ruleset, restrict_self)."""
     roots, files = (list(spec.roots), list(spec.files)) if spec.namespace else _narrowed(spec)
@@ -51,7 +52,7 @@ def confine(spec: HelperSpec) -> None:
     restrict_self(spec.abi, roots=roots, files=files, network_off=spec.network_off)
 
 
-def _isolate(spec: HelperSpec) -> int:
+def _isolate(spec: Spec) -> int:
     """The namespaces (mount, PID, network when off, user when not root) and the mounts; then
     fork. The parent stays outside the new PID namespace and ends as the command ends (it is
     what wisp waits for); only the child, PID 1 of the new namespace with a ``/proc`` of its
@@ -107,7 +108,7 @@ def _init(argv: list[str], status_write: int) -> NoReturn:
             os._exit(0)
 
 
-def _narrowed(spec: HelperSpec) -> tuple[list[str], list[str]]:
+def _narrowed(spec: Spec) -> tuple[list[str], list[str]]:
     roots: list[str] = []
     files = list(spec.files)
     for root in spec.roots:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import msgspec
 
-EXIT_CANNOT_CONFINE = 121
-"""The helper's exit status when it could not confine the command (it never runs it then)."""
-MESSAGE_PREFIX = "wisp-sandbox: "
-"""How each line the helper itself writes on stderr begins."""
+from wisp.sandbox.spec_reader import EXIT_CANNOT_CONFINE, MESSAGE_PREFIX
+
+__all__ = ["EXIT_CANNOT_CONFINE", "MESSAGE_PREFIX", "HelperSpec"]
 
 
 class HelperSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -1,7 +1,8 @@
 """The writable set (policy.md §5.2): where a confined command may write, and the narrowing of a
 root that holds ``WISP_HOME``.
 
-Light on imports: the helper imports this module to narrow roots at launch.
+The narrowing itself (``narrow``, ``is_within``) is in ``narrowing.py``, which the helper
+imports without msgspec.
 """
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 import msgspec
+
+from wisp.sandbox.narrowing import is_within, narrow
+
+__all__ = ["DEVICE_PATHS", "WritableSet", "canonical", "is_within", "narrow"]
 
 DEVICE_PATHS = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/pts", "/dev/shm")
 """(Python wisp) Device files the tools need to write; directories among them get write
@@ -20,13 +25,6 @@ def canonical(path: str) -> str:
     """``os.path.realpath`` (which resolves the longest existing prefix), no trailing slash."""
     real = os.path.realpath(path)
     return real.rstrip("/") or "/"
-
-
-def is_within(path: str, root: str) -> bool:
-    """Whether canonical ``path`` is ``root`` or lies beneath it."""
-    if path == root:
-        return True
-    return path.startswith(root if root.endswith("/") else root + "/")
 
 
 class WritableSet(msgspec.Struct, frozen=True):
@@ -130,29 +128,6 @@ class WritableSet(msgspec.Struct, frozen=True):
         dirs = [path for path in self.devices if os.path.isdir(path)]
         files = [path for path in self.devices if path not in dirs]
         return roots + dirs, files
-
-
-def narrow(root: str, protected: str) -> tuple[list[str], list[str]]:
-    """Rules for ``root`` with ``protected`` carved out (§5.2): along the path from ``root``
-    down to ``protected``, every sibling directory (all rights beneath) and every existing
-    sibling file (file rights), while the directories on the path get none, so nothing new can
-    be made directly in them. Symbolic links are skipped: a rule on one would follow it."""
-    dirs: list[str] = []
-    files: list[str] = []
-    current = root
-    for part in os.path.relpath(protected, root).split(os.sep):
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            break  # unreadable: fewer rules, never more
-        for entry in entries:
-            if entry.name == part or entry.is_symlink():
-                continue
-            (dirs if entry.is_dir(follow_symlinks=False) else files).append(entry.path)
-        current = os.path.join(current, part)
-        if not os.path.isdir(current) or os.path.islink(current):
-            break
-    return dirs, files
 
 
 def _expand(path: str, user_home: str, cwd: str) -> str:
