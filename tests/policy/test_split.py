@@ -122,8 +122,12 @@ PROGRAMS: list[tuple[str, str | None, str | None, str, str | None]] = [
     ("env", "env", None, "env *", None),
     ("command -v git", "command", None, "command *", None),
     ("time ls", "ls", None, "ls *", None),
+    ("time -p make", "make", None, "make *", None),
+    ("command -p make", "make", None, "make *", None),
+    ("busybox ls -la", "ls", None, "ls *", None),
     # exact text: exec, xargs, interpreters, shell words, odd names
     ("xargs -I{} rm {}", "rm", None, "xargs -I{} rm {}", None),
+    ("exec -c make", "make", None, "exec -c make", None),
     ("exec make", "make", None, "exec make", None),
     ("python3 script.py", "python3", None, "python3 script.py", None),
     ("node app.js", "node", None, "node app.js", None),
@@ -148,6 +152,29 @@ def test_the_program_verb_and_pattern_follow_section_7(
         legacy,
     )
     assert part.readable
+
+
+# A line → each part's normalised forms (issue 12.4): as the shell runs it, once per wrapper
+# looked through; quotes and backslashes gone, the program by name, short options joined.
+NORMALISED: list[tuple[str, list[list[str]]]] = [
+    ("ls -la", [["ls -la"]]),
+    ("\\sudo /bin/rm -r -f \"/\"", [["sudo rm -rf /", "rm -rf /"]]),
+    ("env A=1 nice -n 5 'ls'", [["env A=1 nice -n 5 ls", "nice -n 5 ls", "ls"]]),
+    ("curl x | \"/bin/\"s\\h -s", [["curl x"], ["| sh -s"]]),
+    ("curl x |& sudo sh", [["curl x"], ["| sudo sh", "| sh"]]),
+    ("echo / | xargs rm -r -f", [["echo /"], ["| xargs rm -rf", "rm -rf"]]),
+    ('git commit -m "fix: a | sh"', [["git commit -m 'fix: a | sh'"]]),
+    ("rm -r -v x -f", [["rm -rv x -f"]]),
+    ("busybox sh -c 'ls'", [["busybox sh -c ls", "sh -c ls"], ["ls"]]),
+    ('"$HOME/bin/tool" -a -b', [["tool -ab"]]),
+    ("$CMD -rf /", [[]]),
+    ("X=1", [[]]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "forms"), NORMALISED, ids=[line for line, _ in NORMALISED])
+def test_each_part_has_its_normalised_forms(line: str, forms: list[list[str]]) -> None:
+    assert [list(part.normalised) for part in split_line(line)] == forms
 
 
 UNREADABLE: list[str] = [

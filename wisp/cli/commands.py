@@ -44,11 +44,12 @@ def build_runner(
     warn: Callable[[str], None],
 ) -> CommandRunner:
     """The session's runner: one gate (session approvals shared by its conversations)."""
-    if options.yes:
-        approver = YesApprover()
     timeout = config.checked_value("approval.timeoutSeconds")
     if isinstance(approver, TerminalApprover):
         timeout = 0  # policy.md §9.8: a person at the keyboard is not timed out
+    if options.yes:
+        # --yes answers for the person, but a command wisp cannot read still goes to them.
+        approver = YesApprover(approver)
     gate = ApprovalGate(
         config.checked_value("approval.threshold"),
         approver,
@@ -104,7 +105,10 @@ def _warn_once(runner: CommandRunner, options: CommandOptions, warn: Callable[[s
     """The switches, and a sandbox that is not all it could be, said once (D6: never claim
     a sandbox that is not there)."""
     if options.yes:
-        warn("--yes: every command the model asks to run is approved once, without asking")
+        warn(
+            "--yes: every command the model asks to run is approved once, without asking, "
+            "except one whose program is named only when it runs"
+        )
     if options.unsafe:
         warn("--unsafe: commands run without the sandbox and without the deny and allow lists")
     note = runner.sandbox_state().note

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
-from wisp.policy.types import Answer, ApprovalQuestion
+from wisp.policy.types import Answer, ApprovalQuestion, Approver
 
 ReadLine = Callable[[], Awaitable[str | None]]
 """The next line of input without its newline, or None at the end of input."""
@@ -43,8 +43,21 @@ class ApprovalRefused(Exception):
         self.reason = reason
 
 
+UNREADABLE_YES_REASON = (
+    "--yes never approves a command whose program is only known when it runs (named by a "
+    "variable, a substitution or eval): write the program's name out, or approve it yourself "
+    "in wisp chat"
+)
+
+
 def nobody_reason(question: ApprovalQuestion) -> str:
     """Why a request is refused when nobody can be asked, and how to allow it next time."""
+    if question.is_unreadable:
+        return (
+            "no one can approve it here (no terminal and no front end), and wisp cannot read "
+            "what it runs: its program is only known when it runs (named by a variable, a "
+            "substitution or eval), which --yes never approves; write the program's name out"
+        )
     if question.outside_sandbox:
         return (
             "no one can approve a run outside the sandbox here (no terminal and no front end), "
@@ -75,9 +88,16 @@ class NobodyApprover:
 
 class YesApprover:
     """``--yes``: every request approved ``once``, without asking. It lifts no deny pattern and
-    no sandbox (those run before the gate), and never approves a run outside the sandbox."""
+    no sandbox (those run before the gate), and never approves a run outside the sandbox.
+
+    Nor does it approve a command wisp cannot read (issue 12.4: ``$X``, ``$(…)``, ``eval "$X"``
+    name their program only when they run): that one goes to ``person``, the approver there
+    would be without ``--yes``, or is refused with a reason when nobody can answer."""
 
     can_ask = True
+
+    def __init__(self, person: Approver | None = None) -> None:
+        self.person = person
 
     async def ask(self, question: ApprovalQuestion, timeout: float | None) -> Answer | None:
         if question.outside_sandbox:
@@ -85,6 +105,10 @@ class YesApprover:
                 "--yes never approves a run outside the sandbox; run it inside the sandbox, "
                 "or approve it yourself in wisp chat"
             )
+        if question.is_unreadable:
+            if self.person is None or not self.person.can_ask:
+                raise ApprovalRefused(UNREADABLE_YES_REASON)
+            return await self.person.ask(question, timeout)
         return "once"
 
 

@@ -85,6 +85,8 @@ class _Segment:
     line: str | None
     """The whole line, when this is one part of a longer one."""
     outside_sandbox: bool = False
+    is_unreadable: bool = False
+    """What runs is only known when the line runs (issue 12.4): ``--yes`` never approves it."""
 
     @classmethod
     def of_part(cls, part: SimpleCommand, assessment: Assessment, line: str | None) -> _Segment:
@@ -95,6 +97,7 @@ class _Segment:
             legacy_pattern=part.legacy_pattern,
             assessment=assessment,
             line=line,
+            is_unreadable=not part.readable,
         )
 
     @property
@@ -264,7 +267,8 @@ class ApprovalGate:
         highest = max((LEVEL_ORDER[s.level] for s in segments), default=-1)
         if LEVEL_ORDER[line_assessment.level] <= highest:
             return None
-        return _Segment(whole, whole, None, line_assessment, line=None)
+        is_unreadable = any(s.is_unreadable for s in segments)
+        return _Segment(whole, whole, None, line_assessment, None, is_unreadable=is_unreadable)
 
     def _first_segment(
         self,
@@ -284,7 +288,11 @@ class ApprovalGate:
         rated = [s.assessment for s in segments]
         if line_segment is not None:
             rated.append(line_segment.assessment)
-        return _Segment(whole, whole, None, _combined(rated), line=None, outside_sandbox=True)
+        is_unreadable = any(s.is_unreadable for s in segments)
+        return _Segment(
+            whole, whole, None, _combined(rated), None, outside_sandbox=True,
+            is_unreadable=is_unreadable,
+        )  # fmt: skip
 
     async def _clear(
         self, segment: _Segment, directory: Path, *, is_line_cleared: bool
@@ -350,6 +358,7 @@ class ApprovalGate:
             reasons=list(segment.assessment.reasons),
             directory=directory,
             outside_sandbox=segment.outside_sandbox,
+            is_unreadable=segment.is_unreadable,
         )
         self._record(
             ApprovalRequested(

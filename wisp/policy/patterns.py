@@ -1,9 +1,11 @@
 """Allow and deny patterns: the person's hard limits on what a command may be (policy.md §2).
 
 Both lists are regular expressions searched anywhere in the whole line and in each simple command
-(anchored patterns rely on the per-part check). Deny always wins; a non-empty allow list must
-match every one of those texts. The lists are illustrative, not exhaustive: the sandbox is the
-real barrier.
+(anchored patterns rely on the per-part check). The deny list is also searched in each command's
+normalised forms, as the shell will run it (issue 12.4: ``\\sudo``, ``"/bin/"s\\h``, ``rm -r -f``
+are ``sudo``, ``sh``, ``rm -rf``), so spelling a denied command another way does not pass it.
+Deny always wins; a non-empty allow list must match every written text. The lists are
+illustrative, not exhaustive: the sandbox is the real barrier.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ NESTED_WISP = (
 
 DEFAULT_DENY: tuple[str, ...] = (
     r"(^|[\s;&|(])sudo(\s|$)",
-    r"(^|[\s;&|(])rm\s+(-[A-Za-z]*r[A-Za-z]*f|-[A-Za-z]*f[A-Za-z]*r)\S*\s+/+\*?(\s|$)",
+    # a recursive rm with `/` or `/*` among its words: `rm -rf /`, `rm -r -f -- build /*`
+    r"(^|[\s;&|(])rm\s(?=([^;&|\n]*\s)?(-[A-Za-z]*[rR][A-Za-z]*|--recursive)(\s|$))"
+    r"([^;&|\n]*\s)?/+\*?(\s|$)",
     r"\|\s*(ba|z|da)?sh(\s|$)",
     r"(^|[\s;&|(])(mkfs|wipefs|mkswap)",
     r"(^|[\s;&|(])dd\s.*\bof=/dev/",
@@ -78,9 +82,12 @@ class CommandPatterns:
         return cls.compile(DEFAULT_DENY if deny is None else deny, allow, key="commandPolicy")
 
     def denial(self, line: str, parts: Iterable[SimpleCommand]) -> str | None:
-        """Why the line may not run, or None: the whole line first, then each part; deny first."""
+        """Why the line may not run, or None: the whole line first, then each part as written,
+        then each part as the shell runs it; deny first."""
+        parts = list(parts)
         texts = [line, *(part.text for part in parts)]
-        for text in texts:
+        forms = [form for part in parts for form in part.normalised]
+        for text in dict.fromkeys([*texts, *forms]):  # each distinct text once
             for pattern in self.deny:
                 if pattern.search(text):
                     return f"command matches deny pattern {pattern.pattern}"

@@ -15,7 +15,14 @@ running it (a glob or brace expansion, a backslash-newline inside the word, ``co
 Scripts given to a shell (``bash -lc '…'``, a heredoc or here-string into ``sh``), to ``eval``
 and to ``trap`` are parsed in turn, as are backtick bodies (bash unescapes them first), at most
 ``MAX_LEVELS`` deep. A script built only when the line runs (``sh -c "$X"``) cannot be read, so
-the command that runs it is unreadable.
+the command that runs it is unreadable; so is a program named only when the line runs (``$X``,
+``$(…)``), unless only its folder is (``"$VENV/bin/pytest"`` runs a program named ``pytest``).
+
+Each readable command also carries its normalised forms (issue 12.4), the words the shell will
+pass, read from the same tree: quotes and backslashes removed, the program by name, each run of
+short options joined (``-r -f`` → ``-rf``); one form per wrapper looked through (``sudo rm -rf /``
+→ ``sudo rm -rf /``, ``rm -rf /``), and ``| `` in front of a command that reads a pipe, so
+``curl x | "/bin/sh"`` has the form ``| sh``. The deny list is matched against them.
 """
 
 from __future__ import annotations
@@ -44,10 +51,19 @@ def _names(words: str) -> frozenset[str]:
 
 
 WRAPPERS = _names(
-    "sudo doas env nice nohup time timeout xargs command exec builtin stdbuf ionice chronic setsid"
+    "sudo doas env nice nohup time timeout xargs command exec builtin stdbuf ionice chronic setsid "
+    "busybox"
 )
 # §7: the value after these options belongs to the wrapper (`nice -n 5`, `sudo -u bob`).
 WRAPPER_VALUE_OPTIONS = _names("-n -u -g -s -k -C -i -p -P -I -L -a -c")
+# Wrappers whose options differ: `command -p sh` and `time -p make` run sh and make, and
+# `exec -c rm` runs rm; only these options of theirs take a value.
+OWN_VALUE_OPTIONS = {
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": _names("-a"),
+    "time": _names("-f -o"),
+}
 EXACT_WRAPPERS = frozenset({"exec", "xargs"})
 
 MULTIPLEXERS = _names(
@@ -89,6 +105,14 @@ _HEREDOC_OWN = frozenset(
 # Where an assignment is part of something else, not a statement of its own.
 _HOLDS_ASSIGNMENTS = frozenset(
     {"variable_assignments", "c_style_for_statement", "command", "declaration_command"}
+)
+# A word the normalised form must quote so that it stays one word and adds no structure.
+_NEEDS_QUOTES = re.compile(r"""[\s;&|()<>'"\\$`]""")
+_SHORT_OPTIONS = re.compile(r"-[A-Za-z]+")
+# What hands its input on to the commands inside it. Loops do too, but `… | while read f; do
+# bash build.sh "$f"; done` is a common way to run a script per line, not a pipe into a shell.
+_SHARES_INPUT = frozenset(
+    {"subshell", "compound_statement", "redirected_statement", "list", "negated_command"}
 )
 _WRITING_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -250,7 +274,13 @@ class _Splitter:
             self.parts.append(_command_part(text, None, is_exact=True))
             self._walk_children(node, level)
             return
-        resolved = _resolve([_literal(word) for word in words])
+        values = [_literal(word) for word in words]
+        resolved = _resolve(values)
+        has_computed_folder = False
+        if resolved.is_dynamic and (tail := _named_tail(words[resolved.index])) is not None:
+            values[resolved.index] = tail  # `"$VENV/bin/pytest"`: only the folder is computed
+            resolved = _resolve(values)
+            has_computed_folder = True
         redirects = [*node.children_by_field_name("redirect")]
         if statement is not node:
             redirects += statement.children_by_field_name("redirect")
@@ -263,10 +293,16 @@ class _Splitter:
             or resolved.name == "coproc"  # the grammar does not know it: its body is unread
         )
         first = words[resolved.index + 1] if resolved.index + 1 < len(words) else None
-        is_exact = resolved.is_exact or _text(first).startswith("(")
-        self.parts.append(
-            _command_part(text, resolved.name, resolved.verb, is_exact=is_exact, readable=readable)
-        )
+        is_exact = resolved.is_exact or has_computed_folder or _text(first).startswith("(")
+        forms: tuple[str, ...] = ()
+        if readable:
+            shown = [_text(w) if v is None else v for w, v in zip(words, values, strict=True)]
+            forms = _normalised_forms(shown, resolved, reads_pipe=_reads_pipe(statement))
+        part = _command_part(
+            text, resolved.name, resolved.verb, is_exact=is_exact, readable=readable,
+            normalised=forms,
+        )  # fmt: skip
+        self.parts.append(part)
         self._walk_children(node, level)
         if script is not None and script.text is not None:
             self._reparse(script.text, level)
@@ -285,6 +321,8 @@ class _Program:
     verb: str | None = None
     is_exact: bool = False
     """Whether the approval key is the exact text (§7)."""
+    layers: tuple[tuple[int, str], ...] = ()
+    """Where each wrapper looked through stands, and its name, outermost first."""
 
     @property
     def is_dynamic(self) -> bool:
@@ -299,8 +337,8 @@ def _resolve(words: list[str | None]) -> _Program:
         unwrapped = unwrapped[:-1]
     word = words[index]
     if word is None:
-        return _Program(None, index, words[index + 1 :], is_exact=True)
-    name = word.rsplit("/", 1)[-1] if "/" in word.rstrip("/") else word
+        return _Program(None, index, words[index + 1 :], is_exact=True, layers=tuple(unwrapped))
+    name = _program_name(word)
     rest = words[index + 1 :]
     verb = _verb(rest) if name in MULTIPLEXERS else None
     is_exact = (
@@ -310,7 +348,7 @@ def _resolve(words: list[str | None]) -> _Program:
         or not _PLAIN_NAME.fullmatch(name)
         or any(wrapper in EXACT_WRAPPERS for _, wrapper in unwrapped)
     )
-    return _Program(name, index, rest, verb, is_exact)
+    return _Program(name, index, rest, verb, is_exact, tuple(unwrapped))
 
 
 def _unwrap(words: list[str | None]) -> tuple[int, list[tuple[int, str]]]:
@@ -332,7 +370,7 @@ def _skip_wrapper_options(words: list[str | None], index: int, wrapper: str) -> 
             index += 1
             break
         if word.startswith("-") and len(word) > 1:
-            index += 2 if word in WRAPPER_VALUE_OPTIONS else 1
+            index += 2 if word in OWN_VALUE_OPTIONS.get(wrapper, WRAPPER_VALUE_OPTIONS) else 1
         elif _ASSIGNMENT.match(word):  # `env FOO=1 cmd`, `sudo FOO=1 cmd`
             index += 1
         else:
@@ -360,14 +398,80 @@ def _verb(rest: list[str | None]) -> str | None:
 
 
 def _command_part(
-    text: str, name: str | None, verb: str | None = None, *, is_exact: bool, readable: bool = True
+    text: str,
+    name: str | None,
+    verb: str | None = None,
+    *,
+    is_exact: bool,
+    readable: bool = True,
+    normalised: tuple[str, ...] = (),
 ) -> SimpleCommand:
     text = text.strip()
     if not readable or name is None or is_exact:
-        return SimpleCommand(text, name, verb, text, None, readable)
+        return SimpleCommand(text, name, verb, text, None, readable, normalised)
     if verb is not None:
-        return SimpleCommand(text, name, verb, f"{name} {verb} *", f"{name} *")
-    return SimpleCommand(text, name, None, f"{name} *")
+        return SimpleCommand(text, name, verb, f"{name} {verb} *", f"{name} *", True, normalised)
+    return SimpleCommand(text, name, None, f"{name} *", None, True, normalised)
+
+
+# -- the normalised forms --------------------------------------------------------------------
+
+
+def _normalised_forms(words: list[str], program: _Program, *, reads_pipe: bool) -> tuple[str, ...]:
+    """The command as the shell runs it, once from each wrapper looked through, outermost first.
+
+    A command after ``xargs`` reads no pipe (xargs does), so it loses the ``| `` mark."""
+    starts = dict(program.layers)
+    starts[program.index] = program.name or ""
+    words = list(words)
+    for start in starts:
+        words[start] = _program_name(words[start])
+    forms: list[str] = []
+    for start, name in starts.items():
+        form = _normalised(words[start:])
+        forms.append(f"| {form}" if reads_pipe else form)
+        reads_pipe = reads_pipe and name != "xargs"
+    return tuple(forms)
+
+
+def _normalised(words: list[str]) -> str:
+    """``rm -r -f 'a b'`` → ``rm -rf 'a b'``: each run of short options joined (up to ``--``),
+    each word quoted only when it would not stay one plain word."""
+    shown = [words[0]]
+    is_joining = True
+    was_short = False
+    for word in words[1:]:
+        is_joining = is_joining and word != "--"
+        is_short = is_joining and word[:1] == "-" and _SHORT_OPTIONS.fullmatch(word) is not None
+        if is_short and was_short:
+            shown[-1] += word[1:]
+        else:
+            shown.append(word)
+        was_short = is_short
+    return " ".join(
+        word if word and not _NEEDS_QUOTES.search(word) else _quoted(word) for word in shown
+    )
+
+
+def _program_name(word: str) -> str:
+    return word.rsplit("/", 1)[-1] if "/" in word.rstrip("/") else word
+
+
+def _quoted(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _reads_pipe(statement: Node) -> bool:
+    """Whether the command's input is the pipe from the command before it, directly or through
+    the groups and loops around it (``curl x | { cd /tmp; sh; }``)."""
+    node = statement
+    while (parent := node.parent) is not None:
+        if parent.type == "pipeline":
+            return node.prev_named_sibling is not None
+        if parent.type not in _SHARES_INPUT:
+            return False
+        node = parent
+    return False
 
 
 def _unreadable(text: str) -> SimpleCommand:
@@ -474,13 +578,39 @@ def _literal(node: Node | None) -> str | None:
     return None
 
 
+def _named_tail(node: Node) -> str | None:
+    """The literal path after a program word's last expansion, when it names the program:
+    ``"$VENV/bin/pytest"`` → ``/bin/pytest``; ``$X``, ``$D$N`` and ``${X}s`` → None."""
+    pieces = _pieces(node)
+    last = max((i for i, piece in enumerate(pieces) if piece is None), default=-1)
+    tail = "".join(piece for piece in pieces[last + 1 :] if piece is not None)
+    name = tail.rsplit("/", 1)[-1]
+    return tail if "/" in tail and _PLAIN_NAME.fullmatch(name) else None
+
+
+def _pieces(node: Node) -> list[str | None]:
+    """A word's pieces in order: each literal text, or None for what is filled in at run time."""
+    match node.type:
+        case "command_name" | "concatenation":
+            return [piece for child in node.named_children for piece in _pieces(child)]
+        case "string":
+            return [
+                _string_content(child) if child.type == "string_content" else None
+                for child in node.named_children
+            ]
+    return [_literal(node)]
+
+
 def _string_literal(node: Node) -> str | None:
-    pieces: list[str] = []
-    for child in node.named_children:
-        if child.type != "string_content":
-            return None
-        pieces.append(re.sub(r'\\(?:([\\"$`])|\n)', lambda m: m.group(1) or "", _text(child)))
-    return "".join(pieces)
+    pieces = [
+        _string_content(child) if child.type == "string_content" else None
+        for child in node.named_children
+    ]
+    return None if None in pieces else "".join(pieces)  # type: ignore[arg-type]
+
+
+def _string_content(node: Node) -> str:
+    return re.sub(r'\\(?:([\\"$`])|\n)', lambda m: m.group(1) or "", _text(node))
 
 
 _ANSI_C_ESCAPE = re.compile(

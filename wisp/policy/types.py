@@ -27,7 +27,13 @@ class SimpleCommand:
     legacy_pattern: str | None = None
     """``"<exe> *"`` for a command with a verb, so approvals stored before verbs still count."""
     readable: bool = True
-    """False when the parser could not read it: it is then rated as cautiously as possible."""
+    """False when the parser could not read it, or its program is named only when the line runs
+    (``$X``, ``$(…)``, ``eval "$X"``): it is then rated as cautiously as possible."""
+    normalised: tuple[str, ...] = ()
+    """The command as the shell runs it, once from each wrapper looked through, outermost first:
+    quotes and backslashes removed, the program by name, runs of short options joined, and
+    ``| `` in front when it reads a pipe (``\\sudo /bin/rm -r -f "/"`` → ``sudo rm -rf /``,
+    ``rm -rf /``). Empty when it cannot be read. The deny list is matched against these too."""
 
 
 @dataclass(slots=True)
@@ -51,6 +57,9 @@ class ApprovalQuestion:
     reasons: list[str]
     directory: Path
     outside_sandbox: bool = False
+    is_unreadable: bool = False
+    """Whether wisp could not read what runs (a program named by a variable, a substitution or
+    ``eval``): ``--yes`` never approves it, only a person can."""
 
 
 Answer = Literal["once", "session", "project", "always", "deny"]
