@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -95,8 +96,12 @@ async def test_a_changed_file_is_refused_before_it_loads(gguf: Path, context: Co
     with pytest.raises(ModelUnavailable) as refused:
         await load(gguf, book(context, []), context)
     message = str(refused.value)
-    assert message.startswith(f"local: {gguf} is not the file wisp recorded for copy")
-    assert message.endswith(f"If you trust the file as it is now: wisp models check local:{gguf}")
+    assert message == (
+        f"local: {gguf} has changed since wisp recorded it: its SHA-256 is not "
+        "local.models.copy.sha256 in config.json. A command may have rewritten it, so wisp will "
+        f"not load it. If you trust the file as it is now, record it anew: wisp models check "
+        f"local:{gguf}"
+    )
     assert entry(context)["sha256"] != sha256(gguf)  # the record stands
 
 
@@ -106,7 +111,20 @@ async def test_a_file_replaced_by_another_is_refused(gguf: Path, context: Contex
     shutil.copyfile(gguf, other)
     change_a_byte(other)
     other.replace(gguf)  # a new inode, as a download or `mv` would leave
-    with pytest.raises(ModelUnavailable, match="is not the file wisp recorded"):
+    with pytest.raises(ModelUnavailable, match="has changed since wisp recorded it"):
+        await load(gguf, book(context, []), context)
+
+
+async def test_another_file_of_the_same_name_is_refused(gguf: Path, context: Context) -> None:
+    await load(gguf, book(context, []), context)
+    elsewhere = gguf.parent.parent / "elsewhere" / gguf.name
+    elsewhere.parent.mkdir()
+    shutil.copyfile(gguf, elsewhere)
+    await load(elsewhere, book(context, []), context)  # the same bytes: taken as the same model
+    assert entry(context)["sha256Path"] == str(elsewhere)
+    change_a_byte(gguf)
+    different = re.escape(f"is not the file wisp recorded as copy ({elsewhere})")
+    with pytest.raises(ModelUnavailable, match=different):
         await load(gguf, book(context, []), context)
 
 
@@ -147,7 +165,7 @@ async def test_a_checksum_that_is_not_one_is_refused(gguf: Path, context: Contex
     context.home.ensure()
     data = {"local": {"models": {NAME: {"sha256": "typed by hand"}}}}
     context.home.config_file.write_bytes(msgspec.json.encode(data))
-    with pytest.raises(ModelUnavailable, match="is not the file wisp recorded"):
+    with pytest.raises(ModelUnavailable, match="has changed since wisp recorded it"):
         await load(gguf, book(context, []), context)
 
 
@@ -173,5 +191,5 @@ def test_a_prompt_on_a_changed_file_is_refused_with_the_fix(
         env=wisp_env, capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode != 0
-    assert f"{gguf} is not the file wisp recorded for copy" in done.stderr
-    assert f"wisp models check local:{gguf}" in done.stderr
+    assert f"wisp: local: {gguf} has changed since wisp recorded it" in done.stderr
+    assert f"record it anew: wisp models check local:{gguf}\n" in done.stderr

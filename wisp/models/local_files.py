@@ -117,12 +117,14 @@ def verify(path: Path, name: str, files: ModelFiles) -> FileStamp:
 def refusal(real: str, name: str, known: FileRecord) -> str:
     """Why a changed file is not loaded, and how the person accepts it."""
     where = shell_word(model_path("local", name, "sha256"))
-    was = "it" if known.path in ("", real) else known.path
+    if known.path in ("", real):
+        what = f"{real} has changed since wisp recorded it"
+    else:
+        what = f"{real} is not the file wisp recorded as {name} ({known.path})"
     return (
-        f"local: {real} is not the file wisp recorded for {name} (its SHA-256 differs from "
-        f"{where} in config.json, taken of {was}); a command may have changed it, so wisp will "
-        f"not load it. If you trust the file as it is now: wisp models check "
-        f"{shell_word('local:' + real)}"
+        f"local: {what}: its SHA-256 is not {where} in config.json. A command may have "
+        "rewritten it, so wisp will not load it. If you trust the file as it is now, record it "
+        f"anew: wisp models check {shell_word('local:' + real)}"
     )
 
 
