@@ -74,13 +74,12 @@ def probe_uncached() -> SandboxSupport:
 
 def helper_argv(python: str = sys.executable) -> list[str]:
     """How the helper starts: ``-I`` (no working directory, no environment variables) and
-    ``-S`` (no site-packages, so no ``.pth`` file runs). msgspec's folder goes back on the path
-    after the standard library; the ``wisp`` package is loaded from its own folder by name, so
-    the folder holding it (the project, for an editable install) is never searched."""
+    ``-S`` (no site-packages, so no ``.pth`` file runs): the standard library only, and the
+    ``wisp`` package loaded from its own folder by name, so that the folder holding it (the
+    project, for an editable install) is never searched."""
     package = _package_folder("wisp")
     code = (
         "import sys, importlib.util as u; "
-        f"sys.path.append({os.path.dirname(_package_folder('msgspec'))!r}); "
         f"s = u.spec_from_file_location('wisp', {os.path.join(package, '__init__.py')!r}, "
         f"submodule_search_locations=[{package!r}]); "
         "m = sys.modules['wisp'] = u.module_from_spec(s); s.loader.exec_module(m); "
