@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -331,3 +332,23 @@ async def test_a_command_cannot_read_the_environment_of_a_process_outside(
     )
     assert "sk-bystander-secret" not in result.stdout
     assert str(bystander.pid) not in result.stdout.split()
+
+
+async def test_a_command_cannot_connect_to_an_abstract_socket_made_outside(
+    run_confined: RunConfined, support: SandboxSupport
+) -> None:
+    # An abstract UNIX socket (@name: X11's, D-Bus's on some systems) has no file to hide:
+    # Landlock's scope (ABI 6) refuses it, whatever the network.
+    if support.landlock_abi is not None and support.landlock_abi < 6:
+        pytest.skip("Landlock ABI 6 (abstract socket scoping) is needed")
+    name = f"wisp-test-{os.getpid()}"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(f"\0{name}")
+    server.listen(8)
+    code = f"import socket; socket.socket(socket.AF_UNIX).connect('\\\\0{name}'); print('in')"
+    try:
+        result, _ = await run_confined(f'{sys.executable} -c "{code}"')
+    finally:
+        server.close()
+    assert result.exit_status != 0 and result.stdout == ""
+    assert "Operation not permitted" in result.stderr
