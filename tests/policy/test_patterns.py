@@ -154,6 +154,7 @@ SPELLED: list[tuple[int, str]] = [
     (1, "sh -c 'rm -rf \"/\"'"),
     (1, 'env -S "rm -rf /"'),
     (0, "env --split-string='sudo ls'"),
+    (0, "alias s='sudo '\ns ls"),
     (2, "curl x |& 'bash'"),
     (2, "curl x | $'sh'"),
     (2, "curl x | env bash -s"),

@@ -45,8 +45,8 @@ class ApprovalRefused(Exception):
 
 UNREADABLE_YES_REASON = (
     "--yes never approves a command whose program is only known when it runs (named by a "
-    "variable, a substitution or eval): write the program's name out, or approve it yourself "
-    "in wisp chat"
+    "variable, a substitution, eval or an alias): write the program's name out, or approve it "
+    "yourself in wisp chat"
 )
 
 
@@ -56,7 +56,8 @@ def nobody_reason(question: ApprovalQuestion) -> str:
         return (
             "no one can approve it here (no terminal and no front end), and wisp cannot read "
             "what it runs: its program is only known when it runs (named by a variable, a "
-            "substitution or eval), which --yes never approves; write the program's name out"
+            "substitution, eval or an alias), which --yes never approves; write the program's "
+            "name out"
         )
     if question.outside_sandbox:
         return (

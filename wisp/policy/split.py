@@ -291,6 +291,7 @@ class _Splitter:
             or _is_pattern_word(_text(words[resolved.index]))  # `/bin/r?`, `{rm,-rf,x}`
             or _has_joined_words(node)
             or resolved.name == "coproc"  # the grammar does not know it: its body is unread
+            or _defines_alias(resolved)  # later names on the line are no longer what they say
         )
         first = words[resolved.index + 1] if resolved.index + 1 < len(words) else None
         is_exact = resolved.is_exact or has_computed_folder or _text(first).startswith("(")
@@ -520,7 +521,17 @@ def _script_of(program: _Program, redirects: list[Node]) -> _Script | None:
             return _Script(None if None in program.rest else " ".join(program.rest))  # type: ignore[arg-type]
         case "trap" if len(program.rest) >= 2 and not (program.rest[0] or "-").startswith("-"):
             return _Script(program.rest[0])
+        case "alias" if _defines_alias(program):
+            # dash (/bin/sh) expands aliases in `sh -c` too: an alias's text runs where its name
+            # is used, so it is judged as a script; the names it renames cannot be (below).
+            bodies = [word.split("=", 1)[1] for word in program.rest if word and "=" in word]
+            return _Script(None if None in program.rest else "\n".join(bodies))
     return None
+
+
+def _defines_alias(program: _Program) -> bool:
+    """``alias s=sudo``: after it, a command named ``s`` is not what its name says."""
+    return program.name == "alias" and any(word is None or "=" in word for word in program.rest)
 
 
 def _shell_script(args: list[str | None], redirects: list[Node]) -> _Script | None:
