@@ -99,6 +99,33 @@ async def test_wisp_installed_in_the_working_directory_cannot_be_written(
     assert stat.S_IMODE(site.stat().st_mode) != 0o777
 
 
+async def test_without_a_namespace_the_installation_is_narrowed_around(
+    namespaced: SandboxSupport, home: Path, user_home: Path
+) -> None:
+    # Where no namespace can be made: Landlock alone, the working directory narrowed around
+    # the installation. (This machine can make one; the probe's answer is set aside.)
+    landlock_only = msgspec.structs.replace(namespaced, namespace=False)
+    site = Path(sysconfig.get_paths()["purelib"])
+    project = Path(os.path.realpath(sys.prefix)).parent
+    tag = f"wisp-test-{os.getpid()}"
+    planted, beside = site / f"zz-{tag}.pth", project / f"{tag}.new"
+    sibling = next(
+        entry for entry in project.iterdir() if entry.is_dir() and not entry.is_symlink()
+        and not str(site).startswith(str(entry)) and entry.name not in ("wisp", ".git")
+    )  # fmt: skip
+    made = sibling / f"{tag}.made"
+    with removed_afterwards(planted, beside, made):
+        result = await run(
+            f"touch {planted}; touch {beside}; touch {made}",
+            build(project, home, user_home),
+            landlock_only,
+            project,
+        )
+        assert not planted.exists() and not beside.exists()
+        assert made.exists(), result.stderr  # the rest of the project stays writable
+    assert result.stderr.count("Permission denied") == 2
+
+
 async def test_an_installation_under_tmp_cannot_be_written(
     namespaced: SandboxSupport, tmp_path: Path
 ) -> None:

@@ -110,16 +110,22 @@ def test_a_narrowed_working_directory_says_where_else_to_start() -> None:
 
 def test_without_a_mount_namespace_the_note_says_what_is_not_protected(tmp_path: Path) -> None:
     # Issue 12: where neither root nor a user namespace allows one, wisp runs the commands
-    # under Landlock alone and says what that leaves open, the installation first.
+    # under Landlock alone, narrowed around its installation, and says what that leaves open.
     project = Path(sys.prefix).resolve().parent
     writable = WritableSet.build(working_directory=project, home=tmp_path, environ={"HOME": "/"})
-    _, state = confined_argv(
+    argv, state = confined_argv(
         COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
     )
     assert state.note is not None
     assert "sandbox: no mount namespace here" in state.note
     assert "commands can read WISP_HOME" in state.note
-    assert f"wisp's own installation ({Path(sys.prefix).resolve()}" in state.note
+    # ... and the installation is narrowed around, so it stays read-only: said, with the fix.
+    assert (
+        f"sandbox: commands cannot make new files directly in {project} or in the folders "
+        f"between it and wisp's installation (touch {project}/x fails) because the installation "
+    ) in state.note
+    assert f"{Path(sys.prefix).resolve()}" in state.note.split("because the installation")[1]
+    assert str(Path(sys.prefix).resolve()) in spec_of(argv).read_only
 
 
 def test_with_the_mount_namespace_nothing_is_narrowed_and_the_install_is_read_only(

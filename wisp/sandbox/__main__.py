@@ -109,15 +109,20 @@ def _init(argv: list[str], status_write: int) -> NoReturn:
 
 
 def _narrowed(spec: Spec) -> tuple[list[str], list[str]]:
+    """Without the namespaces: each root that holds ``WISP_HOME`` or a part of wisp's
+    installation (``read_only``) narrowed around them; a root inside one of them dropped."""
+    guarded = [path for path in (spec.protected, *spec.read_only) if path is not None]
     roots: list[str] = []
     files = list(spec.files)
     for root in spec.roots:
-        protected = spec.protected
-        if protected is not None and root != protected and is_within(protected, root):
-            dirs, siblings = narrow(root, protected)
+        if any(is_within(root, path) for path in guarded):
+            continue
+        inside = [path for path in guarded if is_within(path, root)]
+        if inside:
+            dirs, siblings = narrow(root, inside)
             roots += dirs
             files += siblings
-        elif protected is None or not is_within(root, protected):
+        else:
             roots.append(root)
     return roots, files
 

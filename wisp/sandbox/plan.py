@@ -16,6 +16,8 @@ import msgspec
 
 from wisp.diagnostics import logger
 from wisp.sandbox import landlock
+from wisp.sandbox.mounts import outermost
+from wisp.sandbox.narrowing import is_within
 from wisp.sandbox.spec import HelperSpec
 from wisp.sandbox.writable import WritableSet
 
@@ -187,10 +189,15 @@ def confined_argv(
         mechanism = f"landlock ABI {abi}; mount namespace; {network}"
         return command, SandboxState(sandbox=True, network=not network_off, mechanism=mechanism)
     holding_home = writable.roots_holding_home()
-    # §5.2: bubblewrap binds WISP_HOME read-only and keeps the root whole; it needs the folder.
+    # wisp's installation where it lies in a root (.venv in the project): it must stay
+    # read-only, or a command could change what wisp runs next, unconfined (issue 12).
+    exposed = [path for path in outermost(install_paths()) if writable.contains(path)]
+    # §5.2: bubblewrap binds WISP_HOME and the installation read-only and keeps the roots
+    # whole; it needs the folder.
     bwrap = support.bwrap
     bind_home = bwrap is not None and bool(holding_home) and os.path.isdir(writable.protected)
-    use_bwrap = bwrap is not None and (network_off or bind_home)
+    bind_install = bwrap is not None and bool(exposed)
+    use_bwrap = bwrap is not None and (network_off or bind_home or bind_install)
     roots, files = writable.landlock_roots()
     spec = HelperSpec(
         abi=abi,
@@ -198,30 +205,48 @@ def confined_argv(
         files=files,
         network_off=network_off,
         protected=None if bind_home or not holding_home else writable.protected,
+        read_only=[] if bind_install else exposed,
     )
     helper = [*helper_argv(python), msgspec.json.encode(spec).decode(), "--"]
     command = [*helper, *argv]
     if bwrap is not None and use_bwrap:
-        command = [*_bwrap_prefix(bwrap, writable, network_off, bind_home), *command]
+        binds = exposed if bind_install else []
+        command = [*_bwrap_prefix(bwrap, writable, network_off, bind_home, binds), *command]
     narrowed = () if bind_home else holding_home
+    around_install = () if bind_install else _holding(writable.roots, exposed)
     state = _state(abi, network_off, use_bwrap, narrowed, writable)
-    return command, msgspec.structs.replace(state, note=_join(state.note, _exposed(writable)))
+    notes = [state.note, _install_note(around_install, exposed), _exposed(writable)]
+    mechanism = state.mechanism
+    if around_install:
+        mechanism += f"; narrowed around wisp's installation: {', '.join(around_install)}"
+    return command, msgspec.structs.replace(state, note=_join(*notes), mechanism=mechanism)
+
+
+def _holding(roots: Sequence[str], paths: Sequence[str]) -> tuple[str, ...]:
+    return tuple(root for root in roots if any(is_within(path, root) for path in paths))
+
+
+def _install_note(narrowed: Sequence[str], exposed: Sequence[str]) -> str | None:
+    """Said once at start-up: the roots narrowed around wisp's installation, and the fix."""
+    if not narrowed:
+        return None
+    outer = min(narrowed, key=len)
+    return (
+        f"sandbox: commands cannot make new files directly in {outer} or in the folders between "
+        f"it and wisp's installation (touch {os.path.join(outer, 'x')} fails) because the "
+        f"installation ({', '.join(exposed[:3])}) lies inside it and no mount namespace can be "
+        "made here; install wisp outside the working directory (pipx or uv tool), run it as "
+        "root, or allow unprivileged user namespaces, to fix"
+    )
 
 
 def _exposed(writable: WritableSet) -> str:
     """What is not protected without the mount namespace (said once, with the start-up note)."""
-    inside = [path for path in install_paths() if writable.contains(path)]
-    what = "commands can read WISP_HOME (and any key in its config) and change file modes and "
-    what += "attributes outside the roots"
-    if inside:
-        what += (
-            f"; wisp's own installation ({', '.join(inside[:3])}) lies in a writable root, so a "
-            "command can change what wisp runs next, unconfined"
-        )
     return (
-        f"sandbox: no mount namespace here (not root, and user namespaces are not allowed), so "
-        f"{what}; run wisp as root, allow unprivileged user namespaces, or install bubblewrap and "
-        "keep wisp's installation outside the working directory, to fix"
+        "sandbox: no mount namespace here (not root, and user namespaces are not allowed), so "
+        "commands can read WISP_HOME (and any key in its config) and change file modes and "
+        "attributes outside the roots; run wisp as root or allow unprivileged user namespaces, "
+        "to fix"
     )
 
 
@@ -230,7 +255,11 @@ def _join(*notes: str | None) -> str | None:
 
 
 def _bwrap_prefix(
-    bwrap: str, writable: WritableSet, network_off: bool, bind_home: bool
+    bwrap: str,
+    writable: WritableSet,
+    network_off: bool,
+    bind_home: bool,
+    read_only: Sequence[str] = (),
 ) -> list[str]:
     prefix = [bwrap, "--bind", "/", "/", "--dev-bind", "/dev", "/dev"]
     if network_off:
@@ -238,6 +267,8 @@ def _bwrap_prefix(
     prefix.append("--die-with-parent")
     if bind_home:
         prefix += ["--ro-bind", writable.protected, writable.protected]
+    for path in read_only:
+        prefix += ["--ro-bind", path, path]
     return [*prefix, "--"]
 
 
