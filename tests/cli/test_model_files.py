@@ -24,7 +24,7 @@ from wisp.cli.model_files import ConfigModelFiles
 from wisp.config import load_config
 from wisp.home import Home
 from wisp.models import local
-from wisp.models.local_files import FileStamp
+from wisp.models.local_files import FileStamp, checked
 
 pytest.importorskip("llama_cpp", reason="needs the local extra")
 
@@ -126,6 +126,17 @@ async def test_another_file_of_the_same_name_is_refused(gguf: Path, context: Con
     different = re.escape(f"is not the file wisp recorded as copy ({elsewhere})")
     with pytest.raises(ModelUnavailable, match=different):
         await load(gguf, book(context, []), context)
+
+
+def test_the_file_loaded_is_the_one_checked_though_its_name_is_replaced(
+    gguf: Path, context: Context
+) -> None:
+    with checked(gguf, NAME, book(context, [])) as file:
+        swapped = gguf.with_name("swapped")
+        swapped.write_bytes(b"GGUF and not a model")
+        swapped.replace(gguf)
+        assert os.stat(file.load_path).st_ino == file.stamp.inode
+        assert not file.is_unchanged()  # unlinked by the swap: its ctime moved; refused too
 
 
 async def test_a_check_records_a_changed_file_anew(gguf: Path, context: Context) -> None:

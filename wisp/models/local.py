@@ -32,7 +32,7 @@ from wisp.agent.types import (
 )
 from wisp.config.paths import model_path
 from wisp.models.local_engine import NEEDS_EXTRA, Engine, Generated, Prompt, Sampling
-from wisp.models.local_files import ModelFiles, stamp_now, verify
+from wisp.models.local_files import ModelFiles, checked
 from wisp.models.local_window import ModelShape, choose_window, read_gguf_metadata
 from wisp.models.parsing import TextCallFilter, ThinkSplitter, complete_call
 from wisp.models.selection import canonical_name
@@ -136,14 +136,16 @@ class LocalBackend:
             return self._engine
 
     def _load(self) -> Engine:
-        """The file checked against its record, then loaded; a file replaced in between is
-        refused (the stamp after loading must be the one checked)."""
-        files = self.files
-        stamp = verify(self.path, self.options.name, files) if files is not None else None
-        engine = Engine(self.path, window=self.options.window, threads=self.options.threads)
-        if stamp is not None and stamp_now(self.path) != stamp:
-            engine.close()
-            raise ModelUnavailable(f"local: {self.path} changed while wisp loaded it; try again")
+        """The file checked against its record, then that very file loaded (not whatever its
+        name leads to by then); one written to while it loaded is refused."""
+        window, threads = self.options.window, self.options.threads
+        if self.files is None:
+            return Engine(self.path, window=window, threads=threads)
+        with checked(self.path, self.options.name, self.files) as file:
+            engine = Engine(file.load_path, window=window, threads=threads, shown=self.path)
+            if not file.is_unchanged():
+                engine.close()
+                raise ModelUnavailable(f"local: {self.path} changed while wisp loaded it")
         return engine
 
     def _template_options(self, request: ChatRequest) -> dict[str, Any]:

@@ -58,7 +58,11 @@ Emit = Callable[[str], None]
 class Engine:
     """A loaded model. One generation at a time: the model has one context and one cache."""
 
-    def __init__(self, path: Path, *, window: int, threads: int | None) -> None:
+    def __init__(
+        self, path: Path, *, window: int, threads: int | None, shown: Path | None = None
+    ) -> None:
+        """Load ``path`` (``shown`` is the name to give it in errors, when ``path`` is an open
+        file's ``/proc/self/fd`` entry)."""
         try:
             from llama_cpp import Llama
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -68,7 +72,7 @@ class Engine:
             # verbose=False keeps llama.cpp's own log off stderr; stdout is the protocol's.
             self._llm = Llama(str(path), n_ctx=window, n_threads=threads, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelUnavailable(f"local: cannot load {path}: {exc}") from exc
+            raise ModelUnavailable(f"local: cannot load {shown or path}: {exc}") from exc
         eos = self._llm.token_eos()
         self._formatter = Jinja2ChatFormatter(
             template=self._llm.metadata.get("tokenizer.chat_template") or _CHATML,

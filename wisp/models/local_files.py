@@ -16,8 +16,10 @@ can rewrite wisp.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -88,11 +90,29 @@ def sha256_of(fd: int) -> str:
     return digest.hexdigest()
 
 
-def verify(path: Path, name: str, files: ModelFiles) -> FileStamp:
-    """Check ``path`` (the model ``name``) against its record, recording it on first sight;
-    the stamp of the file checked, for the caller to compare once it has loaded it.
+@dataclass(frozen=True, slots=True)
+class CheckedFile:
+    """A model's file, open, checked against its record: load it by ``load_path``, which names
+    the very file that was hashed (a name swapped for another file since cannot matter)."""
 
-    ``ModelUnavailable`` when the file differs from the record, naming it and the fix."""
+    fd: int
+    real: str
+    stamp: FileStamp
+
+    @property
+    def load_path(self) -> Path:
+        proc = Path(f"/proc/self/fd/{self.fd}")
+        return proc if proc.exists() else Path(self.real)  # Linux; elsewhere, by name
+
+    def is_unchanged(self) -> bool:
+        """Whether nothing has written to the file since it was checked."""
+        return FileStamp.of(os.fstat(self.fd)) == self.stamp
+
+
+@contextlib.contextmanager
+def checked(path: Path, name: str, files: ModelFiles) -> Iterator[CheckedFile]:
+    """Open ``path`` (the model ``name``) and check it against its record, recording it on
+    first sight; ``ModelUnavailable`` when it differs from the record, naming it and the fix."""
     real = os.path.realpath(path)
     known = files.recorded(name)
     try:
@@ -101,17 +121,23 @@ def verify(path: Path, name: str, files: ModelFiles) -> FileStamp:
         raise ModelUnavailable(f"local: cannot read {real}: {exc.strerror or exc}") from exc
     try:
         stamp = FileStamp.of(os.fstat(fd))
-        if known is not None and known.path == real and known.stamp == stamp:
-            return stamp  # unchanged since it was hashed
-        digest = sha256_of(fd)
-        if FileStamp.of(os.fstat(fd)) != stamp:
-            raise ModelUnavailable(f"local: {real} changed while wisp was checking it; try again")
+        if known is None or known.path != real or known.stamp != stamp:
+            _check_contents(fd, real, name, stamp, known, files)
+        yield CheckedFile(fd, real, stamp)
     finally:
         os.close(fd)
+
+
+def _check_contents(
+    fd: int, real: str, name: str, stamp: FileStamp, known: FileRecord | None, files: ModelFiles
+) -> None:
+    """Hash the file (its stamp changed, or it is new) and hold it to the record."""
+    digest = sha256_of(fd)
+    if FileStamp.of(os.fstat(fd)) != stamp:
+        raise ModelUnavailable(f"local: {real} changed while wisp was checking it; try again")
     if known is not None and known.sha256 != digest and not files.trusts_changes:
         raise ModelUnavailable(refusal(real, name, known))
     files.record(name, FileRecord(real, digest, stamp))
-    return stamp
 
 
 def refusal(real: str, name: str, known: FileRecord) -> str:
@@ -126,10 +152,3 @@ def refusal(real: str, name: str, known: FileRecord) -> str:
         "rewritten it, so wisp will not load it. If you trust the file as it is now, record it "
         f"anew: wisp models check {shell_word('local:' + real)}"
     )
-
-
-def stamp_now(path: Path) -> FileStamp | None:
-    try:
-        return FileStamp.of(os.stat(path))
-    except OSError:
-        return None
