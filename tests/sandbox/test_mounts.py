@@ -24,6 +24,7 @@ from wisp.sandbox.landlock import KEPT_CAPABILITIES
 from wisp.sandbox.mounts import listening_sockets, outermost
 from wisp.sandbox.plan import SandboxSupport, confined_argv, helper_argv, probe_uncached
 from wisp.sandbox.process import ProcessResult, run_process
+from wisp.sandbox.refusal import Verdict, check_refusal
 from wisp.sandbox.spec import HelperSpec
 from wisp.sandbox.writable import WritableSet
 
@@ -97,6 +98,17 @@ async def test_wisp_installed_in_the_working_directory_cannot_be_written(
     assert made == []
     assert result.stderr.count("Read-only file system") == len(targets) + 1
     assert stat.S_IMODE(site.stat().st_mode) != 0o777
+    # The model is told why: the sandbox refused it, on purpose, and what to do instead.
+    refusal = check_refusal(
+        result.stderr,
+        exit_status=result.exit_status,
+        working_directory=project,
+        writable=writable,
+        network_off=False,
+    )
+    assert refusal is not None and refusal.verdict is Verdict.REFUSED
+    assert str(targets[0]) in refusal.paths
+    assert "it is part of wisp's own installation" in refusal.line
 
 
 async def test_without_a_namespace_the_installation_is_narrowed_around(

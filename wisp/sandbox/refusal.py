@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
+from wisp.sandbox.narrowing import is_within
 from wisp.sandbox.writable import WritableSet, canonical
 
 MARKERS = ("Permission denied", "Read-only file system", "Operation not permitted")
@@ -100,9 +101,10 @@ def check_refusal(
         for path in paths
         if not writable.contains(path) or writable.is_carved_out(path, narrowed_roots)
     ]
-    if outside:
-        line = _refused_line(outside, writable, narrowed_roots)
-        return Refusal(Verdict.REFUSED, outside, line)
+    installed = [path for path in paths if path not in outside and _installation_of(path)]
+    if outside or installed:
+        line = _refused_line(outside, writable, narrowed_roots, installed)
+        return Refusal(Verdict.REFUSED, [*outside, *installed], line)
     if paths:
         return Refusal(Verdict.NOT_THE_SANDBOX, paths, _not_the_sandbox_line(paths))
     return Refusal(Verdict.GUESS, [], _guess_line(marker))
@@ -151,9 +153,22 @@ def _candidates(stderr: str) -> Iterator[tuple[str, bool]]:
                 break
 
 
-def _refused_line(outside: list[str], writable: WritableSet, narrowed_roots: Sequence[str]) -> str:
+def _installation_of(path: str) -> str | None:
+    """The part of wisp's own installation that holds ``path``, if one does: never writable by
+    commands, even inside a root (issue 12)."""
+    from wisp.sandbox.plan import install_paths  # not on the helper's path
+
+    return next((part for part in install_paths() if is_within(path, part)), None)
+
+
+def _refused_line(
+    outside: list[str],
+    writable: WritableSet,
+    narrowed_roots: Sequence[str],
+    installed: Sequence[str] = (),
+) -> str:
     """Outside the roots (or in ``WISP_HOME``): the roots; carved out of a narrowed root: why,
-    and how to keep the roots whole (§5.2)."""
+    and how to keep the roots whole (§5.2); in wisp's installation: why, and what to do."""
     narrowed = [
         path
         for path in outside
@@ -169,6 +184,13 @@ def _refused_line(outside: list[str], writable: WritableSet, narrowed_roots: Seq
             f"{_named(narrowed)}: nothing new can be made directly in {_named(folders)} while "
             f"WISP_HOME ({writable.protected}) lies inside it; "
             + writable.narrowing_fix(narrowed_roots)
+        )
+    if installed:
+        holders = list(dict.fromkeys(_installation_of(path) or path for path in installed))
+        parts.append(
+            f"{_named(list(installed))}: it is part of wisp's own installation "
+            f"({_named(holders)}), which commands may never change (wisp runs it next, "
+            "unconfined); give the project's packages a virtual environment of their own"
         )
     return "sandbox: refused writing to " + "; and to ".join(parts)
 
