@@ -95,7 +95,8 @@ def _package_folder(name: str) -> str:
     return os.path.dirname(os.path.realpath(module.__file__ or ""))
 
 
-def install_paths() -> list[str]:
+@functools.cache
+def install_paths() -> tuple[str, ...]:
     """wisp's own installation (§5.2): the interpreter's prefixes, the standard library,
     site-packages, the console scripts, the interpreter itself, and the folders of the wisp
     and msgspec packages (an editable install keeps wisp's in the project)."""
@@ -104,7 +105,7 @@ def install_paths() -> list[str]:
     found += [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts")]
     found.append(os.path.realpath(sys.executable))
     found += [_package_folder("wisp"), _package_folder("msgspec")]
-    return list(dict.fromkeys(os.path.realpath(path) for path in found if path))
+    return tuple(dict.fromkeys(os.path.realpath(path) for path in found if path))
 
 
 def _namespace_works() -> bool:
@@ -178,7 +179,7 @@ def confined_argv(
             files=files,
             network_off=network_off,
             namespace=True,
-            read_only=install_paths(),
+            read_only=list(install_paths()),
             hidden=[writable.protected],
             sockets=[*writable.sockets, *(os.path.realpath(path) for path in sockets)],
         )
