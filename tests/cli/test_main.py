@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +136,18 @@ def test_an_abbreviated_option_takes_its_value_before_a_command(run_wisp, tmp_pa
     script.write_text('{"responses": [{"text": "a reply"}]}')
     result = run_wisp("--mod", f"script:{script}", "chat", "--plain", input="hello\n")
     assert (result.returncode, result.stdout) == (0, "a reply\n")
+
+
+@pytest.mark.parametrize("command", [("logs",), ("config", "list"), ("models",)])
+def test_a_home_that_is_a_file_is_one_line_naming_it(wisp_env, tmp_path, command) -> None:
+    # WISP_HOME pointing at a file (say, what mktemp made): no traceback, the file named.
+    home = tmp_path / "not-a-folder"
+    home.write_text("")
+    wisp = Path(sys.executable).parent / "wisp"
+    result = subprocess.run(
+        [str(wisp), *command], env={**wisp_env, "WISP_HOME": str(home)},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert str(home) in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -135,8 +135,21 @@ def main(argv: Sequence[str] | None = None, context: Context | None = None) -> i
     except WispError as exc:
         context.warn(str(exc))
         return exc.exit_code
+    except OSError as exc:
+        # A file wisp could not use (WISP_HOME a file, a full disk, a folder it may not
+        # read): one line naming the file and the cause, never a traceback.
+        context.warn(os_error_line(exc))
+        return 1
     except KeyboardInterrupt:
         return 130
+
+
+def os_error_line(exc: OSError) -> str:
+    """``cannot use PATH: CAUSE``, in the words of the system's own message."""
+    cause = exc.strerror or str(exc)
+    if exc.filename is None:
+        return cause
+    return f"cannot use {exc.filename}: {cause}"
 
 
 def run() -> None:
