@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG
 from wisp import __version__
 
 
@@ -146,7 +147,7 @@ def test_a_home_that_is_a_file_is_one_line_naming_it(wisp_env, tmp_path, command
     wisp = Path(sys.executable).parent / "wisp"
     result = subprocess.run(
         [str(wisp), *command], env={**wisp_env, "WISP_HOME": str(home)},
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
