@@ -160,3 +160,28 @@ async def test_a_key_in_the_grace_starts_the_quiet_again(
     in_grace = [at for at, is_over in reached if not is_over]
     if in_grace:  # none: the machine was too slow to type inside the grace at all
         assert over - in_grace[-1] >= GRACE_SECONDS
+
+
+@pytest.mark.parametrize(
+    ("line", "screen_type"),
+    [(APPROVAL, ApprovalScreen), (QUESTION, QuestionScreen), (TIMEOUT, ChoiceScreen)],
+)
+async def test_each_dialog_starts_one_grace(
+    make_fake_app, wait_for, monkeypatch: pytest.MonkeyPatch, line, screen_type
+):
+    # Textual calls every on_mount along the class's MRO: a dialog that also called its base's
+    # started a second grace timer, which a key typed in the grace did not reset, so the
+    # dialog took keys 500 ms after it opened whatever was typed.
+    started: list[Dialog] = []
+    on_mount = Dialog.on_mount
+
+    def noting(self: Dialog) -> None:
+        started.append(self)
+        on_mount(self)
+
+    monkeypatch.setattr(Dialog, "on_mount", noting)
+    app = make_fake_app([line])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, screen_type))
+        await wait_for(pilot, lambda: app.screen.is_taking_keys)
+        assert started == [app.screen]

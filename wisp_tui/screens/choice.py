@@ -86,7 +86,7 @@ class ChoiceScreen(Dialog[str | None]):
         return "type a value · Enter to set · Esc to leave it"
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual runs Dialog.on_mount (the grace) after this one: not called here again.
         for widget in self.query("OptionList, Input"):
             widget.can_focus = False
         if self.choice.options:

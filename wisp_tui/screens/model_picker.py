@@ -121,7 +121,7 @@ class ModelPickerScreen(Dialog[PickerAnswer | None]):
             yield Static(HINT, id="hint")
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual runs Dialog.on_mount (the grace) after this one: not called here again.
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:

@@ -63,7 +63,7 @@ class QuestionScreen(Dialog[QuestionAnswer]):
             yield Static(hint, id="hint")
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual runs Dialog.on_mount (the grace) after this one: not called here again.
         for widget in self.query("OptionList, Input"):
             widget.can_focus = False  # nothing takes keys in the grace (D9)
 
