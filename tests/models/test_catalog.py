@@ -121,6 +121,16 @@ async def test_local_is_described_from_its_file(
     assert (row.context_length, row.context_from, row.problem) == (8192, "model", None)
 
 
+async def test_local_is_described_however_busy_the_machine(
+    nowhere: dict[str, Any], make_config: MakeConfig, http_client: httpx.AsyncClient
+) -> None:
+    # The listing's deadline is for servers; on a machine too busy to read the GGUF's header
+    # within it (here: no time at all), local still has its details.
+    row = (await listing(make_config(nowhere), http_client, whole_seconds=0.0)).models[0]
+    assert row.selection == "local"
+    assert (row.parameters, row.context_length, row.problem) == ("135M", 8192, None)
+
+
 # -- runtimes that do not answer ---------------------------------------------------------------
 
 

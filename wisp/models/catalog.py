@@ -137,24 +137,36 @@ class _Lister:
         return rows, None
 
     async def local(self) -> list[ModelRow]:
-        return await self.rows([await asyncio.to_thread(local_listed)])
+        # The embedded model is described from its file and config.json, with no server to
+        # wait for: the listing's deadline (for servers) would only drop its details on a
+        # busy machine.
+        return await self.rows([await asyncio.to_thread(local_listed)], limited=False)
 
     async def rows(
         self,
         listed: list[Listed],
         resolve: Callable[[str], Awaitable[ResolvedModel]] | None = None,
+        *,
+        limited: bool = True,
     ) -> list[ModelRow]:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(self.row(entry, resolve)) for entry in listed]
+            tasks = [
+                group.create_task(self.row(entry, resolve, limited=limited)) for entry in listed
+            ]
         return [task.result() for task in tasks]
 
     async def row(
-        self, listed: Listed, resolve: Callable[[str], Awaitable[ResolvedModel]] | None = None
+        self,
+        listed: Listed,
+        resolve: Callable[[str], Awaitable[ResolvedModel]] | None = None,
+        *,
+        limited: bool = True,
     ) -> ModelRow:
-        """The listed model resolved in the time left; its listing alone when time runs out."""
+        """The listed model resolved in the listing's time left (``limited``, for a server's
+        model) or however long it takes; its listing alone when time runs out."""
         row = self._bare_row(listed)
         try:
-            async with asyncio.timeout_at(self.deadline):
+            async with asyncio.timeout_at(self.deadline if limited else None):
                 resolved = await (resolve or self._resolve)(listed.selection)
         except TimeoutError:
             return row  # listed in time, but not described in time: shown without details
