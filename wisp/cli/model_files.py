@@ -31,7 +31,7 @@ class ConfigModelFiles:
         self.trusts_changes = trusts_changes
 
     def recorded(self, name: str) -> FileRecord | None:
-        section = _section(self.context.load_config(), name)
+        section = model_section(self.context.load_config(), LOCAL, name)
         sha256 = section.get("sha256")
         if sha256 is None:
             return None
@@ -45,13 +45,13 @@ class ConfigModelFiles:
 
     def record(self, name: str, record: FileRecord) -> None:
         with locked_config(self.context.home.config_file) as config:
-            section = _section(config, name)
+            section = model_section(config, LOCAL, name)
             old = section.get("sha256")
             section["sha256"] = record.sha256
             section["sha256Path"] = record.path
             if record.stamp is not None:
                 section["sha256Stamp"] = record.stamp.as_list()
-            _store_section(config, name, section)
+            store_model_section(config, LOCAL, name, section)
             save_config(config)
         if old != record.sha256:
             self.record_event(
@@ -65,20 +65,21 @@ class ConfigModelFiles:
             )
 
 
-def _section(config: Config, name: str) -> dict[str, Any]:
-    """``local.models.<name>``, read by hand: the name holds dots."""
-    models = config.get(f"{LOCAL}.models")
+def model_section(config: Config, scheme: str, name: str) -> dict[str, Any]:
+    """``<scheme>.models."<name>"``, a copy, read by hand: the name may hold dots."""
+    models = config.get(f"{scheme}.models")
     section = models.get(name) if isinstance(models, dict) else None
     return dict(section) if isinstance(section, dict) else {}
 
 
-def _store_section(config: Config, name: str, section: dict[str, Any]) -> None:
+def store_model_section(config: Config, scheme: str, name: str, section: dict[str, Any]) -> None:
+    """Put ``section`` at ``<scheme>.models."<name>"``, making the objects on the way."""
     node: Any = config.data
-    for part in (LOCAL, "models"):
+    for part in (scheme, "models"):
         child = node.setdefault(part, {})
         if not isinstance(child, dict):
             raise ConfigError(
-                f"{config.path}: {LOCAL}.models cannot hold {name}: {part} is not an object"
+                f"{config.path}: {scheme}.models cannot hold {name}: {part} is not an object"
             )
         node = child
     node[name] = section

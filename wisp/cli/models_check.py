@@ -12,15 +12,15 @@ import contextlib
 import datetime
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
-from wisp.cli.model_files import ConfigModelFiles
+from wisp.cli.model_files import ConfigModelFiles, model_section, store_model_section
 from wisp.cli.models import Record, Say, canonical, disabled_list, toggle
 from wisp.config import Config, locked_config, model_path, save_config, shell_word
-from wisp.errors import ConfigError, WispError
+from wisp.errors import WispError
 from wisp.models.catalog import human_bytes
 from wisp.models.check import (
     CHECKED_SCHEMES,
@@ -85,7 +85,7 @@ def needs_check(config: Config, selection: str) -> bool:
         key = declaration_key(selection)
     except WispError:
         return True  # the check will say why it cannot be resolved
-    return key is not None and "capabilities" not in _section(config, key)
+    return key is not None and "capabilities" not in model_section(config, *key)
 
 
 def outcome_message(selection: str, result: CheckResult) -> str:
@@ -192,14 +192,14 @@ def _record(
 ) -> Declaration | None:
     """``model.verified``, then the declaration and its ``config.change`` when one is made."""
     with locked_config(context.home.config_file) as config:
-        previous = _section(config, key) if key is not None else {}
+        previous = model_section(config, *key) if key is not None else {}
         declaration = (
             settle_declaration(previous, result, datetime.date.today()) if key is not None else None
         )
         record(_verified(result, declaration, trigger=trigger, source=source))
         if key is None or declaration is None:
             return None
-        _store_section(config, key, declaration.section)
+        store_model_section(config, *key, declaration.section)
         save_config(config)
         record(
             ConfigChange(
@@ -232,26 +232,6 @@ def _verified(
         source=source,
         approval=None,
     )
-
-
-def _section(config: Config, key: Key) -> dict[str, Any]:
-    """``<scheme>.models.<name>``, read by hand: the name may hold dots."""
-    models = config.get(f"{key[0]}.models")
-    section = models.get(key[1]) if isinstance(models, dict) else None
-    return dict(section) if isinstance(section, dict) else {}
-
-
-def _store_section(config: Config, key: Key, section: dict[str, Any]) -> None:
-    scheme, name = key
-    node: Any = config.data
-    for part in (scheme, "models"):
-        child = node.setdefault(part, {})
-        if not isinstance(child, dict):
-            raise ConfigError(
-                f"{config.path}: {scheme}.models cannot hold {name}: {part} is not an object"
-            )
-        node = child
-    node[name] = section
 
 
 # -- words -------------------------------------------------------------------------------------
