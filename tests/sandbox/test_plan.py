@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 import wisp
+from wisp.sandbox import plan
 from wisp.sandbox.plan import (
     SandboxSupport,
     confined_argv,
@@ -23,6 +24,14 @@ from wisp.sandbox.spec import EXIT_CANNOT_CONFINE, HelperSpec
 from wisp.sandbox.writable import WritableSet
 
 COMMAND = ["/bin/sh", "-c", "true"]
+# Where these tests say wisp is installed: outside every root, wherever the suite itself runs
+# from (CI's virtual environment lies under /tmp, a writable root).
+INSTALL = ("/opt/wisp-plan-test/venv", "/opt/wisp-plan-test/venv/lib/site-packages")
+
+
+@pytest.fixture(autouse=True)
+def installed_outside_the_roots(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan, "install_paths", lambda: INSTALL)
 
 
 @pytest.fixture
@@ -108,11 +117,18 @@ def test_a_narrowed_working_directory_says_where_else_to_start() -> None:
     )
 
 
-def test_without_a_mount_namespace_the_note_says_what_is_not_protected(tmp_path: Path) -> None:
+def test_without_a_mount_namespace_the_note_says_what_is_not_protected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Issue 12: where neither root nor a user namespace allows one, wisp runs the commands
     # under Landlock alone, narrowed around its installation, and says what that leaves open.
-    project = Path(sys.prefix).resolve().parent
-    writable = WritableSet.build(working_directory=project, home=tmp_path, environ={"HOME": "/"})
+    # (Nothing here touches the folders: they need not exist.)
+    project = Path("/srv/wisp-plan-project")
+    venv = project / ".venv"
+    monkeypatch.setattr(plan, "install_paths", lambda: (str(venv),))
+    writable = WritableSet.build(
+        working_directory=project, home="/srv/wisp-plan-home", environ={"HOME": "/"}
+    )
     argv, state = confined_argv(
         COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)
     )
@@ -124,8 +140,8 @@ def test_without_a_mount_namespace_the_note_says_what_is_not_protected(tmp_path:
         f"sandbox: commands cannot make new files directly in {project} or in the folders "
         f"between it and wisp's installation (touch {project}/x fails) because the installation "
     ) in state.note
-    assert f"{Path(sys.prefix).resolve()}" in state.note.split("because the installation")[1]
-    assert str(Path(sys.prefix).resolve()) in spec_of(argv).read_only
+    assert str(venv) in state.note.split("because the installation")[1]
+    assert str(venv) in spec_of(argv).read_only
 
 
 def test_with_the_mount_namespace_nothing_is_narrowed_and_the_install_is_read_only(
@@ -135,7 +151,7 @@ def test_with_the_mount_namespace_nothing_is_narrowed_and_the_install_is_read_on
     argv, state = confined_argv(COMMAND, writable, network_off=True, support=support)
     spec = spec_of(argv)
     assert spec.namespace and spec.protected is None and spec.hidden == [writable.protected]
-    assert str(Path(sys.prefix).resolve()) in spec.read_only
+    assert spec.read_only == list(INSTALL)
     assert (state.sandbox, state.network, state.note, state.narrowed_roots) == (
         True,
         False,
