@@ -69,7 +69,7 @@ def removed_afterwards(*paths: Path) -> Iterator[None]:
     finally:
         for path in paths:
             with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+                path.rmdir() if path.is_dir() else path.unlink()
 
 
 async def test_wisp_installed_in_the_working_directory_cannot_be_written(
@@ -121,12 +121,12 @@ async def test_without_a_namespace_the_installation_is_narrowed_around(
     project = Path(os.path.realpath(sys.prefix)).parent
     tag = f"wisp-test-{os.getpid()}"
     planted, beside = site / f"zz-{tag}.pth", project / f"{tag}.new"
-    sibling = next(
-        entry for entry in project.iterdir() if entry.is_dir() and not entry.is_symlink()
-        and not str(site).startswith(str(entry)) and entry.name not in ("wisp", ".git")
-    )  # fmt: skip
+    # A folder of the project's own beside the installation: made before the run, since the
+    # project (CI's: a temporary folder) may hold nothing but the virtual environment.
+    sibling = project / f"{tag}.folder"
+    sibling.mkdir()
     made = sibling / f"{tag}.made"
-    with removed_afterwards(planted, beside, made):
+    with removed_afterwards(planted, beside, made, sibling):
         result = await run(
             f"touch {planted}; touch {beside}; touch {made}",
             build(project, home, user_home),
