@@ -230,3 +230,20 @@ def test_the_helper_never_searches_the_folder_that_holds_wisp(tmp_path: Path) ->
         [*helper_argv(), "{}", "--", "true"], cwd=tmp_path, capture_output=True, text=True
     )
     assert done.returncode == EXIT_CANNOT_CONFINE  # it ran, and refused the empty spec
+
+
+def test_a_bwrap_planted_on_path_is_never_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An activated .venv/bin first on PATH: a bwrap a command wrote there would wrap, and so
+    # run, unconfined before every later command.
+    planted = tmp_path / "bin"
+    planted.mkdir()
+    marker = tmp_path / "ran"
+    fake = planted / "bwrap"
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}:/usr/bin:/bin")
+    found = plan._working_bwrap()
+    assert found is None or not found.startswith(str(planted))
+    assert not marker.exists()

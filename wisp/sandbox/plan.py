@@ -126,8 +126,14 @@ def _namespace_works() -> bool:
     return True
 
 
+SYSTEM_PROGRAM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""Where wisp looks for programs it runs for itself around a command."""
+
+
 def _working_bwrap() -> str | None:
-    path = shutil.which("bwrap")
+    # Only the system's folders: a `bwrap` planted in a PATH folder a command can write (an
+    # activated .venv/bin) would wrap every later command, itself unconfined.
+    path = shutil.which("bwrap", path=SYSTEM_PROGRAM_PATH)
     if path is None:
         return None
     try:
