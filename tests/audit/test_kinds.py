@@ -36,6 +36,7 @@ SEED_FIELDS: dict[str, set[str]] = {
     "policy.decision": {
         "command", "workingDirectory", "verdict", "reason", "sandbox", "network", "nested",
         "origin", "outsideSandbox", "outsideSandboxIgnored",
+        "networkCut",  # what turning the network off really cut (issue 12.3)
     },
     "command.outcome": {
         "command", "exitStatus", "timedOut", "truncated", "stdout", "stderr", "seconds", "origin",

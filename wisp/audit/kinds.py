@@ -212,6 +212,9 @@ class PolicyDecision(Details, kw_only=True):
     sandbox: bool
     network: bool
     nested: bool
+    # What turning the network off really cut: "all", or "tcp" under Landlock alone (UDP and
+    # the rest stay open, so network stays true); absent when nothing was cut (issue 12.3).
+    network_cut: str | UnsetType = UNSET
     origin: str | UnsetType = UNSET
     outside_sandbox: bool | UnsetType = UNSET
     # The seed lists why it changed nothing (sandbox-off or nested), so it holds that word.

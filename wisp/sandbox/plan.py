@@ -23,6 +23,8 @@ from wisp.sandbox.writable import WritableSet
 
 BWRAP_PROBE_SECONDS = 5.0
 NAMESPACE_PROBE_SECONDS = 10.0
+CUT_ALL = "all"
+CUT_TCP = "tcp"
 NO_LANDLOCK = "no sandbox: this kernel has no Landlock, so commands run unconfined"
 
 
@@ -37,13 +39,18 @@ class SandboxSupport(msgspec.Struct, frozen=True):
     """Whether the helper can make its own mount namespace (as root, or in a user namespace)."""
 
 
-class SandboxState(msgspec.Struct, frozen=True):
+class SandboxState(msgspec.Struct, frozen=True, kw_only=True):
     """How one command runs: what ``policy.decision`` records and ``inspect status`` shows."""
 
     sandbox: bool
     """Whether the command is confined (``policy.decision``'s ``sandbox``)."""
     network: bool
-    """Whether the command has the network (``policy.decision``'s ``network``)."""
+    """Whether the command has the network (``policy.decision``'s ``network``): false only
+    when every protocol is cut."""
+    network_cut: str | None = None
+    """What turning the network off really cut (``policy.decision``'s ``networkCut``): ``all``
+    (a network namespace), ``tcp`` (Landlock's TCP bind and connect; UDP and the rest stay
+    open), or None (the network is on, or could not be turned off)."""
     mechanism: str
     """For ``inspect status`` and the diagnostic log: Landlock ABI, bubblewrap, network,
     narrowed roots."""
@@ -194,7 +201,13 @@ def confined_argv(
             "network off (every protocol: a network namespace)" if network_off else ("network on")
         )
         mechanism = f"landlock ABI {abi}; mount namespace; {network}"
-        return command, SandboxState(sandbox=True, network=not network_off, mechanism=mechanism)
+        state = SandboxState(
+            sandbox=True,
+            network=not network_off,
+            network_cut=CUT_ALL if network_off else None,
+            mechanism=mechanism,
+        )
+        return command, state
     holding_home = writable.roots_holding_home()
     # wisp's installation where it lies in a root (.venv in the project): it must stay
     # read-only, or a command could change what wisp runs next, unconfined (issue 12).
@@ -289,13 +302,15 @@ def _state(
     parts = [f"landlock ABI {abi}"]
     notes: list[str] = []
     network = True
+    cut = None
     if use_bwrap:
         parts.append("bubblewrap" + (" --unshare-net" if network_off else ""))
     if network_off and use_bwrap:
-        network = False
+        network, cut = False, CUT_ALL
         parts.append("network off (every protocol)")
     elif network_off and abi >= 4:
-        network = False
+        # UDP, DNS and every other protocol still pass: the command has the network.
+        cut = CUT_TCP
         parts.append("network off (Landlock TCP bind and connect; UDP and other protocols open)")
     elif network_off:
         notes.append(
@@ -312,6 +327,7 @@ def _state(
     return SandboxState(
         sandbox=True,
         network=network,
+        network_cut=cut,
         mechanism="; ".join(parts),
         note="; ".join(notes) or None,
         narrowed_roots=tuple(narrowed),

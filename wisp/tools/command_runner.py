@@ -174,15 +174,7 @@ class CommandRunner:
         origin: str | None,
     ) -> Ran | Refused:
         argv, state = self._confine([SHELL, "-c", line])
-        decision = PolicyDecision(
-            command=line,
-            working_directory=str(directory),
-            verdict="allowed",
-            reason="",
-            sandbox=state.sandbox,
-            network=state.network,
-            nested=False,
-        )
+        decision = decision_event(line, directory, "allowed", "", state)
         if origin:
             decision.origin = origin
         record(decision)
@@ -204,7 +196,7 @@ class CommandRunner:
                 exit_status=result.exit_status,
                 working_directory=directory,
                 writable=self.writable,
-                network_off=not state.network,
+                network_off=state.network_cut is not None,
                 narrowed_roots=state.narrowed_roots,
             )
         return Ran(result, state, refusal)
@@ -254,19 +246,29 @@ class CommandRunner:
         reason: str,
         origin: str | None,
     ) -> None:
-        state = self.sandbox_state()
-        decision = PolicyDecision(
-            command=line,
-            working_directory=str(directory),
-            verdict=verdict,
-            reason=reason,
-            sandbox=state.sandbox,
-            network=state.network,
-            nested=False,
-        )
+        decision = decision_event(line, directory, verdict, reason, self.sandbox_state())
         if origin:
             decision.origin = origin
         record(decision)
+
+
+def decision_event(
+    line: str, directory: Path, verdict: str, reason: str, state: SandboxState
+) -> PolicyDecision:
+    """``policy.decision`` for ``line``: the verdict, and how the command is (or would be)
+    confined, the network as really cut."""
+    decision = PolicyDecision(
+        command=line,
+        working_directory=str(directory),
+        verdict=verdict,
+        reason=reason,
+        sandbox=state.sandbox,
+        network=state.network,
+        nested=False,
+    )
+    if state.network_cut is not None:
+        decision.network_cut = state.network_cut
+    return decision
 
 
 def outcome_event(
@@ -305,7 +307,3 @@ def outcome_event(
         event.sandbox_refusal = ran.refusal.verdict.value
         event.sandbox_paths = list(ran.refusal.paths)
     return event
-
-
-
-

@@ -11,9 +11,14 @@ from msgspec import UNSET, UnsetType
 
 from wisp.agent.text import COMMAND_HINT, hold_back
 from wisp.agent.types import ToolContext
-from wisp.audit.kinds import PolicyDecision
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, schema_of
-from wisp.tools.command_runner import CommandRunner, Ran, Refused, outcome_event
+from wisp.tools.command_runner import (
+    CommandRunner,
+    Ran,
+    Refused,
+    decision_event,
+    outcome_event,
+)
 
 OUTSIDE_REFUSED = (
     "running outside the sandbox is not allowed (commandPolicy.sandbox.allowOutsideSandbox)"
@@ -22,9 +27,7 @@ HEADER_ROOM = 256  # the result's own lines (exit status, stream names, the sand
 
 
 class RunCommandArgs(msgspec.Struct, kw_only=True, rename="camel"):
-    command: Annotated[
-        str, msgspec.Meta(description="A POSIX shell line, run with /bin/sh -c.")
-    ]
+    command: Annotated[str, msgspec.Meta(description="A POSIX shell line, run with /bin/sh -c.")]
     working_directory: Annotated[
         str | UnsetType,
         msgspec.Meta(description="Absolute path to run in; default: wisp's working directory."),
@@ -138,18 +141,7 @@ class RunCommandTool:
 
     def _refuse_outside(self, line: str, directory: Path, context: ToolContext) -> str:
         state = self.runner.sandbox_state()
-        decision = PolicyDecision(
-            command=line,
-            working_directory=str(directory),
-            verdict="denied",
-            reason=OUTSIDE_REFUSED,
-            sandbox=state.sandbox,
-            network=state.network,
-            nested=False,
-        )
+        decision = decision_event(line, directory, "denied", OUTSIDE_REFUSED, state)
         decision.outside_sandbox = True
         context.record(decision)
         return f"error: command denied by policy: {OUTSIDE_REFUSED}"
-
-
-
