@@ -22,7 +22,13 @@ import pytest
 from tests.hang import HANG
 from wisp.sandbox.landlock import KEPT_CAPABILITIES
 from wisp.sandbox.mounts import listening_sockets, outermost
-from wisp.sandbox.plan import SandboxSupport, confined_argv, helper_argv, probe_uncached
+from wisp.sandbox.plan import (
+    SandboxSupport,
+    confined_argv,
+    helper_argv,
+    probe_uncached,
+    working_bwrap,
+)
 from wisp.sandbox.process import ProcessResult, run_process
 from wisp.sandbox.refusal import Verdict, check_refusal
 from wisp.sandbox.spec import HelperSpec
@@ -458,3 +464,41 @@ def bystander_for_nobody() -> Iterator[subprocess.Popen[bytes]]:
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.fixture
+def bubblewrap(namespaced: SandboxSupport) -> SandboxSupport:
+    """Bubblewrap in place of the helper's own namespace (where user namespaces are allowed
+    to bubblewrap alone: AppArmor's profile on Ubuntu, a setuid bwrap)."""
+    found = working_bwrap()
+    if found is None:
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
+    return msgspec.structs.replace(namespaced, namespace=False, bwrap=found)
+
+
+async def test_with_bubblewrap_wisp_installed_in_the_working_directory_cannot_be_written(
+    bubblewrap: SandboxSupport, home: Path, user_home: Path
+) -> None:
+    site = Path(sysconfig.get_paths()["purelib"])
+    project = Path(os.path.realpath(sys.prefix)).parent
+    writable = build(project, home, user_home)
+    assert writable.contains(site / "x")  # the install lies inside a root
+    tag = f"wisp-test-{os.getpid()}"
+    planted, scripts = site / f"zz-{tag}.pth", Path(sysconfig.get_paths()["scripts"]) / tag
+    sibling = project / f"{tag}.folder"
+    sibling.mkdir()
+    made = sibling / f"{tag}.made"
+    argv, state = confined_argv(
+        ["/bin/sh", "-c", f"touch {planted}; touch {scripts}; chmod 0777 {site}; touch {made}"],
+        writable,
+        network_off=False,
+        support=bubblewrap,
+    )
+    with removed_afterwards(planted, scripts, made, sibling):
+        result = await run_process(argv, cwd=project, timeout=HANG)
+        assert not planted.exists() and not scripts.exists()
+        assert made.exists(), result.stderr  # bubblewrap's binds narrow nothing
+    assert argv[0] == bubblewrap.bwrap
+    assert result.stderr.count("Read-only file system") == 3
+    assert stat.S_IMODE(site.stat().st_mode) != 0o777
+    assert "bubblewrap" in state.mechanism and state.narrowed_roots == ()

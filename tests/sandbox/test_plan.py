@@ -247,6 +247,6 @@ def test_a_bwrap_planted_on_path_is_never_run(
     fake.write_text(f"#!/bin/sh\ntouch {marker}\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{planted}:/usr/bin:/bin")
-    found = plan._working_bwrap()
+    found = plan.working_bwrap()
     assert found is None or not found.startswith(str(planted))
     assert not marker.exists()

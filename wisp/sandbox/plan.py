@@ -71,7 +71,7 @@ def probe_uncached() -> SandboxSupport:
     """:func:`probe` without the memory, for tests and diagnostics."""
     abi = landlock.abi_version()
     namespace = abi is not None and _namespace_works()
-    bwrap = None if namespace else _working_bwrap()
+    bwrap = None if namespace else working_bwrap()
     logger.info(
         "sandbox probe: landlock ABI %s, mount namespace %s, bwrap %s",
         abi,
@@ -137,7 +137,7 @@ SYSTEM_PROGRAM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 """Where wisp looks for programs it runs for itself around a command."""
 
 
-def _working_bwrap() -> str | None:
+def working_bwrap() -> str | None:
     # Only the system's folders: a `bwrap` planted in a PATH folder a command can write (an
     # activated .venv/bin) would wrap every later command, itself unconfined.
     path = shutil.which("bwrap", path=SYSTEM_PROGRAM_PATH)
