@@ -48,3 +48,28 @@ def test_a_confined_git_commit_by_the_model_works(
     assert git(repo, "log", "--format=%s") == "the model commits"
     decisions = [e["details"] for e in audit_lines() if e["kind"] == "policy.decision"]
     assert [d["sandbox"] for d in decisions] == [True]  # it ran confined
+
+
+def test_a_long_output_held_back_by_run_command_is_kept_under_the_id_its_marker_names(
+    tmp_path: Path, wisp_env: dict[str, str], wisp_home: Path, audit_lines
+) -> None:
+    # run_command fits its output to B itself; the whole of it must still be kept, or the
+    # marker's "of output <id>" names nothing memory can recall.
+    call = {"name": "run_command", "arguments": {"command": "seq 1 200000"}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"tool_calls": [call]}, {"text": "done"}]}))
+    done = subprocess.run(
+        [str(WISP), "--yes", "-m", f"script:{script}", "count"],
+        cwd=tmp_path, env=wisp_env, capture_output=True, text=True, timeout=HANG,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = audit_lines()
+    result = next(e for e in events if e["kind"] == "tool.result")
+    kept = [e for e in events if e["kind"] == "output.kept"]
+    assert [e["call"] for e in kept] == [result["call"]]
+    assert f"of output {result['call']};" in result["details"]["output"]
+    whole = "".join(f"{n}\n" for n in range(1, 200_001))
+    stored = wisp_home / "output" / result["session"] / result["call"]
+    assert stored.read_text() == whole
+    assert kept[0]["details"]["totalBytes"] == len(whole)

@@ -2,7 +2,9 @@
 
 A new tool is audited without doing anything. An output larger than the budget B is kept
 whole in the conversation's output store (``output.kept``) and the model is given its head and
-tail with a marker; the log records what the model saw, never more.
+tail with a marker; the log records what the model saw, never more. A tool that fits its own
+output (run_command) keeps what it holds back through ``ToolContext.keep_output``, the same
+keeping, so each marker's output id names a kept output.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class AuditedTools:
         self._repeats[key] += 1
         started = time.monotonic()
         tool = self.tools.get(call.name)
+        keeper = _Keeper(self, call)
         if tool is None:
             output = f"error: no tool named {call.name}; tools: {', '.join(self.tools) or 'none'}"
         else:
@@ -75,6 +78,7 @@ class AuditedTools:
                 output_budget=budget,
                 record=lambda details: record(details, call=call.id),
                 conversation=conversation,
+                keep_output=keeper,
             )
             try:
                 output = await tool.run(dict(call.arguments), context)
@@ -83,7 +87,7 @@ class AuditedTools:
                 record(Error(message=message, context=f"tool {call.name}"), call=call.id)
                 seconds = time.monotonic() - started
                 return CallRecord(f"error: {message}", seconds, call_event, None)
-        output = self._within_budget(call, output, budget)
+        output = self._within_budget(call, output, budget, keeper)
         seconds = time.monotonic() - started
         repeat = self._repeats[key]
         result = ToolResult(
@@ -94,37 +98,68 @@ class AuditedTools:
         result_event = record(result, call=call.id)
         return CallRecord(output, seconds, call_event, result_event)
 
-    def _within_budget(self, call: ToolCall, output: str, budget: int) -> str:
+    def _within_budget(self, call: ToolCall, output: str, budget: int, keeper: _Keeper) -> str:
         if utf8_len(output) <= budget:
             return output
-        self._keep(call, output)
+        output_id = call.id if keeper(output) else None
         hint = HINTS.get(call.name, DEFAULT_HINT)
-        return hold_back(output, budget, output_id=call.id, hint=hint, memory=self.memory)
+        return hold_back(output, budget, output_id=output_id, hint=hint, memory=self.memory)
 
-    def _keep(self, call: ToolCall, output: str) -> None:
-        """The whole output in output/<session>/<call> (0600), up to 16 MiB; ``output.kept``."""
+    def keep(self, call: ToolCall, output: str, *, cut: bool = False) -> bool:
+        """The whole output in output/<session>/<call> (0600), up to 16 MiB; ``output.kept``.
+
+        The one place outputs are kept: what the audited layer cuts, and what a tool that fits
+        its own output (run_command) holds back. False, with an ``error``, when it cannot be
+        written: the command has run, and its result must still reach the model and the log.
+        """
         data = output.encode()
         kept = data[:OUTPUT_CEILING]
-        folder = self.output_dir / self.recorder.session
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(folder, 0o700)
-        fd = os.open(folder / call.id, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, kept)
-        finally:
-            os.close(fd)
+            self._write(call.id, kept)
+        except OSError as exc:
+            self.recorder.record(
+                Error(message=f"{type(exc).__name__}: {exc}", context="keeping an output"),
+                call=call.id,
+            )
+            return False
         self.recorder.record(
             OutputKept(
                 tool=call.name,
                 bytes=len(kept),
                 lines=kept.count(b"\n") + 1,
                 sha256=hashlib.sha256(kept).hexdigest(),
-                cut=len(data) > OUTPUT_CEILING,
+                cut=cut or len(data) > OUTPUT_CEILING,
                 total_bytes=len(data),
             ),
             call=call.id,
         )
+        return True
+
+    def _write(self, call_id: str, data: bytes) -> None:
+        folder = self.output_dir / self.recorder.session
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(folder, 0o700)
+        fd = os.open(folder / call_id, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+
+class _Keeper:
+    """A call's ``keep_output``: keeps its output once, whether the tool or the audited layer
+    asks first; a later ask keeps nothing more and answers as the first did."""
+
+    def __init__(self, tools: AuditedTools, call: ToolCall) -> None:
+        self.tools = tools
+        self.call = call
+        self.kept: bool | None = None
+
+    def __call__(self, text: str, *, cut: bool = False) -> bool:
+        if self.kept is None:
+            self.kept = self.tools.keep(self.call, text, cut=cut)
+        return self.kept
 
 
 def new_call_id(used: set[str]) -> str:

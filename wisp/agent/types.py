@@ -210,6 +210,20 @@ class ConversationView(Protocol):
     commands_running: int
 
 
+class KeepOutput(Protocol):
+    """Keeps a call's whole output in the output store (``output/<session>/<call>``, recorded
+    as ``output.kept``), once per call, so that a held-back marker may name it by the call's
+    id. ``cut``: ``text`` is already only the start of the output. Returns True when the output
+    is kept there, False when it is not (a marker must not name the id then)."""
+
+    def __call__(self, text: str, *, cut: bool = False) -> bool: ...
+
+
+def keeps_nothing(text: str, *, cut: bool = False) -> bool:
+    """Where no output store is at hand (the person's ``/inspect``, a test): nothing is kept."""
+    return False
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a tool may use while it runs. Passed in per call; tools keep no global state."""
@@ -221,6 +235,9 @@ class ToolContext:
     record: Callable[[Any], Any]
     """Records an audit event (a ``wisp.audit`` Details) under this call's id; returns it."""
     conversation: ConversationView
+    keep_output: KeepOutput = keeps_nothing
+    """Keeps a tool's whole output under this call's id, for a tool that fits its own output
+    to the budget; the audited layer provides it. Without it nothing is kept."""
 
 
 class Tool(Protocol):

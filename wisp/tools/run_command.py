@@ -9,8 +9,9 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from wisp.agent.text import COMMAND_HINT, hold_back
+from wisp.agent.text import COMMAND_HINT, hold_back, utf8_len
 from wisp.agent.types import ToolContext
+from wisp.sandbox.process import ProcessResult
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, schema_of
 from wisp.tools.command_runner import (
     CommandRunner,
@@ -111,8 +112,9 @@ class RunCommandTool:
         room = max(context.output_budget - HEADER_ROOM, 512)
         both = bool(result.stdout) and bool(result.stderr)
         share = room // 2 if both else room
-        stdout = hold_back(result.stdout, share, output_id=context.call_id, hint=COMMAND_HINT)
-        stderr = hold_back(result.stderr, share, output_id=context.call_id, hint=COMMAND_HINT)
+        output_id = self._keep_held_back(result, share, context)
+        stdout = hold_back(result.stdout, share, output_id=output_id, hint=COMMAND_HINT)
+        stderr = hold_back(result.stderr, share, output_id=output_id, hint=COMMAND_HINT)
         truncated = (
             stdout != result.stdout
             or stderr != result.stderr
@@ -138,6 +140,19 @@ class RunCommandTool:
             )
         )
         return "\n".join(lines)
+
+    @staticmethod
+    def _keep_held_back(result: ProcessResult, share: int, context: ToolContext) -> str | None:
+        """The id a held-back marker names: the call's, once the whole output is kept under it
+        (stdout, then stderr, so stdout's line numbers are the kept file's); None when nothing
+        is held back, or it could not be kept."""
+        if utf8_len(result.stdout) <= share and utf8_len(result.stderr) <= share:
+            return None  # both fit: hold_back returns them whole, and nothing is kept
+        stdout = result.stdout
+        if stdout and result.stderr and not stdout.endswith("\n"):
+            stdout += "\n"  # stderr's first line starts a line of its own
+        cut = result.stdout_cut or result.stderr_cut
+        return context.call_id if context.keep_output(stdout + result.stderr, cut=cut) else None
 
     def _refuse_outside(self, line: str, directory: Path, context: ToolContext) -> str:
         state = self.runner.sandbox_state()
