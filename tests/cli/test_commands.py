@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import no_namespaces
 from tests.hang import HANG
 
 
@@ -21,14 +22,14 @@ def workdir(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def wisp(wisp_script: Path, wisp_env: dict[str, str], workdir: Path):
-    """Run wisp in the working directory, stdin not a terminal (nobody to ask)."""
+def runner(command: list[str], env: dict[str, str], workdir: Path):
+    """Run ``command`` and wisp's arguments in the working directory, stdin not a terminal
+    (nobody to ask)."""
 
     def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(wisp_script), *args],
-            env=wisp_env,
+            [*command, *args],
+            env=env,
             cwd=workdir,
             input=input,
             stdin=None if input is not None else subprocess.DEVNULL,
@@ -38,6 +39,22 @@ def wisp(wisp_script: Path, wisp_env: dict[str, str], workdir: Path):
         )
 
     return run
+
+
+@pytest.fixture
+def wisp(wisp_script: Path, wisp_env: dict[str, str], workdir: Path):
+    """Run wisp as it is installed here."""
+    return runner([str(wisp_script)], wisp_env, workdir)
+
+
+@pytest.fixture
+def wisp_without_namespaces(wisp_script: Path, wisp_env: dict[str, str], workdir: Path):
+    """Run wisp as on a machine where no namespace can be made (not root, and user namespaces
+    not allowed), even here: its helper, and bubblewrap, fail to make one, so wisp falls back
+    to Landlock alone."""
+    if not no_namespaces.supported():
+        pytest.skip(no_namespaces.REASON_UNSUPPORTED)
+    return runner([*no_namespaces.launcher(), str(wisp_script)], wisp_env, workdir)
 
 
 def commands_script(path: Path, *commands: str | dict) -> Path:
@@ -168,9 +185,11 @@ def test_a_typed_command_in_chat_runs_confined_and_reaches_the_model(
     assert "    hello" in result.stderr and "  ↳ exit 0" in result.stderr
     events = audit_lines()
     kinds = [e["kind"] for e in events]
-    assert [
-        k for k in kinds if k in ("policy.decision", "command.outcome", "command.typed")
-    ] == ["policy.decision", "command.outcome", "command.typed"]
+    assert [k for k in kinds if k in ("policy.decision", "command.outcome", "command.typed")] == [
+        "policy.decision",
+        "command.outcome",
+        "command.typed",
+    ]
     assert all(
         e["details"].get("origin") == "person"
         for e in events if e["kind"] in ("policy.decision", "command.outcome")
@@ -216,15 +235,19 @@ def test_the_model_cannot_ask_to_run_outside_the_sandbox_by_default(
 
 
 NARROWED_TMP = "sandbox: commands cannot make new files directly in /tmp"
+NOTHING_HIDDEN = (
+    "sandbox: no mount namespace here (not root, and user namespaces are not allowed), so "
+    "commands can read WISP_HOME (and any key in its config) and change file modes and "
+    "attributes outside the roots; run wisp as root or allow unprivileged user namespaces, to fix"
+)
 
 
 @pytest.fixture
-def tmp_is_narrowed(wisp_home: Path) -> None:
+def wisp_home_under_tmp(wisp_home: Path) -> None:
     from wisp.sandbox.plan import probe_uncached
 
-    support = probe_uncached()
-    if support.landlock_abi is None or support.bwrap is not None or support.namespace:
-        pytest.skip("/tmp is narrowed only under Landlock without a mount namespace or bubblewrap")
+    if probe_uncached().landlock_abi is None:
+        pytest.skip("this kernel has no Landlock, so nothing is narrowed")
     if not str(wisp_home).startswith("/tmp/"):
         pytest.skip("WISP_HOME is not under /tmp here")
 
@@ -235,32 +258,51 @@ def tmp_is_narrowed(wisp_home: Path) -> None:
     ids=["one-shot", "chat"],
 )
 def test_wisp_home_under_tmp_is_said_once_at_start_up_with_the_fix(
-    wisp, tmp_path: Path, wisp_home: Path, tmp_is_narrowed: None, args: list[str], input: str | None
+    wisp_without_namespaces,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_home_under_tmp: None,
+    args: list[str],
+    input: str | None,
 ) -> None:
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"responses": [{"text": "hello"}]}))
-    result = wisp("-m", f"script:{script}", *args, input=input)
+    result = wisp_without_namespaces("-m", f"script:{script}", *args, input=input)
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.startswith(NARROWED_TMP)]
     assert lines == [
         f"{NARROWED_TMP} or in the folders between it and WISP_HOME (mktemp and touch /tmp/x "
         f"fail) because WISP_HOME ({wisp_home}) lies inside it; set WISP_HOME outside /tmp, or "
-        "install bubblewrap, to fix"
+        f"install bubblewrap, to fix; {NOTHING_HIDDEN}"
     ]
 
 
 def test_wisp_home_under_tmp_is_a_note_and_the_status_for_a_front_end(
-    wisp, tmp_path: Path, tmp_is_narrowed: None
+    wisp_without_namespaces, tmp_path: Path, wisp_home_under_tmp: None
 ) -> None:
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"responses": [{"text": "hello"}]}))
-    result = wisp("chat", "--json", "-m", f"script:{script}", input="/quit\n")
+    result = wisp_without_namespaces("chat", "--json", "-m", f"script:{script}", input="/quit\n")
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     notes = [ln["text"] for ln in lines if ln["type"] == "note" and NARROWED_TMP in ln["text"]]
     assert len(notes) == 1
     status = next(ln for ln in lines if ln["type"] == "status")
     assert status["sandboxNote"] == notes[0]
+
+
+def test_wisp_home_under_tmp_narrows_nothing_where_a_namespace_can_be_made(
+    wisp, tmp_path: Path, wisp_home_under_tmp: None
+) -> None:
+    from wisp.sandbox.plan import probe_uncached
+
+    if not probe_uncached().namespace:
+        pytest.skip("no namespace can be made here (neither root nor a user namespace)")
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": [{"text": "hello"}]}))
+    result = wisp("-m", f"script:{script}", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "sandbox:" not in result.stderr
 
 
 # -- the environment: wisp's API keys stay out of commands -------------------------------------

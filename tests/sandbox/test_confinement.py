@@ -177,13 +177,15 @@ async def test_a_refusal_inside_the_roots_is_not_the_sandbox(
     assert "is inside the writable roots, so something else refused it" in refusal.line
 
 
+@pytest.mark.parametrize("support", ["landlock"], indirect=True)
 async def test_mktemp_with_wisp_home_under_tmp_is_refused_and_explained(
-    run_confined: RunConfined, writable: WritableSet, work: Path
+    run_confined: RunConfined, writable: WritableSet, work: Path, support: SandboxSupport
 ) -> None:
     # The issue: with WISP_HOME under /tmp, mktemp failed and was blamed on something else.
+    if support.bwrap is not None:
+        pytest.skip("bubblewrap binds WISP_HOME read-only here, so /tmp is not narrowed")
     result, state = await run_confined("env -u TMPDIR mktemp")
-    if "/tmp" not in state.narrowed_roots:
-        pytest.skip("/tmp is not narrowed here (bubblewrap, or WISP_HOME elsewhere)")
+    assert state.narrowed_roots == ("/tmp",)
     assert result.exit_status != 0
     refusal = check_refusal(
         result.stderr,
@@ -196,6 +198,18 @@ async def test_mktemp_with_wisp_home_under_tmp_is_refused_and_explained(
     assert refusal is not None
     assert (refusal.verdict, refusal.paths) == (Verdict.REFUSED, ["/tmp/tmp.XXXXXXXXXX"])
     assert "nothing new can be made directly in /tmp while WISP_HOME" in refusal.line
+
+
+@pytest.mark.parametrize("support", ["namespace"], indirect=True)
+async def test_mktemp_with_wisp_home_under_tmp_works_in_the_mount_namespace(
+    run_confined: RunConfined,
+) -> None:
+    # The namespace hides WISP_HOME under an empty read-only mount: /tmp stays whole.
+    result, state = await run_confined("env -u TMPDIR mktemp")
+    assert (result.exit_status, result.stderr, state.narrowed_roots) == (0, "", ())
+    made = Path(result.stdout.strip())
+    made.unlink()  # made in the real /tmp, outside the namespace too
+    assert made.parent == Path("/tmp")
 
 
 @contextlib.asynccontextmanager
@@ -322,16 +336,24 @@ async def test_a_command_cannot_signal_a_process_outside_the_sandbox(
 
 
 async def test_a_command_cannot_read_the_environment_of_a_process_outside(
+    run_confined: RunConfined, bystander: subprocess.Popen[bytes]
+) -> None:
+    # It read wisp's /proc/$PPID/environ, API key and all. Landlock refuses it, as it refuses
+    # ptrace of any process outside the command's domain, even one of the same user (as root,
+    # the dropped CAP_SYS_PTRACE refuses it too); in the helper's PID namespace the process is
+    # not even there.
+    result, _ = await run_confined(f"cat /proc/{bystander.pid}/environ; cat /proc/$PPID/environ")
+    assert result.exit_status != 0
+    assert "sk-bystander-secret" not in result.stdout
+    assert f"/proc/{bystander.pid}/environ" in result.stderr
+
+
+async def test_only_the_pid_namespace_hides_other_processes(
     run_confined: RunConfined, support: SandboxSupport, bystander: subprocess.Popen[bytes]
 ) -> None:
-    # It read wisp's /proc/$PPID/environ, API key and all: its /proc is its PID namespace's.
-    if not support.namespace:
-        pytest.skip("only the helper's PID namespace hides other processes' /proc")
-    result, _ = await run_confined(
-        f"cat /proc/{bystander.pid}/environ; cat /proc/$PPID/environ; ls /proc"
-    )
-    assert "sk-bystander-secret" not in result.stdout
-    assert str(bystander.pid) not in result.stdout.split()
+    result, _ = await run_confined("ls /proc")
+    assert result.exit_status == 0, result.stderr
+    assert (str(bystander.pid) in result.stdout.split()) is not support.namespace
 
 
 async def test_a_command_cannot_connect_to_an_abstract_socket_made_outside(
