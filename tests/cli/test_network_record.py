@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import no_namespaces
 from tests.hang import HANG
 from wisp.sandbox.plan import probe
 
@@ -21,6 +22,7 @@ def receiver() -> Iterator[socket.socket]:
     """A UDP socket on the loopback, for a confined command to send to."""
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
+    udp.settimeout(HANG)
     try:
         yield udp
     finally:
@@ -36,10 +38,10 @@ def send_datagram(port: int) -> str:
 
 
 def run_with_network_off(
-    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, command: str
+    wisp: list[str], wisp_env: dict[str, str], tmp_path: Path, command: str
 ) -> None:
     config = subprocess.run(
-        [str(wisp_script), "config", "set", "commandPolicy.sandbox.allowNetwork", "false"],
+        [*wisp, "config", "set", "commandPolicy.sandbox.allowNetwork", "false"],
         env=wisp_env, capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert config.returncode == 0, config.stderr
@@ -47,7 +49,7 @@ def run_with_network_off(
     call = {"tool_calls": [{"name": "run_command", "arguments": {"command": command}}]}
     script.write_text(json.dumps({"responses": [call, {"text": "done"}]}))
     done = subprocess.run(
-        [str(wisp_script), "--yes", "-m", f"script:{script}", "send"],
+        [*wisp, "--yes", "-m", f"script:{script}", "send"],
         env=wisp_env, cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         timeout=HANG,
     )  # fmt: skip
@@ -64,8 +66,28 @@ def test_with_the_namespace_udp_is_cut_and_the_decision_says_all(
 ) -> None:  # fmt: skip
     if probe().landlock_abi is None or not probe().namespace:
         pytest.skip("no Landlock, or no mount namespace here")
-    run_with_network_off(wisp_script, wisp_env, tmp_path, send_datagram(receiver.getsockname()[1]))
+    port = receiver.getsockname()[1]
+    run_with_network_off([str(wisp_script)], wisp_env, tmp_path, send_datagram(port))
     outcome = recorded(audit_lines, "command.outcome")
     assert outcome["exitStatus"] != 0 and "Network is unreachable" in outcome["stderr"]
     decision = recorded(audit_lines, "policy.decision")
     assert (decision["network"], decision["networkCut"]) == (False, "all")
+
+
+def test_under_landlock_alone_udp_passes_and_the_decision_says_tcp(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, receiver: socket.socket,
+    audit_lines,
+) -> None:  # fmt: skip
+    # As on a machine where no namespace can be made: Landlock cuts TCP only, and the record
+    # must not claim more.
+    if probe().landlock_abi is None or probe().landlock_abi < 4:
+        pytest.skip("Landlock's TCP rules (ABI 4) are needed")
+    if not no_namespaces.supported():
+        pytest.skip(no_namespaces.REASON_UNSUPPORTED)
+    wisp = [*no_namespaces.launcher(), str(wisp_script)]
+    run_with_network_off(wisp, wisp_env, tmp_path, send_datagram(receiver.getsockname()[1]))
+    outcome = recorded(audit_lines, "command.outcome")
+    assert (outcome["exitStatus"], outcome["stdout"]) == (0, "sent\n")
+    assert receiver.recv(1) == b"x"
+    decision = recorded(audit_lines, "policy.decision")
+    assert (decision["network"], decision["networkCut"]) == (True, "tcp")
