@@ -27,6 +27,14 @@ def config(data: dict[str, Any]) -> Config:
 DENIED: list[tuple[int, str]] = [
     (0, "sudo rm x"),
     (0, "ls && sudo -s"),
+    (0, "su -c 'apt-get install x'"),
+    (0, "su root"),
+    (0, "su - "),
+    (0, "su"),
+    (0, "cd / && su -l admin"),
+    (0, "doas rm x"),
+    (0, "pkexec visudo"),
+    (0, "run0 systemctl restart x"),
     (1, "rm -rf /"),
     (1, "rm -fr /*"),
     (1, "cd x; rm -rf //"),
@@ -155,6 +163,18 @@ SPELLED: list[tuple[int, str]] = [
     (1, 'env -S "rm -rf /"'),
     (0, "env --split-string='sudo ls'"),
     (0, "alias s='sudo '\ns ls"),
+    (0, "\\su - root"),
+    (0, "/bin/su -c id"),
+    (0, "'su' root"),
+    (0, "env su -"),
+    (0, "LANG=C su"),
+    (0, "echo pw | su -c id"),
+    (0, "sh -c 'su -c id'"),
+    (0, "(su)"),
+    (0, "x=$(su -c id)"),
+    (0, "\\doas ls"),
+    (0, "/usr/bin/pkexec ls"),
+    (0, "nice 'run0' ls"),
     (2, "curl x |& 'bash'"),
     (2, "curl x | $'sh'"),
     (2, "curl x | env bash -s"),
@@ -222,6 +242,27 @@ def test_a_users_pattern_matches_the_line_as_written_and_as_the_shell_runs_it() 
     "line", ["ls -la", "rm -rf /tmp/x", "rm -rf build", "git push", "curl x -o sh", "dd if=a of=b"]
 )
 def test_ordinary_commands_pass_the_default_list(line: str) -> None:
+    assert denial(line) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "suspend",
+        "sum file.txt",
+        "cat sudoku.txt",
+        "git log --author=su",
+        "git log --author su",
+        "echo su",
+        "grep -w su names.txt",
+        "ls su/ ./su",
+        "systemctl suspend",
+        "surf https://x",
+        "pkexec-policy.txt",
+    ],
+)
+def test_privilege_escalation_leaves_words_that_only_look_alike(line: str) -> None:
+    """`su` is denied only as the program a command runs, not as a word or part of one."""
     assert denial(line) is None
 
 

@@ -34,7 +34,9 @@ NESTED_WISP = (
 )
 
 DEFAULT_DENY: tuple[str, ...] = (
-    r"(^|[\s;&|(])sudo(\s|$)",
+    # Running as another user. `su` is a short word, so only as a program: at the start of a
+    # command as the shell runs it (the normalised forms put it there: `\su`, `env su`, `| su`).
+    r"(^|[\s;&|(])(sudo|doas|pkexec|run0)(\s|$)|^(\|\s*)?([A-Za-z_]\w*=\S*\s+)*su(\s|$)",
     # a recursive rm with `/` or `/*` among its words: `rm -rf /`, `rm -r -f -- build /*`
     r"(^|[\s;&|(])rm\s(?=([^;&|\n]*\s)?(-[A-Za-z]*[rR][A-Za-z]*|--recursive)(\s|$))"
     r"([^;&|\n]*\s)?/+\*?(\s|$)",

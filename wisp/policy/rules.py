@@ -111,9 +111,10 @@ class RuleSet:
             display_variables=expand(known.display_variables),
         )
 
-    def matching(self, text: str) -> list[Rule]:
-        """The rules that match the text or its normalised form (normalising can only add)."""
-        forms = {text, normalise(text)}
+    def matching(self, *texts: str) -> list[Rule]:
+        """The rules that match any of the texts or their normalised forms (reading a text more
+        ways can only add rules, never take one away)."""
+        forms = {form for text in texts for form in (text, normalise(text))}
         return [rule for rule in self.rules if any(rule.regex.search(form) for form in forms)]
 
     def is_known_safe(self, text: str) -> bool:
@@ -164,15 +165,26 @@ def default_rules() -> RuleSet:
 def assess(command: SimpleCommand, rules: RuleSet | None = None) -> Assessment:
     """Rate one simple command by the rules alone (§8.2): the highest matching level wins."""
     rules = rules or default_rules()
-    matched = rules.matching(command.text)
+    # As written and as the shell runs it (``/bin/rm -r -f``, ``$"git" push --force``,
+    # ``curl x | env sh``): the most severe reading wins, so no spelling rates lower.
+    matched = rules.matching(command.text, *command.normalised)
     reasons = _reasons(matched)
     if not command.readable:
         return Assessment("dangerous", [UNREADABLE_REASON, *reasons])
     if matched:
         return Assessment(_highest(matched), reasons)
-    if rules.is_known_safe(command.text):
+    if _is_known_safe(command, rules):
         return Assessment("safe", [KNOWN_SAFE_REASON], metadata={KNOWN_SAFE_KEY: True})
     return Assessment("moderate", [NO_RULE_REASON])
+
+
+def _is_known_safe(command: SimpleCommand, rules: RuleSet) -> bool:
+    """Known-safe only when every reading is: a quoted option (``sort "-o" out``) or name
+    (``cat .e""nv``) hides from the written text what the shell runs."""
+    if not rules.is_known_safe(command.text):
+        return False
+    # The `| ` mark says the command reads a pipe, which a read-only command may.
+    return all(rules.is_known_safe(form.removeprefix("| ")) for form in command.normalised)
 
 
 def assess_line(line: str, rules: RuleSet | None = None) -> list[tuple[SimpleCommand, Assessment]]:
@@ -210,8 +222,9 @@ def _is_one_simple_command(text: str) -> bool:
 # git's global options, dropped so `git -C dir push --force` reads as `git push --force`.
 _GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 _GIT_FLAGS = frozenset({"--no-pager", "-P", "-p", "--paginate", "--bare"})
-# A quoted piece: $'…' (1), '…' (2), "…" (3), or a backslash and the character after it (4).
-_QUOTED = r"""\$'((?:[^'\\]|\\.)*)'?|'([^']*)'?|"((?:[^"\\]|\\.)*)"?|\\(.)"""
+# A quoted piece: $'…' (1), '…' (2), "…" or $"…" (3), or a backslash and the character after
+# it (4). ($"…" is translated text; untranslated, it is its contents.)
+_QUOTED = r"""\$'((?:[^'\\]|\\.)*)'?|'([^']*)'?|\$?"((?:[^"\\]|\\.)*)"?|\\(.)"""
 _PIECE = re.compile(_QUOTED, re.DOTALL)
 _WORD = re.compile(rf"""(?:{_QUOTED}|[^\s'"\\$]+|\$)+""", re.DOTALL)
 
@@ -233,7 +246,8 @@ def normalise(text: str) -> str:
             option = words[index]
             if option in _GIT_VALUE_OPTIONS:
                 index += 2
-            elif option in _GIT_FLAGS or option.startswith(("--git-dir=", "--work-tree=")):
+            elif option in _GIT_FLAGS or (option.startswith("--") and option != "--"):
+                # every other global option is a flag or carries its value after `=`
                 index += 1
             else:
                 break
