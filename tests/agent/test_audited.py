@@ -101,12 +101,22 @@ async def test_a_command_output_within_its_share_is_not_kept(
 async def test_stdout_and_stderr_are_kept_together_once_stdout_first(
     audited: AuditedTools, conversation: Conversation, sink: MemorySink
 ) -> None:
-    line = "seq 1 50000; seq 1 3000 >&2"
+    line = "seq 1 50000; seq 100001 103000 >&2"
     output = await call(audited, conversation, "9e8d7c6b", "run_command", command=line)
     assert [held[3] for held in HELD.finditer(output)] == ["9e8d7c6b", "9e8d7c6b"]
     kept_file = conversation.home / "output" / conversation.session / "9e8d7c6b"
-    assert kept_file.read_text() == SEQ[: SEQ.index("50001\n")] + SEQ[: SEQ.index("3001\n")]
+    stdout = "".join(f"{n}\n" for n in range(1, 50_001))
+    stderr = "".join(f"{n}\n" for n in range(100_001, 103_001))
+    assert kept_file.read_text() == stdout + stderr
     assert [event.call for event in sink.events if event.kind == "output.kept"] == ["9e8d7c6b"]
+    # Each marker's lines are the kept file's (stderr's come after stdout's 50,000): the line
+    # shown just before a marker and the one just after it border the lines it names.
+    kept = kept_file.read_text().splitlines()
+    shown = output.splitlines()
+    for held in HELD.finditer(output):
+        first, last = (int(number.replace(",", "")) for number in held.group(1, 2))
+        at = next(i for i, text in enumerate(shown) if held.group(0) in text)
+        assert (shown[at - 1], shown[at + 1]) == (kept[first - 2], kept[last])
 
 
 async def test_an_output_that_cannot_be_kept_is_named_by_no_marker(

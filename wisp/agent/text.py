@@ -90,6 +90,13 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def count_lines(text: str) -> int:
+    """Lines in ``text``; a trailing newline adds no line, and ``""`` has none."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
 def hold_back(
     text: str,
     budget: int,
@@ -99,11 +106,14 @@ def hold_back(
     memory: bool = False,
     exit_status: int | None = None,
     first_error: int | None = None,
+    line_offset: int = 0,
 ) -> str:
     """``text`` whole when it fits ``budget`` bytes; else its head (up to a quarter of the room)
     and its tail (the rest), at line boundaries, with the held-back marker between them.
 
     With ``memory`` (and an ``output_id``) the marker tells the model how to page the rest.
+    ``line_offset``: the lines before ``text`` in the kept output the marker names (a
+    command's stderr is kept after its stdout), so its line numbers are the kept file's.
     """
     data = text.encode()
     total = len(data)
@@ -114,6 +124,7 @@ def hold_back(
     line_count = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
     def marker(first: int, last: int, size: int) -> str:
+        first, last = first + line_offset, last + line_offset
         tail = memory_hint(output_id, first) if memory and output_id else hint
         return held_back_marker(
             first,

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wisp.agent.text import count_lines
+
 SHORTENED_CHARACTERS = 100
 """``shorten`` keeps this many characters (§10.1)."""
 PAGE_BYTES = 16 * 1024
@@ -371,13 +373,6 @@ def output_page(text: str, event_id: str | None, *, shown_lines: int = SHOWN_LIN
         truncated=len(page) < len(text),
         shown_lines=shown_lines,
     )
-
-
-def count_lines(text: str) -> int:
-    """Lines in ``text``; a trailing newline adds no line, and ``""`` has none."""
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 def _utf8(text: str) -> bytes:

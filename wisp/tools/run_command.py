@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from wisp.agent.text import COMMAND_HINT, hold_back, utf8_len
+from wisp.agent.text import COMMAND_HINT, count_lines, hold_back, utf8_len
 from wisp.agent.types import ToolContext
 from wisp.sandbox.process import ProcessResult
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, schema_of
@@ -114,7 +114,13 @@ class RunCommandTool:
         share = room // 2 if both else room
         output_id = self._keep_held_back(result, share, context)
         stdout = hold_back(result.stdout, share, output_id=output_id, hint=COMMAND_HINT)
-        stderr = hold_back(result.stderr, share, output_id=output_id, hint=COMMAND_HINT)
+        stderr = hold_back(
+            result.stderr,
+            share,
+            output_id=output_id,
+            hint=COMMAND_HINT,
+            line_offset=count_lines(result.stdout) if output_id else 0,
+        )
         truncated = (
             stdout != result.stdout
             or stderr != result.stderr
