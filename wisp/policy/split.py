@@ -56,13 +56,33 @@ WRAPPERS = _names(
 )
 # §7: the value after these options belongs to the wrapper (`nice -n 5`, `sudo -u bob`).
 WRAPPER_VALUE_OPTIONS = _names("-n -u -g -s -k -C -i -p -P -I -L -a -c")
-# Wrappers whose options differ: `command -p sh` and `time -p make` run sh and make, and
-# `exec -c rm` runs rm; only these options of theirs take a value.
+# Each wrapper's own options that take the next word as their value; every other option is a
+# flag. A flag read as taking a value would hide the program (`env -i rm` runs rm, `setsid -c rm`
+# runs rm), and a value read as the program would too (`timeout --signal KILL 5 rm`). Options
+# whose value may only be attached (`xargs -i{}`, `--eof=x`) are flags here.
 OWN_VALUE_OPTIONS = {
     "command": frozenset(),
     "builtin": frozenset(),
     "exec": _names("-a"),
-    "time": _names("-f -o"),
+    "time": _names("-f -o --format --output"),
+    "sudo": _names(
+        "-u -g -C -D -h -p -r -t -T -U --user --group --close-from --chdir --host --prompt "
+        "--role --type --command-timeout --other-user"
+    ),
+    "doas": _names("-u -C"),
+    "env": _names("-u -C --unset --chdir"),
+    "nice": _names("-n --adjustment"),
+    "nohup": frozenset(),
+    "timeout": _names("-s -k --signal --kill-after"),
+    "xargs": _names(
+        "-a -d -E -I -L -n -P -s --arg-file --delimiter --max-args --max-procs --max-chars "
+        "--process-slot-var"
+    ),
+    "stdbuf": _names("-i -o -e --input --output --error"),
+    "ionice": _names("-c -n -p -P -u --class --classdata --pid --pgid --uid"),
+    "chronic": frozenset(),
+    "setsid": frozenset(),
+    "busybox": frozenset(),
 }
 EXACT_WRAPPERS = frozenset({"exec", "xargs"})
 
@@ -370,6 +390,9 @@ def _skip_wrapper_options(words: list[str | None], index: int, wrapper: str) -> 
         if word == "--":
             index += 1
             break
+        if word == "-" and wrapper == "env":  # `env -` is `env -i`
+            index += 1
+            continue
         if word.startswith("-") and len(word) > 1:
             index += 2 if word in OWN_VALUE_OPTIONS.get(wrapper, WRAPPER_VALUE_OPTIONS) else 1
         elif _ASSIGNMENT.match(word):  # `env FOO=1 cmd`, `sudo FOO=1 cmd`
