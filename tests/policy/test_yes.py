@@ -52,6 +52,9 @@ SPELLED = [
     "echo 'touch piped' | /bin/s\\h",
     "bash -c \"echo 'touch piped' | sh\"",
     "'/usr/bin/env' \\sudo touch escalated",
+    "\\su -c 'touch escalated'",
+    "env -i sh -c \"echo 'touch piped' | sh\"",
+    "timeout --signal KILL 9 sh -c \"echo 'touch piped' | sh\"",
 ]
 
 
