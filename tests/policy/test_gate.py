@@ -22,7 +22,15 @@ from wisp.policy.approvers import (
     YesApprover,
     escape_controls,
 )
-from wisp.policy.gate import ApprovalGate, GateResult, SessionApprovals
+from wisp.policy.gate import (
+    EVENT_LINE_CHARS,
+    STOPPED,
+    YIELD_EVERY,
+    ApprovalGate,
+    GateResult,
+    SessionApprovals,
+    assess_each,
+)
 from wisp.policy.rules import assess_line
 from wisp.policy.types import Answer, ApprovalQuestion, Assessment, Level, SimpleCommand
 
@@ -835,3 +843,114 @@ async def test_terminal_dialog_escapes_control_characters() -> None:
 
 def test_escape_controls_names_c1_and_delete() -> None:
     assert escape_controls("a\x7fb\x85c\td") == "a\\u{7F}b\\u{85}c\\td"
+
+
+# --- long lines: linear work, and a stop heard while the gate works (issue 12.7) -----------------
+
+
+def numbered(count: int, level: Level = "safe") -> list[tuple[SimpleCommand, Assessment]]:
+    """``count`` distinct parts (``true 0`` …), each its own verdict."""
+    return [command(f"true {n}", "true *", level, reason="does nothing") for n in range(count)]
+
+
+async def test_a_part_repeated_is_rated_asked_and_recorded_once(harness: Harness) -> None:
+    approver = ScriptedApprover("once")
+
+    result = await authorize(harness.gate(approver), *[TOUCH_A] * 3000)
+
+    assert result.approved
+    assert len(approver.questions) == 1
+    assert harness.kinds() == ["classifier.verdict", "approval.requested", "approval.decided"]
+
+
+async def test_parts_that_differ_each_keep_their_verdict(harness: Harness) -> None:
+    await authorize(harness.gate(ScriptedApprover("once", "once")), TOUCH_A, TOUCH_B, TOUCH_A)
+
+    assert [v.command for v in harness.details("classifier.verdict")] == ["touch a", "touch b"]
+
+
+async def test_each_part_of_a_long_line_carries_only_its_start(harness: Harness) -> None:
+    parts = numbered(3000, "moderate")
+    line = ";".join(part.text for part, _ in parts)
+
+    await authorize(harness.gate(YesApprover()), *parts, line=line)
+
+    carried = {event.details.line for event in harness.sink.events}
+    assert len(carried) == 1
+    [shown] = carried
+    assert shown.startswith(line[:EVENT_LINE_CHARS] + "… [")
+    assert shown.endswith(f"{len(line) - EVENT_LINE_CHARS:,} more characters: see policy.decision]")
+
+
+async def test_a_short_lines_parts_carry_it_whole(harness: Harness) -> None:
+    parts = numbered(3)
+    line = ";".join(part.text for part, _ in parts)
+
+    await authorize(harness.gate(ScriptedApprover()), *parts, line=line)
+
+    assert {v.line for v in harness.details("classifier.verdict")} == {line}
+
+
+async def test_a_stopped_turn_refuses_the_line_before_any_part_is_cleared(
+    harness: Harness,
+) -> None:
+    approver = ScriptedApprover()
+    stop = asyncio.Event()
+    stop.set()
+
+    result = await authorize(harness.gate(approver), TOUCH_A, COMMIT, stop=stop)
+
+    assert result == GateResult(approved=False, reason=STOPPED)
+    assert approver.questions == [] and harness.kinds() == []
+
+
+async def test_a_stop_made_while_the_gate_works_is_heard_before_the_line_is_approved(
+    harness: Harness,
+) -> None:
+    # The stop comes from another task, as an interrupt read by the chat does: it can only be
+    # set when the gate lets the event loop run, which it must do while it clears the parts.
+    stop, answered = asyncio.Event(), asyncio.Event()
+
+    class AnsweringApprover(ScriptedApprover):
+        async def ask(self, question: ApprovalQuestion, timeout: float | None) -> Answer | None:
+            answered.set()
+            return await super().ask(question, timeout)
+
+    async def interrupt() -> None:
+        await answered.wait()
+        stop.set()
+
+    interrupter = asyncio.create_task(interrupt())
+    approver = AnsweringApprover("once")
+    parts = [TOUCH_A, *numbered(YIELD_EVERY * 4)]
+
+    result = await authorize(harness.gate(approver), *parts, stop=stop)
+
+    assert result == GateResult(approved=False, reason=STOPPED)
+    assert interrupter.done()
+
+
+async def test_assess_each_rates_a_repeated_part_once() -> None:
+    rated: list[str] = []
+
+    def assess(part: SimpleCommand) -> Assessment:
+        rated.append(part.text)
+        return Assessment("safe", ["does nothing"])
+
+    parts = [part for part, _ in [LS, *[TOUCH_A] * 500, LS]]
+    assessments = await assess_each(parts, assess)
+
+    assert rated == ["ls -la", "touch a"]
+    assert assessments is not None and len(assessments) == len(parts)
+    assert assessments[0] is assessments[-1]
+
+
+async def test_assess_each_stops_when_the_turn_is_stopped_meanwhile() -> None:
+    stop = asyncio.Event()
+    parts = [part for part, _ in numbered(YIELD_EVERY * 4)]
+
+    def assess(part: SimpleCommand) -> Assessment:
+        asyncio.get_running_loop().call_soon(stop.set)  # runs only when assess_each yields
+        return Assessment("safe", ["does nothing"])
+
+    assert await assess_each(parts, assess, stop=stop) is None

@@ -11,6 +11,13 @@ Each part is cleared in the order of §9.1, and the first step that decides wins
 6. ask the approver: ``approval.requested``, then ``approval.decided``.
 
 Any part refused refuses the whole line (§9.4).
+
+A line may hold thousands of parts (``true;`` six thousand times fits in
+``MAX_LINE_BYTES``), so the work stays linear in the line and the chat stays responsive: a part
+repeated word for word is rated, recorded and cleared once; the whole line is recorded in full
+once per call (``policy.decision``), and each part's events carry at most
+``EVENT_LINE_CHARS`` of it; and every ``YIELD_EVERY`` parts the gate lets the event loop run, so
+an interrupt read meanwhile stops the line before anything runs.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,6 +62,10 @@ THRESHOLDS: tuple[Threshold, ...] = ("safe", "moderate", "dangerous", "never")
 DEFAULT_TIMEOUT_SECONDS = 600
 DECLINED = "declined by the user"
 STOPPED = "the person stopped the turn"
+YIELD_EVERY = 64
+"""Parts handled between two turns of the event loop (an interrupt is read at each)."""
+EVENT_LINE_CHARS = 1024
+"""How much of a long line each of its parts' events carries (docs/logging.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,22 +225,25 @@ class ApprovalGate:
         outside_sandbox: bool = False,
         line_assessment: Assessment | None = None,
         seconds: Sequence[float] | None = None,
+        stop: asyncio.Event | None = None,
     ) -> GateResult:
         """Clear ``line`` (split into ``parts``, each rated by ``assessments``) to run in
         ``directory``. ``line_assessment`` is the rules' verdict on the whole line (§9.3), and
-        ``seconds`` how long each assessment took, for ``classifier.verdict``."""
+        ``seconds`` how long each assessment took, for ``classifier.verdict``. Once ``stop``
+        (the turn's) is set, the line is refused with ``STOPPED``: nothing of it runs."""
         if len(parts) != len(assessments):
             raise ValueError(f"{len(parts)} parts but {len(assessments)} assessments")
         self._begin_turn(turn)
         whole = line.strip()
         is_compound = len(parts) != 1 or parts[0].text != whole
-        segments = [
-            _Segment.of_part(part, assessment, whole if is_compound else None)
-            for part, assessment in zip(parts, assessments, strict=True)
-        ]
+        segments, timings = _distinct_segments(
+            parts, assessments, seconds, whole if is_compound else None
+        )
         # §9.1 (Python wisp): every part is classified before any is cleared.
         for index, segment in enumerate(segments):
-            self._record_verdict(segment, seconds[index] if seconds else 0.0)
+            if await _is_stopped(index, stop):
+                return GateResult(approved=False, reason=STOPPED)
+            self._record_verdict(segment, timings[index])
         line_segment = self._line_segment(whole, segments, line_assessment, is_compound)
         if line_segment is not None:
             self._record_verdict(line_segment, 0.0)
@@ -239,13 +253,16 @@ class ApprovalGate:
             outcome = await self._clear(first, directory, is_line_cleared=False)
             if not outcome.approved:
                 return self._refuse(first, outcome.reason, is_compound)
-            if not is_compound:
-                return GateResult(approved=True)
             is_line_cleared = outcome.decided
-        for segment in segments:
-            outcome = await self._clear(segment, directory, is_line_cleared=is_line_cleared)
-            if not outcome.approved:
-                return self._refuse(segment, outcome.reason, is_compound)
+        if first is None or is_compound:
+            for index, segment in enumerate(segments):
+                if await _is_stopped(index, stop):
+                    return GateResult(approved=False, reason=STOPPED)
+                outcome = await self._clear(segment, directory, is_line_cleared=is_line_cleared)
+                if not outcome.approved:
+                    return self._refuse(segment, outcome.reason, is_compound)
+        if stop is not None and stop.is_set():  # set while an answer was awaited
+            return GateResult(approved=False, reason=STOPPED)
         return GateResult(approved=True)
 
     def _begin_turn(self, turn: int) -> None:
@@ -364,7 +381,7 @@ class ApprovalGate:
             ApprovalRequested(
                 command=segment.command,
                 pattern=segment.pattern,
-                line=question.line,
+                line=_event_line(segment.line) if segment.line else question.line,
                 level=segment.level,
                 outside_sandbox=True if segment.outside_sandbox else UNSET,
             )
@@ -448,7 +465,7 @@ class ApprovalGate:
             ClassifierVerdict(
                 command=segment.command,
                 pattern=segment.pattern,
-                line=segment.line if segment.line is not None else UNSET,
+                line=_event_line(segment.line) if segment.line is not None else UNSET,
                 level=assessment.level,
                 reasons=list(assessment.reasons),
                 sources=list(assessment.sources),
@@ -462,7 +479,7 @@ class ApprovalGate:
             ApprovalDecided(
                 command=segment.command,
                 pattern=segment.pattern,
-                line=segment.line if segment.line is not None else UNSET,
+                line=_event_line(segment.line) if segment.line is not None else UNSET,
                 decision=decision.decision,
                 scope=decision.scope,
                 reason=decision.reason,
@@ -473,6 +490,71 @@ class ApprovalGate:
                 outside_sandbox=True if segment.outside_sandbox else UNSET,
             )
         )
+
+
+async def assess_each(
+    parts: Sequence[SimpleCommand],
+    assess: Callable[[SimpleCommand], Assessment],
+    *,
+    stop: asyncio.Event | None = None,
+) -> list[Assessment] | None:
+    """Each part's assessment, a part repeated word for word assessed once (the verdict is the
+    same object); None once ``stop`` is set. The event loop runs every ``YIELD_EVERY`` parts."""
+    known: dict[SimpleCommand, Assessment] = {}
+    assessments: list[Assessment] = []
+    for index, part in enumerate(parts):
+        if await _is_stopped(index, stop):
+            return None
+        assessment = known.get(part)
+        if assessment is None:
+            assessment = known[part] = assess(part)
+        assessments.append(assessment)
+    return assessments
+
+
+async def _is_stopped(index: int, stop: asyncio.Event | None) -> bool:
+    """Whether the turn was stopped, letting the event loop run first every ``YIELD_EVERY``
+    steps: a long line must not keep the chat from reading an interrupt."""
+    if index and index % YIELD_EVERY == 0:
+        await asyncio.sleep(0)
+    return stop is not None and stop.is_set()
+
+
+def _distinct_segments(
+    parts: Sequence[SimpleCommand],
+    assessments: Sequence[Assessment],
+    seconds: Sequence[float] | None,
+    line: str | None,
+) -> tuple[list[_Segment], list[float]]:
+    """One segment per distinct part and verdict, in the order they first appear, with the
+    first one's time: a repeated part adds no verdict, no question and no decision."""
+    seen: dict[Hashable, int] = {}
+    segments: list[_Segment] = []
+    timings: list[float] = []
+    for index, (part, assessment) in enumerate(zip(parts, assessments, strict=True)):
+        key = (part, _assessment_key(assessment))
+        if key in seen:
+            continue
+        seen[key] = len(segments)
+        segments.append(_Segment.of_part(part, assessment, line))
+        timings.append(seconds[index] if seconds else 0.0)
+    return segments, timings
+
+
+def _assessment_key(assessment: Assessment) -> Hashable:
+    # metadata is open (a classifier's own keys), so its values are compared by repr.
+    metadata = tuple(sorted((key, repr(value)) for key, value in assessment.metadata.items()))
+    return (assessment.level, tuple(assessment.reasons), tuple(assessment.sources), metadata)
+
+
+def _event_line(line: str) -> str:
+    """The line as a part's event carries it: whole up to ``EVENT_LINE_CHARS``, else its start
+    and a mark. The call's ``policy.decision`` records it whole, once, so a line of thousands
+    of parts writes a log linear in its length, not in its length times its parts."""
+    if len(line) <= EVENT_LINE_CHARS:
+        return line
+    rest = len(line) - EVENT_LINE_CHARS
+    return f"{line[:EVENT_LINE_CHARS]}… [{rest:,} more characters: see policy.decision]"
 
 
 def _combined(assessments: list[Assessment]) -> Assessment:

@@ -12,7 +12,7 @@ from typing import Any
 
 from wisp.audit.kinds import CommandOutcome, PolicyDecision
 from wisp.config.secrets import command_environment
-from wisp.policy.gate import ApprovalGate
+from wisp.policy.gate import STOPPED, ApprovalGate, assess_each
 from wisp.policy.patterns import CommandPatterns
 from wisp.policy.rules import assess, assess_whole_line
 from wisp.policy.split import split_line
@@ -113,7 +113,10 @@ class CommandRunner:
         if denial:
             return self._refuse(record, line, directory, "denied", denial, "denied by policy")
         if self.gate is not None:
-            assessments = [assess(part) for part in parts]
+            # Both yield to the event loop as they go, so an interrupt stops a long line.
+            assessments = await assess_each(parts, assess, stop=stop)
+            if assessments is None:
+                return self._refuse(record, line, directory, "disapproved", STOPPED, "not approved")
             decision = await self.gate.authorize(
                 line,
                 parts,
@@ -121,6 +124,7 @@ class CommandRunner:
                 directory,
                 turn=turn,
                 line_assessment=assess_whole_line(line),
+                stop=stop,
             )
             if not decision.approved:
                 return self._refuse(
