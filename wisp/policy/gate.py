@@ -64,8 +64,9 @@ DECLINED = "declined by the user"
 STOPPED = "the person stopped the turn"
 YIELD_EVERY = 64
 """Parts handled between two turns of the event loop (an interrupt is read at each)."""
-EVENT_LINE_CHARS = 1024
-"""How much of a long line each of its parts' events carries (docs/logging.md)."""
+EVENT_LINE_CHARS = 240
+"""How much of a long line each of its parts' events carries (docs/logging.md): as much as
+``wisp logs`` shows of a value."""
 
 
 @dataclass(frozen=True, slots=True)
