@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wisp.policy.split import MAX_LEVELS, read_ansi_c, split_line
+from wisp.policy.shell_words import read_ansi_c
+from wisp.policy.split import MAX_LEVELS, split_line
 from wisp.policy.types import SimpleCommand
 
 

@@ -15,7 +15,8 @@ from importlib import resources
 
 import msgspec
 
-from wisp.policy.split import read_ansi_c, split_line
+from wisp.policy.shell_words import read_ansi_c
+from wisp.policy.split import split_line
 from wisp.policy.types import LEVEL_ORDER, Assessment, Level, SimpleCommand
 
 __all__ = [
