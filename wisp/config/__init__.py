@@ -1,6 +1,7 @@
 """config.json: known settings, dotted paths, atomic writes."""
 
 from wisp.config.paths import join_path, model_path, shell_word, split_path
+from wisp.config.sections import Settings
 from wisp.config.settings import MODEL_FIELDS, SETTINGS, Setting, near_key, setting_for
 from wisp.config.store import (
     MISSING,
@@ -23,6 +24,7 @@ __all__ = [
     "Change",
     "Config",
     "Setting",
+    "Settings",
     "is_unknown",
     "join_path",
     "load_config",

@@ -15,7 +15,7 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ import msgspec
 
 from wisp.config.paths import join_path
 from wisp.config.secrets import redacted
+from wisp.config.sections import Settings
 from wisp.config.settings import Names, Setting, is_section, names_of, setting_for
 from wisp.diagnostics import logger
 from wisp.errors import ConfigError, ConfigValueError
@@ -50,6 +51,19 @@ class Config:
 
     path: Path
     data: dict[str, Any]
+    _settings: Settings | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def settings(self) -> Settings:
+        """The typed view of these settings (``settings.ollama.base_url``), built once; ``set``
+        and ``unset`` drop it, and a reload is a new ``Config``, so it is never stale."""
+        if self._settings is None:
+            self._settings = Settings(self.checked_value, self._stored, self.path)
+        return self._settings
+
+    def _stored(self, key: str) -> Any:
+        stored = self.get(key)
+        return None if stored is MISSING else stored
 
     def get(self, key: Key) -> Any:
         """The value stored at ``key``, or ``MISSING``."""
@@ -266,6 +280,7 @@ def set_value(config: Config, key: Key, value: Any) -> Change:
     node = _parent(config, names)
     old = node.get(names[-1], MISSING)
     node[names[-1]] = value
+    config._settings = None  # the view was of the settings before
     return Change(join_path(names), old, value)
 
 
@@ -275,6 +290,7 @@ def unset_value(config: Config, key: Key) -> Change:
     old = config.get(names)
     if old is MISSING:
         return Change(join_path(names), MISSING, MISSING)
+    config._settings = None  # the view was of the settings before
     trail: list[tuple[dict[str, Any], str]] = []
     node = config.data
     for name in names:

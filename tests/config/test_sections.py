@@ -1,0 +1,121 @@
+"""wisp.config.sections: the typed view of config.json, a frozen Struct per section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from wisp.config import SETTINGS, Config, load_config, save_config, set_value, unset_value
+from wisp.config.sections import SECTIONS, TOP_LEVEL, Settings, section_keys
+from wisp.errors import ConfigValueError
+
+
+def config(data: dict[str, Any]) -> Config:
+    return Config(Path("/home/me/.wisp/config.json"), data)
+
+
+def every_key() -> list[str]:
+    keys = [key for name, kind in SECTIONS.items() for key in section_keys(kind, name)]
+    return [*keys, *TOP_LEVEL]
+
+
+def test_the_view_has_one_field_for_each_known_setting_and_no_other() -> None:
+    keys = every_key()
+    assert sorted(keys) == sorted(SETTINGS)
+
+
+def test_each_section_and_top_level_key_is_a_property_of_settings() -> None:
+    names = {name for name in dir(Settings) if isinstance(getattr(Settings, name), property)}
+    assert len(names) == len(SECTIONS) + len(TOP_LEVEL)
+
+
+def test_unset_settings_are_the_registrys_defaults() -> None:
+    settings = config({}).settings
+    assert settings.ollama.base_url == SETTINGS["ollama.baseURL"].default
+    assert settings.command_policy.sandbox.writable_roots == (
+        SETTINGS["commandPolicy.sandbox.writableRoots"].default
+    )
+    assert settings.command_policy.deny is None
+    assert settings.approval.threshold == "moderate"
+    assert settings.model == "local"
+    assert settings.local.threads is None
+
+
+def test_stored_settings_are_read_by_their_names_in_the_file() -> None:
+    settings = config(
+        {
+            "ollama": {"baseURL": "http://gpu:11434", "think": "high"},
+            "commandPolicy": {"sandbox": {"allowNetwork": False}},
+            "tools": {"editFile": {"writableRoots": ["/srv"]}},
+            "commandMaxTimeoutSeconds": 30,
+        }
+    ).settings
+    assert settings.ollama.base_url == "http://gpu:11434"
+    assert settings.ollama.think == "high"
+    assert settings.command_policy.sandbox.allow_network is False
+    assert settings.tools.edit_file.writable_roots == ["/srv"]
+    assert settings.command_max_timeout_seconds == 30
+
+
+def test_a_bad_value_is_an_error_naming_file_and_key_when_its_section_is_read() -> None:
+    settings = config({"ollama": {"timeoutSeconds": 0}, "audit": {"keepFiles": 3}}).settings
+    assert settings.audit.keep_files == 3  # another section is not held back by it
+    with pytest.raises(ConfigValueError, match=r"config\.json: ollama\.timeoutSeconds: expected"):
+        _ = settings.ollama
+
+
+def test_sections_are_frozen_and_built_once() -> None:
+    loaded = config({})
+    assert loaded.settings is loaded.settings
+    assert loaded.settings.audit is loaded.settings.audit
+    with pytest.raises(AttributeError):
+        loaded.settings.audit.enabled = False  # type: ignore[misc]
+
+
+def test_set_and_unset_rebuild_the_view(tmp_path: Path) -> None:
+    loaded = load_config(tmp_path / "config.json")
+    assert loaded.settings.audit.enabled is True
+    set_value(loaded, "audit.enabled", False)
+    assert loaded.settings.audit.enabled is False
+    save_config(loaded)
+    assert load_config(loaded.path).settings.audit.enabled is False
+    unset_value(loaded, "audit.enabled")
+    assert loaded.settings.audit.enabled is True
+
+
+def test_an_api_key_never_shows_itself() -> None:
+    settings = config({"openai": {"apiKey": "sk-very-secret"}}).settings
+    key = settings.openai.api_key
+    assert key is not None and key.reveal() == "sk-very-secret"
+    for shown in (repr(settings.openai), str(settings.openai), f"{key}"):
+        assert "sk-very-secret" not in shown
+    assert config({}).settings.llamacpp.api_key is None
+
+
+def test_a_bad_api_key_is_reported_redacted() -> None:
+    with pytest.raises(ConfigValueError) as caught:
+        _ = config({"openai": {"apiKey": ["sk-very-secret"]}}).settings.openai
+    assert "sk-very-secret" not in str(caught.value)
+    assert "[redacted]" in str(caught.value)
+
+
+def test_model_entries_are_found_by_a_name_that_holds_dots() -> None:
+    entry = {"contextLength": 4096, "think": True}
+    data = {"local": {"models": {"SmolLM2.Q4_1": entry, "odd": 3}}}
+    models = config(data).settings.local.models
+    assert models.entry("SmolLM2.Q4_1") == entry
+    assert models.entry("odd") == {} and models.entry("none") == {}
+    data["local"]["models"]["SmolLM2.Q4_1"]["think"] = False  # the view is a copy
+    assert models.entry("SmolLM2.Q4_1")["think"] is True
+
+
+def test_the_sections_encode_as_the_file_spells_them() -> None:
+    section = config({"approval": {"persistDays": 7}}).settings.approval
+    assert msgspec.to_builtins(section) == {
+        "threshold": "moderate",
+        "timeoutSeconds": 600,
+        "persistDays": 7,
+    }
