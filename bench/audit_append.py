@@ -9,12 +9,12 @@ registered ``Details``), and the smallest event wisp writes. Each is run with ro
 effectively off and with the default rotation (10 MiB, keep 5). Each round runs three
 things on fresh files in a temp dir, in an order that rotates from round to round:
 
-* sink: ``AuditLog.record(details, call=...)`` for every prepared event, through a real
-  ``FileSink`` (stamping, encoding, the flock per line, the rotation check: everything);
-* raw: the lines a sink run wrote (read back from its files; later rounds differ from them
-  only in ids and times), replayed one ``os.write`` each on an ``O_APPEND`` descriptor;
-* floor: the same lines with only the syscalls D4 asks of each (flock, two lseeks, the write,
-  unlock): what any writer that keeps D4's lock per line must pay.
+* sink: ``AuditLog.record(details, call=...)`` for every prepared event, through a real ``FileSink``
+(stamping, encoding, the flock per line, the rotation check: everything); * raw: the lines a sink
+run wrote (read back from its files; later rounds differ from them only in ids and times), replayed
+one ``os.write`` each on an ``O_APPEND`` descriptor; * floor: the same lines with only the syscalls
+the audit log's lock asks of each (flock, two lseeks, the write, unlock): what any writer that keeps
+that lock per line must pay.
 
 The ratio is raw time / sink time, the sink's rate as a share of the raw rate (issue 2's
 target: >= 0.5), reported as the median of the per-round ratios and as the ratio of the
@@ -201,7 +201,7 @@ def time_raw(case: Case, folder: Path) -> None:
 
 
 def time_floor(case: Case, folder: Path) -> None:
-    """The sink's lines with only the syscalls D4 asks of each: flock, the two lseeks that
+    """The sink's lines with only the syscalls the lock asks of each: flock, the two lseeks that
     notice a rotation and the file's size, the write, unlock. No Python writer can beat it."""
     lock_fd = os.open(folder / "audit.lock", _APPEND, 0o600)
     fd = os.open(folder / "floor.jsonl", _APPEND, 0o600)
@@ -259,7 +259,7 @@ def report(cases: list[Case], rounds: int) -> None:
     print()
     print("ratio = raw time / sink time: the sink's rate as a share of raw O_APPEND writes of the")
     print("same lines. med: median of the per-round ratios; min: fastest raw / fastest sink.")
-    print("floor = raw time / floor time: the best ratio a writer keeping D4's lock can reach.")
+    print("floor = raw time / floor time: the best ratio a writer locking each line can reach.")
     print("rot: rotations in the last sink run (rotation off: 2^62 bytes; on: 10 MiB, keep 5).")
 
 

@@ -1,11 +1,12 @@
-"""How soon a command ends when its time limit passes or it is stopped (policy.md §4, D8).
+"""How soon a command ends when its time limit passes or it is stopped (docs/sandbox.md, "Running a
+command").
 
     python bench/command_stops.py            # 11 interleaved rounds, about two minutes
     python bench/command_stops.py --quick    # 3 rounds
 
 Each case runs a shell line through wisp's own `run_process` (its own process group, the real
 limit, grace and stops) and is set against a baseline in the same round: `sleep S` run the same
-way with no limit, where S is the moment the case should end at by policy.md (the limit, the
+way with no limit, where S is the moment the case should end at (the limit, the
 stop, the stop plus the 2 s grace, the 1 s bound on draining). Spawning, waiting and reaping are
 in both sides, so the ratio case / baseline is 1.0 for a command that ends exactly when its
 limit says; what is over it is the cost of ending it (signals, the sweep of the group, the pipes).
@@ -46,7 +47,7 @@ class Case:
     name: str
     line: str
     ends_at: float
-    """When policy.md says the command ends: the baseline sleeps this long."""
+    """When the command should end: the baseline sleeps this long."""
     timeout: float | None = None
     stop_at: float | None = None
     kill_at: float | None = None

@@ -41,7 +41,7 @@ median of the per-round ratios and the ratio of the fastest runs. The garbage co
 left on, as in wisp.
 
 Each round also stops a wisp request: the same request is read to its fifth piece, then the
-task reading it is cancelled (D8's interrupt); the time from `cancel()` to the task's end (the
+task reading it is cancelled (an interrupt); the time from `cancel()` to the task's end (the
 worker thread seeing the flag and joined) is set against the time one token takes in wisp's
 own runs of the same rounds. The worker checks the flag before every token, so about 1 is the
 mark (tests/models/test_local.py checks only that it stops, in tokens, not how soon).

@@ -1,4 +1,5 @@
-"""The lines under a reply: cited entries (ADR 0055), ran: (ADR 0051), the thought line."""
+"""The lines under a reply (docs/turn.md, "Lines under a reply"): cited entries, ran:, the thought
+line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The file sink: whole lines, private modes, rotation, concurrent writers (D4)."""
+"""The file sink: whole lines, private modes, rotation, concurrent writers (docs/logging.md,
+"Rotation and concurrent writers")."""
 
 from __future__ import annotations
 

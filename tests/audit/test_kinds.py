@@ -43,7 +43,7 @@ SEED_FIELDS: dict[str, set[str]] = {
         "stopped", "timeoutSource", "timeoutSeconds", "timeoutClamped", "sandboxRefusal",
         "sandboxPaths", "outsideSandbox",
     },
-    # "denied with the policy's reason": reason is a field (protocol.md lists reason?).
+    # "denied with the policy's reason": reason is a field.
     "command.typed": {
         "command", "workingDirectory", "verdict", "reason", "output", "bytes", "seconds",
         "exitStatus", "timedOut", "truncated", "stopped", "sandboxRefused", "sandboxRefusal",
@@ -151,7 +151,7 @@ SEED_FIELDS: dict[str, set[str]] = {
         "inquiry", "question", "thread", "outcome", "via", "delivered", "answer", "redacted",
         "reason", "seconds",
     },
-    # "approved with scope": scope is a field (protocol.md lists scope?).
+    # "approved with scope": scope is a field.
     "approval.decided": {
         "command", "pattern", "line", "decision", "scope", "reason", "approvalID", "expiresAt",
         "downgradedFrom", "persistError", "outsideSandbox",

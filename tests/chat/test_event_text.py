@@ -1,5 +1,5 @@
-"""The lines wisp words for events: every row of protocol.md §10.1, the output object of §3.8,
-the fold of §10.2 and the footer of §10.6."""
+"""The lines wisp words for events: every audit kind's line, the `event` line's output object
+(docs/protocol.md, "`event`"), the plain chat's output fold and its footer."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_tool_call_names_the_argument_that_identifies_it(tool, arguments, expect
 
 
 def test_tool_call_reads_arguments_given_as_a_json_string():
-    # §3.8's example: the arguments as the model's JSON text.
+    # The arguments as the model's JSON text.
     assert text_of("tool.call", tool="read_file", arguments='{"path":"README.md"}') == (
         "⚙ read_file README.md"
     )
@@ -121,7 +121,7 @@ def test_tool_call_reads_details_as_the_audit_writes_them():
 
 
 def test_tool_result_says_bytes_seconds_and_the_first_line():
-    # §3.8's example.
+    # A read_file result.
     details = {"tool": "read_file", "output": "1\t# wisp\n2\t…", "bytes": 5210, "seconds": 0.01}
     assert event_text("tool.result", "c7", details) == "  ↳ 5210 bytes in 0.0 s: 1\t# wisp"
 
@@ -237,7 +237,7 @@ def verdict(**details: Any) -> str | None:
 
 
 def test_classifier_verdict():
-    # §2.1's example.
+    # A moderate command, rated by the rules.
     assert verdict() == "  · moderate by rules: pushes to a remote (0.4 ms)"
 
 
@@ -442,7 +442,7 @@ def test_inquiry_requested_shows_nothing():
 
 
 def test_turn_stopped():
-    # §2.2's example.
+    # A turn the person stopped.
     assert text_of("turn.stopped", None, seconds=6.1, killed=False) == (
         "  · stopped by you after 6.1 s"
     )
@@ -645,7 +645,7 @@ def test_fold_counts_the_raw_bytes_in_all():
 
 
 def test_footer_of_a_turn_with_tokens():
-    # §2.1's turn end.
+    # A turn that ran one command.
     assert footer("ran: run_command", None, 9.4, "ok", 4009, 79) == [
         "  ran: run_command",
         "  9.4 s · ↓4,009 ↑79",

@@ -116,7 +116,7 @@ async def test_the_models_line_too_long_is_refused_and_an_interrupt_then_stops_t
     front, script
 ) -> None:
     # The refusal comes before the policy parses the line, so the chat reads the interrupt
-    # while the next reply streams, and the turn ends stopped (D8).
+    # while the next reply streams, and the turn ends stopped.
     call = {"name": "run_command", "arguments": {"command": LONG_LINE}}
     slow = {"text": "a slow reply " * 200, "delay_ms": 50}
     chat = await front("--yes", "-m", f"script:{script({'tool_calls': [call]}, slow, REPLY)}")

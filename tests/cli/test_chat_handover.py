@@ -1,4 +1,5 @@
-"""The hand-off (tui.md §1): `wisp chat` on a terminal runs the full-screen front end in its place.
+"""The hand-off (docs/tui.md, "Process and start-up"): `wisp chat` on a terminal runs the
+full-screen front end in its place.
 
 Each test runs the installed `wisp` on a pseudo-terminal of its own, as a person's shell would.
 The front end is a small script that records the words it was given and the WISP_BIN it was

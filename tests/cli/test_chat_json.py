@@ -281,9 +281,9 @@ async def test_ten_thousand_hostile_lines_never_crash_the_backend(front, script)
     chat = await front("-m", f"script:{script()}")
     await chat.until(p.Status)
     lines = hostile_lines(10_000)
-    # protocol.md §5: a line that is not a JSON object with a string `type` is chat text, a turn
-    # of its own, which a script: model holding no responses ends in an error (about 5,800 of
-    # them here); the rest are answered (`complete`) or skipped.
+    # docs/protocol.md, "5. Lines in (front end → wisp)": a line that is not a JSON object with a
+    # string `type` is chat text, a turn of its own, which a script: model holding no responses ends
+    # in an error (about 5,800 of them here); the rest are answered (`complete`) or skipped.
     chat_texts = sum(isinstance(p.read_inbound(line[:-1]), p.ChatText) for line in lines)
 
     async def write() -> None:

@@ -35,7 +35,7 @@ NEVER = {"text": "THIS TURN SHOULD NOT RUN"}
 
 
 def test_models_shows_the_table_and_how_to_change_it_rather_than_a_choice(chat) -> None:
-    # The plain chat has no picker: a number typed to its choice changed nothing (protocol.md §5).
+    # The plain chat has no picker: a number typed to its choice changed nothing.
     result = chat([NEVER], "/models\n/quit\nhello\n")
     assert result.returncode == 0, result.stderr
     assert re.search(r"^MODEL +CONTEXT +ENABLED +CAPABILITIES$", result.stdout, re.MULTILINE)

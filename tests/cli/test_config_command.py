@@ -1,4 +1,4 @@
-"""`wisp config`, through the real console script with a fresh WISP_HOME (D2)."""
+"""`wisp config`, through the real console script with a fresh WISP_HOME."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Ctrl-C (SIGINT) stops the running turn (D8), in one-shot and in chat."""
+"""Ctrl-C (SIGINT) stops the running turn (docs/turn.md, "Stopping a turn"), in one-shot and in
+chat."""
 
 from __future__ import annotations
 

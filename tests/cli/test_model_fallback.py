@@ -1,4 +1,5 @@
-"""Choosing a model: the chat's fallback to local (ADR 0056), and disabled models refused."""
+"""Choosing a model: the chat's fallback to local (docs/models.md, "Falling back at start"), and
+disabled models refused."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The embedded model, local (D5, models.md §9), with the real SmolLM2-135M GGUF.
+"""The embedded model, local (docs/models.md, "Backends"), with the real SmolLM2-135M GGUF.
 
 The model loads once for the module; every test that generates shares it (and its loop).
 """
@@ -82,8 +82,8 @@ async def test_declared_capabilities_come_from_config() -> None:
 
 
 async def test_a_recorded_failed_check_outranks_what_the_runtime_gives() -> None:
-    # `wisp models check local` recorded that the structured reply failed: from then on the
-    # model is not said to have structured replies (models.md §8.4's rule, for local too).
+    # `wisp models check local` recorded that the structured reply failed: from then on the model is
+    # not said to have structured replies (a failed check outranks the runtime, for local too).
     verified = {"date": "2026-12-01", "passed": [], "failed": ["toolCalling", "guidedGeneration"]}
     entry = {"capabilities": [], "verified": verified}
     resolved = await local.resolve("", config({"local": {"models": {DEFAULT_NAME: entry}}}))

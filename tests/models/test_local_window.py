@@ -1,4 +1,5 @@
-"""The embedded model's window: the GGUF header, and sizing to memory (models.md §9, §7.5)."""
+"""The embedded model's window: the GGUF header, and sizing to memory (docs/models.md, "Context
+windows")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``ollama:`` against a loopback server speaking Ollama's wire format (models.md §7)."""
+"""``ollama:`` against a loopback server speaking Ollama's wire format (docs/models.md,
+"Backends")."""
 
 from __future__ import annotations
 
@@ -342,7 +343,7 @@ async def test_tool_calls_come_back_whole_after_done(ollama: FakeOllama, resolve
         ollama.done(30, 12),
     )
     events = await collect(await resolve("qwen3"), ask(tools=[WEATHER]))
-    # The missing required string is completed from the schema (models.md §6).
+    # The missing required string is completed from the schema (docs/models.md, "Backends").
     assert events == [
         ToolCallRequested("weather", {"city": "Oslo", "units": ""}),
         UsageReport(Usage(30, 12, 0, 0)),

@@ -1,4 +1,4 @@
-"""``llamacpp:``, ``lmstudio:`` and ``openai:`` (models.md §8).
+"""``llamacpp:``, ``lmstudio:`` and ``openai:`` (docs/models.md, "Backends").
 
 The first tests talk to a real OpenAI-compatible server: llama-cpp-python's, running the
 SmolLM2 GGUF on 127.0.0.1. The rest feed recorded wire shapes through ``httpx.MockTransport``
@@ -299,7 +299,7 @@ async def test_reasoning_content_and_reasoning_are_thinking() -> None:
         ThinkingDelta("Hmm"),
         ThinkingDelta(" so"),
         TextDelta("Yes"),
-        # No reasoning_tokens reported: each thinking chunk counts one (§8.7).
+        # No reasoning_tokens reported: each thinking chunk counts one.
         UsageReport(Usage(input=5, output=2, cached=0, reasoning=2)),
     ]
 

@@ -1,4 +1,4 @@
-"""resolve_model: one way in, dispatching on the selection's scheme (models.md §1, §2)."""
+"""resolve_model: one way in, dispatching on the selection's scheme (docs/models.md, "Backends")."""
 
 from __future__ import annotations
 

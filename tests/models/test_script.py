@@ -1,4 +1,4 @@
-"""The replay backend, script:PATH (D5, models.md §10)."""
+"""The replay backend, script:PATH (docs/models.md, "The replay backend")."""
 
 from __future__ import annotations
 

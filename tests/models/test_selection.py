@@ -1,4 +1,5 @@
-"""Selections (models.md §1): one grammar, and one canonical name for every spelling."""
+"""Selections (docs/models.md, "Selections"): one grammar, and one canonical name for every
+spelling."""
 
 from __future__ import annotations
 

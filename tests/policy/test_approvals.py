@@ -1,4 +1,5 @@
-"""approvals.json (policy.md §9.7): standing approvals shared by processes, locked, expiring."""
+"""approvals.json (docs/policy.md, "approvals.json"): standing approvals shared by processes,
+locked, expiring."""
 
 from __future__ import annotations
 

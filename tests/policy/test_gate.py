@@ -1,4 +1,5 @@
-"""The approval gate (policy.md §9): threshold, caches, scopes, refusals, timeouts, audit."""
+"""The approval gate (docs/policy.md, "The approval gate"): threshold, caches, scopes, refusals,
+timeouts, audit."""
 
 from __future__ import annotations
 

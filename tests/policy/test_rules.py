@@ -24,7 +24,8 @@ from wisp.policy.types import LEVEL_ORDER, SimpleCommand
 S, M, D = "safe", "moderate", "dangerous"
 
 # line → the level the gate sees: the highest of its parts' verdicts and the rules' verdict on
-# the whole line (§9.3). Grouped as the tables of policy.md §8.2 and §8.3 run.
+# the whole line (docs/policy.md, "Risk levels and the rules"). Grouped by kind of rule, then the
+# known-safe forms.
 LABELLED: list[tuple[str, str]] = [
     # acceptance
     ("rm -rf build", D),

@@ -1,4 +1,4 @@
-"""Real Landlock through the real helper (policy.md §5.7): writes inside and outside the roots,
+"""Real Landlock through the real helper: writes inside and outside the roots,
 WISP_HOME under a root, an outward symlink, TCP with the network off, and the refusal check on
 what Linux's tools really print."""
 
@@ -297,7 +297,7 @@ def is_alive(pid: int) -> bool:
 
 
 async def test_an_unconfined_command_is_not_held_to_the_roots(work: Path, home: Path) -> None:
-    # --unsafe, sandbox.enabled false, or no Landlock: the command runs as given (§5.6).
+    # --unsafe, sandbox.enabled false, or no Landlock: the command runs as given, and wisp says so.
     argv, state = confined_argv(
         ["/bin/sh", "-c", f"echo x > {home}/owned"],
         WritableSet.build(working_directory=work, home=home, environ={"HOME": "/"}),

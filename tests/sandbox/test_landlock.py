@@ -1,4 +1,4 @@
-"""The Landlock layer: struct layouts, the rights per ABI (policy.md §5.3), and the probe."""
+"""The Landlock layer: struct layouts, the rights per ABI, and the probe."""
 
 from __future__ import annotations
 

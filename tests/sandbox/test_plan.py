@@ -1,4 +1,4 @@
-"""confined_argv and the state it reports (policy.md §5.2, §5.4, §5.6): never claim a sandbox
+"""confined_argv and the state it reports (docs/sandbox.md): never claim a sandbox
 that is not there, and say when the network could not be turned off."""
 
 from __future__ import annotations

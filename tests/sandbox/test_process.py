@@ -1,9 +1,9 @@
-"""run_process (policy.md §4, D8): its own group, time limits, stops, cancellation, bounded
-output.
+"""run_process (docs/sandbox.md, "Running a command"): its own group, time limits, stops,
+cancellation, bounded output.
 
-Each test checks how a command ended, never how soon: a slow machine makes a stop land later,
-not differently. How soon is measured by bench/command_stops.py. Where a lower bound on the
-seconds is checked, it is the grace policy.md asks for, which a slow machine only lengthens.
+Each test checks how a command ended, never how soon: a slow machine makes a stop land later, not
+differently. How soon is measured by bench/command_stops.py. Where a lower bound on the seconds is
+checked, it is the 2 s grace between SIGTERM and SIGKILL, which a slow machine only lengthens.
 """
 
 from __future__ import annotations

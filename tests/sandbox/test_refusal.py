@@ -1,4 +1,5 @@
-"""The refusal check's parser (policy.md §5.5) on messages Linux's tools print, verbatim."""
+"""The refusal check's parser (docs/sandbox.md, "When the sandbox refuses something") on messages
+Linux's tools print, verbatim."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The writable set (policy.md §5.2): its roots, real-path containment, and the narrowing of a
-root that holds WISP_HOME."""
+"""The writable set (docs/sandbox.md, "What is confined"): its roots, real-path containment, and the
+narrowing of a root that holds WISP_HOME."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ask: limits, every outcome's result, the two inquiry events, masking and stopping (§6.8)."""
+"""ask: limits, every outcome's result, the two inquiry events, masking and stopping."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""current_date: the time in the local zone or a named one, as §6.1 writes it."""
+"""current_date: the time in the local zone or a named one, and how it is written."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""edit_file: each mode's result line, its refusals, its confinement, and file.write (§6.4)."""
+"""edit_file: each mode's result line, its refusals, its confinement, and file.write."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""inspect: config with secrets hidden, status, approvals, audit summaries, its cap (§6.5)."""
+"""inspect: config with secrets hidden, status, approvals, audit summaries, its cap."""
 
 from __future__ import annotations
 

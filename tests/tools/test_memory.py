@@ -1,5 +1,5 @@
 """memory: recall of entries, turns, the task and kept outputs, paged within B; the forms that
-need facts or a model say so; every call is recorded as context.memory (§7)."""
+need facts or a model say so; every call is recorded as context.memory."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ def source(event: str) -> tuple[Source, ...]:
 
 
 def example_store() -> ConversationStore:
-    """agent.md §2.2's example: two turns after the instructions, then a typed command."""
+    """A store as a conversation makes it (docs/store.md): two turns after the instructions, then a
+    typed command."""
     store = ConversationStore()
     store.add(PendingEntry("instructions", "You are Wisp."), turn=None, origin="carried", time=None)
     call = ToolCall(id="3f2a9c1e", name="read_file", arguments={"path": "/home/ann/overview.md"})

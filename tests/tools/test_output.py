@@ -1,4 +1,5 @@
-"""Fitting results within a budget: bounded (§4.1) and the head/tail hold-back (§4.2)."""
+"""Fitting results within a budget: bounded and the head/tail hold-back
+(docs/turn.md, "Output budget")."""
 
 from __future__ import annotations
 

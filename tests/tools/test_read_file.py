@@ -1,4 +1,4 @@
-"""read_file: pages of numbered lines, their markers, their limits, and its refusals (§6.3)."""
+"""read_file: pages of numbered lines, their markers, their limits, and its refusals."""
 
 from __future__ import annotations
 

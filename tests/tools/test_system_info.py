@@ -1,4 +1,4 @@
-"""system_info: each topic read from /proc, /sys and /etc, its limits and errors (§6.7).
+"""system_info: each topic read from /proc, /sys and /etc, its limits and errors.
 
 Most tests give the tool a machine of their own: real files under tmp_path laid out as Linux
 lays out /proc and /sys. One runs every topic on the real machine with external programs

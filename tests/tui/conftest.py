@@ -22,7 +22,7 @@ MakeApp = Callable[..., WispApp]
 
 
 def write_script(folder: Path, responses: list[dict[str, Any]]) -> Path:
-    """A `script:` model file (D5) in `folder`."""
+    """A `script:` model file (docs/models.md, "The replay backend") in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "script.json"
     path.write_bytes(msgspec.json.encode({"responses": responses}))
@@ -95,7 +95,8 @@ EndGrace = Callable[[Dialog[Any]], None]
 
 @pytest.fixture
 def end_grace(monkeypatch: pytest.MonkeyPatch) -> EndGrace:
-    """Dialogs whose grace (D9) lasts until the test ends it, and the function that ends it.
+    """Dialogs whose grace (500 ms of keyboard quiet) lasts until the test ends it, and the function
+    that ends it.
 
     A key a test types "in the grace" is then in it however slow the machine is; ending it does
     what the quiet's timer does when it fires. The timer itself is checked by the tests that
@@ -115,7 +116,7 @@ def transcript_text() -> Callable[[WispApp], str]:
     return _transcript_text
 
 
-# Snapshots live in the repository's snapshots/ folder (D9), not beside the tests. The plugin has
+# Snapshots live in the repository's snapshots/ folder, not beside the tests. The plugin has
 # no setting for that, so its SVG extension is swapped for one that names that folder.
 
 from pytest_textual_snapshot import SVGImageExtension  # noqa: E402

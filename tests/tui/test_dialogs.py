@@ -1,4 +1,4 @@
-"""Choices (§10.5), withdrawn requests (§10.8) and the queue (§10.7), against a fake wisp that
+"""Choices, withdrawn requests and the queue (docs/tui.md, "Dialogs"), against a fake wisp that
 sends what no slash command sends yet and echoes every answer back as a `heard:` note."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Folds (§6) and the output panel (§11), on a real `wisp chat --json -m script:FILE`."""
+"""Folds and the output panel (docs/tui.md, "Folds", "Panels"), on a real `wisp chat --json -m
+script:FILE`."""
 
 from __future__ import annotations
 
@@ -141,7 +142,7 @@ async def test_ctrl_o_shows_the_last_output_in_a_panel(make_app, work, wait_for,
         for key in ("ctrl+c", "ctrl+d"):
             await pilot.press("ctrl+o")
             assert isinstance(app.screen, Panel)
-            await pilot.press(key)  # §12 step 1: the panel closes; nothing quits
+            await pilot.press(key)  # an open panel is the first thing Ctrl-C closes; nothing quits
             assert not isinstance(app.screen, Panel) and not app.is_quitting
 
 

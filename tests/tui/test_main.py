@@ -1,4 +1,4 @@
-"""The `wisp-tui` console script's own arguments (§1)."""
+"""The `wisp-tui` console script's own arguments (docs/tui.md, "Process and start-up")."""
 
 from __future__ import annotations
 

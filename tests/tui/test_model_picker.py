@@ -1,4 +1,5 @@
-"""The model picker (§10.6): `u` makes the highlighted model the one in use, Enter switches."""
+"""The model picker (docs/tui.md, "Dialogs"): `u` makes the highlighted model the one in use, Enter
+switches."""
 
 from __future__ import annotations
 

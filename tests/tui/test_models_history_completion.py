@@ -1,4 +1,5 @@
-"""Pilot tests: the model picker (§10.6), input history (§9.5) and Tab completion (§9.6)."""
+"""Pilot tests: the model picker, input history and Tab completion (docs/tui.md, "Dialogs",
+"The input")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""wisp-tui and the wisp process it runs (tui.md §1, §12; the process rows of §15.2).
+"""wisp-tui and the wisp process it runs (docs/tui.md, "Process and start-up", "Stopping and
+quitting").
 
 Each test runs a real process: a small fake wisp (a `sh` script passed as `command=`) that logs
 the lines it is sent and ends as the test needs, or the real `wisp` under the real `wisp-tui`

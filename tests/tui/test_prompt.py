@@ -1,4 +1,5 @@
-"""Pilot tests of the input box (§9): lines, command mode, held keys, history, big pastes."""
+"""Pilot tests of the input box (docs/tui.md, "The input"): lines, command mode, held keys, history,
+big pastes."""
 
 from __future__ import annotations
 

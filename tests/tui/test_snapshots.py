@@ -1,4 +1,5 @@
-"""Snapshots (D9) of the screens a person sees, driven by a real `wisp chat --json -m script:`."""
+"""Snapshots (docs/tui.md, "Tests and snapshots") of the screens a person sees, driven by a real
+`wisp chat --json -m script:`."""
 
 from __future__ import annotations
 

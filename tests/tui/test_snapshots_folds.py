@@ -1,4 +1,5 @@
-"""Snapshots (D9) of folds (§6) and the output panel (§11), from a real `wisp chat --json`."""
+"""Snapshots of folds and the output panel (docs/tui.md, "Folds", "Panels"), from a real `wisp chat
+--json`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Snapshots (D9) of the model picker (§10.6, §15.5) at 80 and 40 columns."""
+"""Snapshots of the model picker (docs/tui.md, "Tests and snapshots") at 80 and 40 columns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Snapshots (D9) of the states around a turn: streaming, an error, a dead wisp, quitting, and
+"""Snapshots of the states around a turn: streaming, an error, a dead wisp, quitting, and
 the choice dialog. A fake wisp (`fake_wisp.py`) holds a state still where the real one moves on:
 a turn left streaming, a choice no slash command sends yet, a wisp that will not exit."""
 

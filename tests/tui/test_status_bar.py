@@ -1,4 +1,5 @@
-"""The status line (§8): fitting a narrow screen, and the running turn's seconds."""
+"""The status line (docs/tui.md, "Status line"): fitting a narrow screen, and the running turn's
+seconds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Streaming a reply (§5, D9): whole, in order, and never one Markdown append per fragment."""
+"""Streaming a reply (docs/tui.md, "The reply"): whole, in order, and never one Markdown append per
+fragment."""
 
 from __future__ import annotations
 

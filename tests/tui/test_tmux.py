@@ -4,10 +4,11 @@ The Pilot tests drive the app headless; these run the installed `wisp-tui` conso
 real `wisp chat --json -m script:FILE` behind it, type into a real terminal and read what it draws.
 
 Every wait is on the screen or the program's exit. A dialog's grace (500 ms of keyboard quiet,
-D9) is the one place where time is the behaviour: the test that types into it runs wisp-tui with
-a grace longer than any test, and the ones that wait it out press a key whose effect shows on the
-screen, pressing it again after a longer quiet if it landed in the grace after all (a busy
-machine). How soon wisp-tui quits or shows wisp's death is measured by bench/tui.py (g), (h).
+docs/tui.md, "Dialogs") is the one place where time is the behaviour: the test that types into it
+runs wisp-tui with a grace longer than any test, and the ones that wait it out press a key whose
+effect shows on the screen, pressing it again after a longer quiet if it landed in the grace after
+all (a busy machine). How soon wisp-tui quits or shows wisp's death is measured by bench/tui.py (g),
+(h).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A transcript that stays fast at any length (D9, tui.md §2): what a person notices.
+"""A transcript that stays fast at any length (docs/tui.md, "The transcript and staying fast"): what
+a person notices.
 
 Entries go in through the real Transcript of a WispApp on a real `wisp chat --json`; old ones
 move into the archive. Cost is measured as the widgets Textual lays out on every change, never as
