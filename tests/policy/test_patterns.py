@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from wisp.config import Config
+from wisp.config.sections import CommandPolicy
 from wisp.errors import ConfigError
 from wisp.policy.patterns import DEFAULT_DENY, NESTED_WISP, CommandPatterns
 from wisp.policy.split import split_line
@@ -19,8 +20,9 @@ def denial(line: str, patterns: CommandPatterns | None = None) -> str | None:
     return patterns.denial(line, split_line(line))
 
 
-def config(data: dict[str, Any]) -> Config:
-    return Config(Path("config.json"), data)
+def command_policy(data: dict[str, Any]) -> CommandPolicy:
+    """The ``commandPolicy`` section of a config.json holding ``data``."""
+    return Config(Path("config.json"), data).settings.command_policy
 
 
 # Each default pattern (by its place in §2's list) → lines it refuses.
@@ -306,24 +308,28 @@ def test_deny_wins_over_allow() -> None:
 
 
 def test_the_deny_list_comes_from_config_and_replaces_the_defaults() -> None:
-    patterns = CommandPatterns.from_config(config({"commandPolicy": {"deny": ["^make\\b"]}}))
+    patterns = CommandPatterns.from_settings(
+        command_policy({"commandPolicy": {"deny": ["^make\\b"]}})
+    )
     assert denial("make all", patterns) == r"command matches deny pattern ^make\b"
     assert denial("sudo ls", patterns) is None
 
 
 def test_an_unset_deny_list_means_the_defaults() -> None:
-    patterns = CommandPatterns.from_config(config({}))
+    patterns = CommandPatterns.from_settings(command_policy({}))
     assert [p.pattern for p in patterns.deny] == list(DEFAULT_DENY)
     assert patterns.allow == ()
 
 
 def test_an_empty_deny_list_denies_nothing() -> None:
-    patterns = CommandPatterns.from_config(config({"commandPolicy": {"deny": []}}))
+    patterns = CommandPatterns.from_settings(command_policy({"commandPolicy": {"deny": []}}))
     assert denial("sudo ls", patterns) is None
 
 
 def test_the_allow_list_comes_from_config() -> None:
-    patterns = CommandPatterns.from_config(config({"commandPolicy": {"allow": ["^ls\\b"]}}))
+    patterns = CommandPatterns.from_settings(
+        command_policy({"commandPolicy": {"allow": ["^ls\\b"]}})
+    )
     assert denial("pwd", patterns) == "command matches no allow pattern"
     assert denial("ls", patterns) is None
 
@@ -331,10 +337,10 @@ def test_the_allow_list_comes_from_config() -> None:
 @pytest.mark.parametrize("key", ["deny", "allow"])
 def test_a_bad_pattern_is_a_config_error_naming_it(key: str) -> None:
     with pytest.raises(ConfigError, match=r"^invalid command policy pattern: \(unclosed") as info:
-        CommandPatterns.from_config(config({"commandPolicy": {key: ["ok", "(unclosed"]}}))
+        CommandPatterns.from_settings(command_policy({"commandPolicy": {key: ["ok", "(unclosed"]}}))
     assert f"commandPolicy.{key}" in str(info.value)
 
 
 def test_a_pattern_list_of_the_wrong_type_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"commandPolicy\.deny"):
-        CommandPatterns.from_config(config({"commandPolicy": {"deny": "sudo"}}))
+        CommandPatterns.from_settings(command_policy({"commandPolicy": {"deny": "sudo"}}))

@@ -44,18 +44,17 @@ def build_runner(
     warn: Callable[[str], None],
 ) -> CommandRunner:
     """The session's runner: one gate (session approvals shared by its conversations)."""
-    timeout = config.checked_value("approval.timeoutSeconds")
+    settings = config.settings
+    timeout = settings.approval.timeout_seconds
     if isinstance(approver, TerminalApprover):
         timeout = 0  # policy.md §9.8: a person at the keyboard is not timed out
     if options.yes:
         # --yes answers for the person, but a command wisp cannot read still goes to them.
         approver = YesApprover(approver)
     gate = ApprovalGate(
-        config.checked_value("approval.threshold"),
+        settings.approval.threshold,
         approver,
-        ApprovalStore(
-            home / "approvals.json", persist_days=config.checked_value("approval.persistDays")
-        ),
+        ApprovalStore(home / "approvals.json", persist_days=settings.approval.persist_days),
         timeout_seconds=timeout,
         record=record,
         session=SessionApprovals(),
@@ -64,22 +63,21 @@ def build_runner(
         working_directory=working_directory,
         home=home,
         environ=environ,
-        extra_roots=config.checked_value("commandPolicy.sandbox.writableRoots"),
-        sockets=config.checked_value("commandPolicy.sandbox.allowSockets"),
-    )
-    settings = CommandSettings(
-        timeout_seconds=config.checked_value("commandTimeoutSeconds"),
-        max_timeout_seconds=config.checked_value("commandMaxTimeoutSeconds"),
-        sandbox_enabled=config.checked_value("commandPolicy.sandbox.enabled"),
-        allow_network=config.checked_value("commandPolicy.sandbox.allowNetwork"),
-        unsafe=options.unsafe,
+        extra_roots=settings.command_policy.sandbox.writable_roots,
+        sockets=settings.command_policy.sandbox.allow_sockets,
     )
     runner = CommandRunner(
-        patterns=CommandPatterns.from_config(config),
+        patterns=CommandPatterns.from_settings(settings.command_policy),
         gate=gate,
         writable=writable,
         support=probe(),
-        settings=settings,
+        settings=CommandSettings(
+            timeout_seconds=settings.command_timeout_seconds,
+            max_timeout_seconds=settings.command_max_timeout_seconds,
+            sandbox_enabled=settings.command_policy.sandbox.enabled,
+            allow_network=settings.command_policy.sandbox.allow_network,
+            unsafe=options.unsafe,
+        ),
         environ=environ,
     )
     _warn_once(runner, options, warn)
@@ -97,7 +95,7 @@ def approval_mode(config: Config, options: CommandOptions) -> str:
     """``status.approval`` in words (protocol.md §3.3)."""
     if options.yes:
         return "--yes"
-    threshold = config.checked_value("approval.threshold")
+    threshold = config.settings.approval.threshold
     return "never asks" if threshold == "never" else f"approve at {threshold}"
 
 

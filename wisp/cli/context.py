@@ -29,8 +29,7 @@ class Context:
 
 def audit_settings(config: Config) -> AuditSettings:
     """The ``audit`` settings in force, each checked (an error names the file and key)."""
+    audit = config.settings.audit
     return AuditSettings(
-        enabled=config.checked_value("audit.enabled"),
-        max_file_bytes=config.checked_value("audit.maxFileBytes"),
-        keep_files=config.checked_value("audit.keepFiles"),
+        enabled=audit.enabled, max_file_bytes=audit.max_file_bytes, keep_files=audit.keep_files
     )

@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 from wisp.errors import ConfigError
 from wisp.policy.types import SimpleCommand
 
-__all__ = ["DEFAULT_DENY", "NESTED_WISP", "CommandPatterns", "ConfigReader"]
+if TYPE_CHECKING:
+    from wisp.config.sections import CommandPolicy
+
+__all__ = ["DEFAULT_DENY", "NESTED_WISP", "CommandPatterns"]
 
 _WORD_START = r"""(^|[\s;&|(/"'\\{`])"""
 
@@ -52,12 +55,6 @@ DEFAULT_DENY: tuple[str, ...] = (
 """The deny list used while ``commandPolicy.deny`` is unset (§2, Linux forms)."""
 
 
-class ConfigReader(Protocol):
-    """What the patterns read of ``wisp.config.Config`` (passed in, never imported)."""
-
-    def checked_value(self, key: str) -> Any: ...
-
-
 @dataclass(frozen=True, slots=True)
 class CommandPatterns:
     """The deny and allow lists, compiled once per process."""
@@ -76,12 +73,11 @@ class CommandPatterns:
         )
 
     @classmethod
-    def from_config(cls, config: ConfigReader) -> CommandPatterns:
+    def from_settings(cls, policy: CommandPolicy) -> CommandPatterns:
         """``commandPolicy.deny`` (unset: ``DEFAULT_DENY``; set: replaces it whole) and
         ``commandPolicy.allow`` (empty: no allow list)."""
-        deny = config.checked_value("commandPolicy.deny")
-        allow = config.checked_value("commandPolicy.allow") or []
-        return cls.compile(DEFAULT_DENY if deny is None else deny, allow, key="commandPolicy")
+        deny = DEFAULT_DENY if policy.deny is None else policy.deny
+        return cls.compile(deny, policy.allow, key="commandPolicy")
 
     def denial(self, line: str, parts: Iterable[SimpleCommand]) -> str | None:
         """Why the line may not run, or None: the whole line first, then each part as written,

@@ -91,10 +91,10 @@ def default_tools(
 
 
 def _edit_file(config: Config) -> Tool:
-    roots = config.checked_value("tools.editFile.writableRoots")
+    roots = config.settings.tools.edit_file.writable_roots
     return EditFileTool(writable_roots=[Path(root) for root in roots])
 
 
 def _memory(config: Config) -> Tool | None:
     # §7: a conversation has memory only when the config asks for it.
-    return MemoryTool() if config.checked_value("context.memory") else None
+    return MemoryTool() if config.settings.context.memory else None
