@@ -1,4 +1,5 @@
-"""Allow and deny patterns: the person's hard limits on what a command may be (policy.md §2).
+"""Allow and deny patterns: the person's hard limits on what a command may be
+(docs/policy.md, "Deny and allow lists").
 
 Both lists are regular expressions searched anywhere in the whole line and in each simple command
 (anchored patterns rely on the per-part check). The deny list is also searched in each command's
@@ -25,7 +26,7 @@ __all__ = ["DEFAULT_DENY", "NESTED_WISP", "CommandPatterns"]
 
 _WORD_START = r"""(^|[\s;&|(/"'\\{`])"""
 
-# `nestedWisp` (§2): the model starting a wisp agent of its own. Anchored at the start of a
+# `nestedWisp`: the model starting a wisp agent of its own. Anchored at the start of a
 # simple command, after a run of wrappers (an atomic group, so it never backtracks into them):
 # then `wisp` by any path, quoted or not, its options, and `respond`, `chat`, `mcp` or a quoted
 # prompt; or `wisp-tui`; or `python… -m wisp …` / `-m wisp_tui`.
@@ -52,7 +53,7 @@ DEFAULT_DENY: tuple[str, ...] = (
     NESTED_WISP,
     r"(^|[\s;&|(/])wisp\s+models\s+pull\b",
 )
-"""The deny list used while ``commandPolicy.deny`` is unset (§2, Linux forms)."""
+"""The deny list used while ``commandPolicy.deny`` is unset (Linux forms)."""
 
 
 @dataclass(frozen=True, slots=True)
