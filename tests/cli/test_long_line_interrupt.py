@@ -13,7 +13,8 @@ from pathlib import Path
 
 from tests.cli.test_chat_json import Front
 from wisp import protocol as p
-from wisp.policy.gate import STOPPED, YIELD_EVERY
+from wisp.policy.gate import STOPPED
+from wisp.policy.pacing import YIELD_EVERY
 from wisp.tools.command_line import MAX_LINE_BYTES
 
 # Distinct parts (a repeated one is cleared once), each safe, so none is asked about.

@@ -15,6 +15,7 @@ import pytest
 
 from wisp.audit import AuditLog, MemorySink
 from wisp.audit.kinds import ApprovalDecided, ApprovalRequested, ClassifierVerdict
+from wisp.policy.approval_cache import SessionApprovals
 from wisp.policy.approvals import APPROVALS_FILE, ApprovalStore
 from wisp.policy.approvers import (
     ApprovalRefused,
@@ -23,15 +24,9 @@ from wisp.policy.approvers import (
     YesApprover,
     escape_controls,
 )
-from wisp.policy.gate import (
-    EVENT_LINE_CHARS,
-    STOPPED,
-    YIELD_EVERY,
-    ApprovalGate,
-    GateResult,
-    SessionApprovals,
-    assess_each,
-)
+from wisp.policy.gate import STOPPED, ApprovalGate, GateResult
+from wisp.policy.gate_events import EVENT_LINE_CHARS
+from wisp.policy.pacing import YIELD_EVERY, assess_each
 from wisp.policy.rules import assess_line
 from wisp.policy.types import Answer, ApprovalQuestion, Assessment, Level, SimpleCommand
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from wisp.audit.kinds import CommandOutcome, PolicyDecision
 from wisp.config.secrets import command_environment
-from wisp.policy.gate import STOPPED, ApprovalGate, assess_each
+from wisp.policy.gate import STOPPED, ApprovalGate
+from wisp.policy.pacing import assess_each
 from wisp.policy.patterns import CommandPatterns
 from wisp.policy.rules import assess, assess_whole_line
 from wisp.policy.split import split_line
