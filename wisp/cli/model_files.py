@@ -12,7 +12,7 @@ from typing import Any
 
 from wisp.audit.kinds import ConfigChange
 from wisp.cli.context import Context
-from wisp.cli.models import Record
+from wisp.cli.models_session import Record
 from wisp.config import Config, locked_config, model_path, save_config
 from wisp.errors import ConfigError
 from wisp.models.local_files import FileRecord, FileStamp

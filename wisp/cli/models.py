@@ -5,40 +5,39 @@ and ``disable`` edit ``models.disabled``; ``check`` asks a model three short que
 records what it can do under ``<scheme>.models.<name>``; ``pull`` has Ollama fetch a model.
 The commands that change something run as an audited session (``entryPoint: models``).
 
-Chat's ``/models`` uses ``picker_rows`` and ``set_disabled`` from here. This module imports
+Chat's ``/models`` uses ``picker_rows`` from here, and ``canonical``, ``disabled_list`` and
+``set_disabled`` (from ``wisp.cli.models_disabled``) through here. This module imports
 neither httpx nor asyncio at startup (``wisp logs`` shares the parser); handlers import them.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from wisp.agent.types import CAPABILITY_WORDS
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import ConfigChange, SessionStart
-from wisp.cli.context import Context, audit_settings
+from wisp.cli.context import Context
+from wisp.cli.models_disabled import canonical, check_names, disabled_list, set_disabled, toggle
+from wisp.cli.models_session import audited_session, say_all, say_on
 from wisp.cli.models_table import (
     muted,
     piped_lines,
     terminal_lines,
     unreachable_line,
 )
-from wisp.config import MISSING, Config, locked_config, save_config, set_value, unset_value
+from wisp.config import locked_config
 from wisp.errors import WispError
-from wisp.models.selection import canonical_selection, parse_selection
+from wisp.models.selection import parse_selection
 
 if TYPE_CHECKING:
     import httpx
 
     from wisp.models.catalog import Catalog
 
-Record = Callable[[Any], Any]
-"""Records one audit event (a ``wisp.audit`` Details)."""
-Say = Callable[[str], None]
+# What others take from here: main's parser, and chat's /models (wisp.cli.conversation).
+__all__ = ["add_parser", "canonical", "disabled_list", "picker_rows", "set_disabled"]
 
 DESCRIPTION = """\
 List the models wisp can use: the embedded local model, every model of every runtime that
@@ -59,8 +58,6 @@ commands that change something (enable, disable, check, pull) are recorded in th
 
 capabilities, and their names in config.json (<scheme>.models.<name>.capabilities):
 """ + "\n".join(f"  {word:<20}{name}" for name, word in CAPABILITY_WORDS.items())
-
-DISABLED_KEY = "models.disabled"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -163,114 +160,12 @@ def _has_color(context: Context) -> bool:
 # -- enable and disable ------------------------------------------------------------------------
 
 
-def default_refusal(selection: str) -> WispError:
-    """models.md §5, word for word."""
-    return WispError(
-        f"{selection} is the default model, so it cannot be disabled; make another model the "
-        "default first (config.json's model: wisp config set model <name>, or /config set "
-        "model in chat)"
-    )
-
-
-def canonical(selection: str) -> str:
-    """The spelling every comparison uses; a malformed one compares as written."""
-    try:
-        return canonical_selection(selection)
-    except WispError:
-        return selection
-
-
-def set_disabled(
-    context: Context, selections_off: set[str], *, source: str, record: Record
-) -> list[str]:
-    """Make ``selections_off`` the whole of ``models.disabled`` (chat's picker); its notes.
-
-    Models in the list but not in ``selections_off`` are enabled; spellings already in the
-    file are kept. Notes are for changes only (none: nothing changed). Disabling the default
-    is refused and nothing is written (models.md §5). Capability checks are the caller's
-    (``wisp.cli.models_check.check_and_record``).
-    """
-    _check_names(selections_off)
-    with locked_config(context.home.config_file) as config:
-        off = {canonical(selection) for selection in selections_off}
-        current = disabled_list(config)
-        was_off = {canonical(selection) for selection in current}
-        enable = [s for s in current if canonical(s) not in off]
-        disable = sorted(s for s in selections_off if canonical(s) not in was_off)
-        return toggle(config, enable=enable, disable=disable, record=record, source=source)
-
-
-def _check_names(selections: Iterable[str]) -> None:
-    """§12.2 step 1: every name parses, or nothing is written (``unknown model 'x': …``)."""
-    for selection in selections:
-        parse_selection(selection)
-
-
-def disabled_list(config: Config) -> list[str]:
-    stored = config.get(DISABLED_KEY)
-    return [s for s in stored if isinstance(s, str)] if isinstance(stored, list) else []
-
-
-def toggle(
-    config: Config,
-    *,
-    enable: Iterable[str],
-    disable: Iterable[str],
-    record: Record,
-    source: str,
-    hold: frozenset[str] = frozenset(),
-) -> list[str]:
-    """models.md §12.2 steps 1–5 on a locked config: write, record ``config.change``, say what.
-
-    A name in both lists counts as enabled. ``hold`` (canonical) stays disabled for now: a
-    check decides. The caller holds the lock; this saves.
-    """
-    enabling = {canonical(s): s for s in enable}
-    disabling = {canonical(s): s for s in disable if canonical(s) not in enabling}
-    default = canonical(config.checked_value("model"))
-    if default in disabling:
-        raise default_refusal(disabling[default])
-    old = disabled_list(config)
-    held = {canonical(s) for s in old}
-    new = [s for s in old if canonical(s) not in enabling or canonical(s) in hold]
-    new += [s for key, s in disabling.items() if key not in held]
-    notes = [_enabled_note(s, key in held) for key, s in enabling.items() if key not in hold]
-    notes += [_disabled_note(s, key in held) for key, s in disabling.items()]
-    if new != old:
-        _write_disabled(config, new, record=record, source=source)
-    return notes
-
-
-def _enabled_note(selection: str, was_disabled: bool) -> str:
-    return f"enabled {selection}" if was_disabled else f"{selection} is enabled"
-
-
-def _disabled_note(selection: str, was_disabled: bool) -> str:
-    if was_disabled:
-        return f"{selection} is disabled"
-    return f"disabled {selection}: hidden from /model and refused until enabled"
-
-
-def _write_disabled(config: Config, new: list[str], *, record: Record, source: str) -> None:
-    change = set_value(config, DISABLED_KEY, new) if new else unset_value(config, DISABLED_KEY)
-    save_config(config)
-    record(
-        ConfigChange(
-            path=DISABLED_KEY,
-            old=None if change.old is MISSING else change.old,
-            new=None if change.new is MISSING else change.new,
-            source=source,
-            approval=None,
-        )
-    )
-
-
 def run_disable(args: argparse.Namespace, context: Context) -> int:
-    _check_names(args.models)
+    check_names(args.models)
     with audited_session(context, args.models[0]) as record:
         with locked_config(context.home.config_file) as config:
             notes = toggle(config, enable=[], disable=args.models, record=record, source="cli")
-        _say_all(context, notes)
+        say_all(context, notes)
     return 0
 
 
@@ -279,9 +174,9 @@ def run_enable(args: argparse.Namespace, context: Context) -> int:
 
     from wisp.cli.models_check import enable_checked
 
-    _check_names(args.models)
+    check_names(args.models)
     with audited_session(context, args.models[0]) as record:
-        return asyncio.run(enable_checked(context, args.models, record=record, say=_say(context)))
+        return asyncio.run(enable_checked(context, args.models, record=record, say=say_on(context)))
 
 
 # -- check and pull ----------------------------------------------------------------------------
@@ -292,9 +187,9 @@ def run_check(args: argparse.Namespace, context: Context) -> int:
 
     from wisp.cli.models_check import check_all
 
-    _check_names(args.models)
+    check_names(args.models)
     with audited_session(context, args.models[0]) as record:
-        return asyncio.run(check_all(context, args.models, record=record, say=_say(context)))
+        return asyncio.run(check_all(context, args.models, record=record, say=say_on(context)))
 
 
 PULL_ELSEWHERE = {
@@ -318,33 +213,6 @@ def run_pull(args: argparse.Namespace, context: Context) -> int:
     with audited_session(context, selection.canonical) as record:
         config = context.load_config()
         return asyncio.run(pull_model(context, config, selection.name, record=record))
-
-
-# -- the session -------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def audited_session(context: Context, model: str) -> Iterator[Record]:
-    """An audited ``models`` session: ``session.start`` now, the log closed at the end."""
-    config = context.load_config()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-    try:
-        log.record(SessionStart(entry_point="models", tools=[], model=model))
-        yield log.record
-    finally:
-        log.close()
-
-
-def _say(context: Context) -> Say:
-    def say(text: str) -> None:
-        print(text, file=context.stdout, flush=True)
-
-    return say
-
-
-def _say_all(context: Context, notes: Iterable[str]) -> None:
-    for note in notes:
-        _say(context)(note)
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, Context], int]] = {

@@ -18,7 +18,8 @@ from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
 from wisp.cli.model_files import ConfigModelFiles, model_section, store_model_section
-from wisp.cli.models import Record, Say, canonical, disabled_list, toggle
+from wisp.cli.models_disabled import canonical, disabled_list, toggle
+from wisp.cli.models_session import Record, Say
 from wisp.config import Config, locked_config, model_path, save_config, shell_word
 from wisp.errors import WispError
 from wisp.models.catalog import human_bytes

@@ -16,7 +16,7 @@ from typing import TextIO
 from wisp.agent.types import ModelError
 from wisp.audit.kinds import ModelPull
 from wisp.cli.context import Context
-from wisp.cli.models import Record
+from wisp.cli.models_session import Record
 from wisp.config import Config
 from wisp.models.catalog import human_bytes
 from wisp.models.ollama_pull import PullProgress, new_progress, pull
