@@ -1,4 +1,5 @@
-"""The diagnostic log (D4): Python ``logging`` under the logger ``wisp``.
+"""The diagnostic log (docs/logging.md, "The diagnostic log"): Python ``logging`` under the logger
+``wisp``.
 
 Silent by default. ``WISP_LOG=debug|info|error`` mirrors it to stderr. Nothing ever goes to
 stdout, which belongs to the command's output and to the ``chat --json`` protocol.

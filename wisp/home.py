@@ -1,4 +1,5 @@
-"""Where wisp keeps its files (D2), and the modes that keep them private.
+"""Where wisp keeps its files (docs/store.md, "Home and its files"), and the modes that keep them
+private.
 
 Everything lives under ``WISP_HOME`` (default ``~/.wisp``). Folders are 0700 and files with
 conversation content 0600 *whatever the umask*: ``os.mkdir``/``os.open`` modes are masked by

@@ -1,4 +1,4 @@
-"""The field tables of docs/protocol.md, rendered from ``wisp.protocol`` (D3).
+"""The field tables of docs/protocol.md, rendered from ``wisp.protocol``.
 
 Each line type's section in the doc holds a block between ``<!-- fields out:TYPE -->`` (or
 ``in:TYPE``, or ``shape:NAME`` for a nested object) and ``<!-- /fields -->``. Only the table inside
@@ -94,7 +94,7 @@ def _render_table(cls: type[msgspec.Struct], docs: dict[str, dict[str, str]]) ->
 
 
 def _missing(info: msgspec.structs.FieldInfo) -> str:
-    """What a reader takes for the field when a line leaves it out (§11)."""
+    """What a reader takes for the field when a line leaves it out."""
     if info.default is msgspec.UNSET:
         return "absent"
     if info.default_factory is not msgspec.NODEFAULT:

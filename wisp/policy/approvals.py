@@ -1,4 +1,5 @@
-"""``approvals.json``: the standing approvals (``project`` and ``always``) under WISP_HOME (§9.7).
+"""``approvals.json``: the standing approvals (``project`` and ``always``) under WISP_HOME
+(docs/policy.md, "approvals.json").
 
 Several wisps share the file, so every read loads it fresh and every change is a whole
 read-edit-write under an exclusive ``flock`` on ``approvals.json.lock``: read, edit, drop the
@@ -54,7 +55,7 @@ class StoredApproval(msgspec.Struct, kw_only=True, rename="camel"):
     """Which face granted it: ``chat``, ``mcp``, ``respond`` …"""
 
     def covers(self, pattern: str, directory: Path, level: Level) -> bool:
-        """Whether this entry approves ``pattern`` at ``level`` in ``directory`` (§9.7 find)."""
+        """Whether this entry approves ``pattern`` at ``level`` in ``directory``."""
         return (
             self.pattern == pattern
             and (self.scope == "always" or self.working_directory == str(directory))
@@ -105,7 +106,7 @@ class ApprovalStore:
     def grant(
         self, pattern: str, directory: Path, level: Level, scope: StandingScope
     ) -> StoredApproval:
-        """Add a standing approval and return it. A dangerous verdict is never stored (§9.6):
+        """Add a standing approval and return it. A dangerous verdict is never stored:
         the gate keeps it for the session instead, so asking for one here is a bug."""
         if level == "dangerous":
             raise ValueError("a dangerous approval is never stored beyond the session")

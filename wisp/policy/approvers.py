@@ -1,4 +1,5 @@
-"""Who answers the gate (§9.8): the person at the terminal, ``--yes``, or nobody.
+"""Who answers the gate (docs/policy.md, "Approvers and --yes"): the person at the terminal,
+``--yes``, or nobody.
 
 An approver returns the person's ``Answer``, ``None`` when no answer came, or raises
 ``ApprovalRefused`` to deny with a reason of its own (nobody to ask, an unrecognised answer, the
@@ -17,7 +18,7 @@ ReadLine = Callable[[], Awaitable[str | None]]
 """The next line of input without its newline, or None at the end of input."""
 
 REASON_WIDTH = 110
-"""Each reason is cut to this many characters in the dialog (§9.8)."""
+"""Each reason is cut to this many characters in the dialog."""
 
 _ANSWERS: dict[str, Answer] = {
     "y": "once",
@@ -118,7 +119,7 @@ class TerminalApprover:
 
     stdin is also the chat's own input, so the chat lends its line reader rather than this
     reading the stream itself. A person is at the keyboard: plain chat builds its gate with
-    ``timeout_seconds=0`` (§9.8, no timeout).
+    ``timeout_seconds=0`` (no timeout).
     """
 
     can_ask = True
@@ -145,7 +146,7 @@ class TerminalApprover:
         return parse_answer(line)
 
     def render(self, question: ApprovalQuestion) -> str:
-        """The dialog (protocol.md §6.4), every shown value with its controls escaped."""
+        """The dialog, every shown value with its controls escaped."""
         lines = ["", f"⚠ approve [{question.level}] {escape_controls(question.command)}"]
         if question.line.strip() != question.command:
             lines.append(f"  part of: {escape_controls(question.line.strip())}")
@@ -187,7 +188,7 @@ _BIDI = {*range(0x202A, 0x202F), *range(0x2066, 0x206A)}
 
 def escape_controls(text: str) -> str:
     """``text`` with C0 and C1 controls, DEL and the bidirectional overrides escaped, so a
-    command cannot redraw the dialog it is shown in (§9.8)."""
+    command cannot redraw the dialog it is shown in."""
     return "".join(_escape(char) for char in text)
 
 

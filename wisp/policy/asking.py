@@ -1,4 +1,5 @@
-"""Putting the model's questions to the person (policy.md §12): what every face shares.
+"""Putting the model's questions to the person (docs/turn.md, "The model's questions"): what every
+face shares.
 
 ``pick_option`` reads an answer against a question's options the same way on every face and in
 the ``ask`` tool; ``NobodyAsker`` is the asker of a face with no one to ask (``wisp respond``).

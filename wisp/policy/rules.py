@@ -1,4 +1,5 @@
-"""The rule classifier: a simple command rated safe, moderate or dangerous, with reasons (§8.2-3).
+"""The rule classifier: a simple command rated safe, moderate or dangerous, with reasons
+(docs/policy.md, "Risk levels and the rules").
 
 The rules are data, ``rules.json`` beside this module: each a regular expression, a level and a
 reason shown to the approver, plus named fragments (``{START}``, ``{CREDNAME}`` …) that the
@@ -119,7 +120,8 @@ class RuleSet:
         return [rule for rule in self.rules if any(rule.regex.search(form) for form in forms)]
 
     def is_known_safe(self, text: str) -> bool:
-        """§8.3, less the first condition (no rule matched), which the caller checks."""
+        """Whether ``text`` is one of the known-safe forms; that no rule matched it, the caller
+        checks."""
         text = text.strip()
         if self.sensitive.search(text):
             return False
@@ -131,7 +133,7 @@ class RuleSet:
         return any(form.fullmatch(bare) for form in self.forms)
 
     def strip_harmless(self, text: str) -> str:
-        """The text less harmless trailers and leading display-only variables (§8.3)."""
+        """The text less harmless trailers and leading display-only variables."""
         previous = None
         while previous != text:
             previous = text
@@ -164,7 +166,7 @@ def default_rules() -> RuleSet:
 
 
 def assess(command: SimpleCommand, rules: RuleSet | None = None) -> Assessment:
-    """Rate one simple command by the rules alone (§8.2): the highest matching level wins."""
+    """Rate one simple command by the rules alone: the highest matching level wins."""
     rules = rules or default_rules()
     # As written and as the shell runs it (``/bin/rm -r -f``, ``$"git" push --force``,
     # ``curl x | env sh``): the most severe reading wins, so no spelling rates lower.
@@ -189,12 +191,12 @@ def _is_known_safe(command: SimpleCommand, rules: RuleSet) -> bool:
 
 
 def assess_line(line: str, rules: RuleSet | None = None) -> list[tuple[SimpleCommand, Assessment]]:
-    """Split ``line`` (§7) and rate each of its simple commands."""
+    """Split ``line`` and rate each of its simple commands."""
     return [(part, assess(part, rules)) for part in split_line(line)]
 
 
 def assess_whole_line(line: str, rules: RuleSet | None = None) -> Assessment | None:
-    """What the rules alone say of the whole line (§9.3), or None when no rule matches it.
+    """What the rules alone say of the whole line, or None when no rule matches it.
 
     Signals that belong to the line and to no one part (``curl … | sh``, ``env | grep TOKEN``)
     show only here; the gate compares this with the parts' verdicts.
@@ -231,7 +233,7 @@ _WORD = re.compile(rf"""(?:{_QUOTED}|[^\s'"\\$]+|\$)+""", re.DOTALL)
 
 
 def normalise(text: str) -> str:
-    """The text as the rules' second reading sees it (§8.2): quotes removed, ``$'…'`` read,
+    """The text as the rules' second reading sees it: quotes removed, ``$'…'`` read,
     continuations joined, git's global options dropped; words joined by single spaces."""
     joined = text.replace("\\\n", "")
     words = [_unquote(match.group(0)) for match in _WORD.finditer(joined)]

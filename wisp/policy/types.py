@@ -14,7 +14,7 @@ Scope = Literal["once", "session", "project", "always"]
 
 @dataclass(frozen=True, slots=True)
 class SimpleCommand:
-    """One simple command of a line (policy.md §7)."""
+    """One simple command of a line (docs/policy.md, "Splitting a line")."""
 
     text: str
     """The command's own text, trimmed."""
@@ -38,7 +38,7 @@ class SimpleCommand:
 
 @dataclass(slots=True)
 class Assessment:
-    """A verdict on one simple command (policy.md §8.1)."""
+    """A verdict on one simple command: its level and the reasons for it."""
 
     level: Level
     reasons: list[str]
@@ -76,14 +76,15 @@ class Approver(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class QuestionAnswer:
-    """The person's answer to the model's question (the ``ask`` tool, D7)."""
+    """The person's answer to the model's question (the ``ask`` tool)."""
 
     text: str | None = None
     declined: bool = False
 
 
 class Asker(Protocol):
-    """Puts the model's question to the person (plain chat: the terminal; a front end: D7)."""
+    """Puts the model's question to the person (plain chat: the terminal; a front end: a
+    ``question`` line)."""
 
     can_ask: bool
 

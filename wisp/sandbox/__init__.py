@@ -1,15 +1,15 @@
-"""The Linux sandbox (D6): namespaces and Landlock applied in a helper before exec, and the
+"""The Linux sandbox: namespaces and Landlock applied in a helper before exec, and the
 refusal check (docs/sandbox.md).
 
     plan.py         probe() once per process; confined_argv() wraps a command in the helper
-    writable.py     the writable set (policy.md §5.2)
+    writable.py     the writable set
     narrowing.py    narrowing a root that holds WISP_HOME, where no namespace can be made
     mounts.py       the helper's namespaces and mounts (read-only install, hidden WISP_HOME)
     landlock.py     the Landlock syscalls through ctypes, the rights per ABI, capabilities
     spec.py         what the planner tells the helper; spec_reader.py, how the helper reads it
     __main__.py     the helper: ``python -I -S -c BOOTSTRAP SPEC_JSON -- argv...``
-    refusal.py      the refusal check of ADR 0054 on Linux's messages (§5.5)
-    process.py      run_process(): its own process group, time limit, stops (policy.md §4, D8)
+    refusal.py      the refusal check on Linux's messages
+    process.py      run_process(): its own process group, time limit, stops
 
 The names below load on first use: ``python -m wisp.sandbox`` imports this package on every
 command, and must not pay for asyncio and the rest.

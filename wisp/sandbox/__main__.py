@@ -1,7 +1,7 @@
 """The helper: ``python -I -S -c BOOTSTRAP SPEC_JSON -- argv...`` confines itself, then execs
 argv (``python -I -m wisp.sandbox`` works too, but reads the ``.pth`` files of site-packages).
 
-It runs in the child before exec (D6), never as ``preexec_fn`` in wisp's threaded process. It
+It runs in the child before exec, never as ``preexec_fn`` in wisp's threaded process. It
 runs on every command, so it imports only the standard library and its own light modules (not
 msgspec, not ``typing``: they cost more than the rest of its start). If anything goes wrong
 it says so on stderr and exits ``EXIT_CANNOT_CONFINE``: the command never runs unconfined.
@@ -128,7 +128,7 @@ def _narrowed(spec: Spec) -> tuple[list[str], list[str]]:
 
 
 def _probe() -> NoReturn:
-    """Whether the namespace can be made here: the planner asks once per process (§5.1)."""
+    """Whether the namespace can be made here: the planner asks once per process."""
     try:
         enter_namespace(network_off=True, pid=True)
         confine_mounts(writable=["/tmp"], read_only=[], hidden=["/tmp"])
@@ -147,7 +147,7 @@ def _probe() -> NoReturn:
 
 def _exec(argv: list[str]) -> NoReturn:
     # Python ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across exec:
-    # give the command the defaults a shell expects, and an empty mask (policy.md §4).
+    # give the command the defaults a shell expects, and an empty mask.
     for signum in (signal.SIGPIPE, signal.SIGXFSZ, *FORWARDED):
         signal.signal(signum, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_SETMASK, ())

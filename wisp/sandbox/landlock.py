@@ -1,4 +1,4 @@
-"""Landlock (policy.md §5.3) through ``ctypes``: the ABI probe, the rights wisp handles, and the
+"""Landlock through ``ctypes``: the ABI probe, the rights wisp handles, and the
 calls the helper makes before it execs a command.
 
 Syscalls 444, 445 and 446 are ``landlock_create_ruleset``, ``landlock_add_rule`` and
@@ -54,7 +54,7 @@ SCOPE_SIGNAL = 1 << 1
 ACCESS_NET_BIND_TCP = 1 << 0
 ACCESS_NET_CONNECT_TCP = 1 << 1
 
-# READ_FILE, READ_DIR and EXECUTE stay unhandled, so reading and running stay open (§5.1).
+# READ_FILE, READ_DIR and EXECUTE stay unhandled, so reading and running stay open.
 _WRITE_RIGHTS_ABI_1 = (
     ACCESS_FS_WRITE_FILE
     | ACCESS_FS_REMOVE_DIR
@@ -103,7 +103,7 @@ class PathBeneathAttr(ctypes.Structure):
 
 
 def handled_fs_rights(abi: int) -> int:
-    """The filesystem rights wisp handles at this ABI (§5.3): every write right it knows."""
+    """The filesystem rights wisp handles at this ABI: every write right it knows."""
     rights = _WRITE_RIGHTS_ABI_1
     if abi >= 2:
         rights |= ACCESS_FS_REFER
@@ -159,7 +159,8 @@ def _checked(result: int, call: str) -> int:
 def abi_version() -> int | None:
     """The kernel's Landlock ABI, or None when it has none (too old, or turned off at boot).
 
-    The caller probes once per process (policy.md §5.1) and keeps the answer."""
+    The caller probes once per process, so the mechanism never changes between commands, and
+    keeps the answer."""
     libc = _libc()
     result = libc.syscall(
         ctypes.c_long(SYS_CREATE_RULESET),

@@ -1,4 +1,4 @@
-"""A private mount namespace for one command (policy.md §5.2), made by the helper before Landlock.
+"""A private mount namespace for one command, made by the helper before Landlock.
 
 Landlock cannot make a folder read-only inside a writable one, nor stop ``chmod``, ``chown``,
 ``chattr`` or ``touch -d`` (it has no right for attributes). In the command's own mount

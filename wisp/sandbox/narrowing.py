@@ -1,6 +1,5 @@
-"""Narrowing a writable root around WISP_HOME and wisp's installation (policy.md §5.2), for
-the helper: the standard library only, as the helper imports this on every command that runs
-without the namespaces."""
+"""Narrowing a writable root around WISP_HOME and wisp's installation, for the helper: the standard
+library only, as the helper imports this on every command that runs without the namespaces."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ def is_within(path: str, root: str) -> bool:
 
 
 def narrow(root: str, protected: str | Sequence[str]) -> tuple[list[str], list[str]]:
-    """Rules for ``root`` with each ``protected`` path carved out (§5.2): in every directory on
+    """Rules for ``root`` with each ``protected`` path carved out: in every directory on
     the way from ``root`` down to one of them, each other directory (all rights beneath) and
     each existing other file (file rights), while the directories on the way and the protected
     paths get none, so nothing new can be made directly in them. Symbolic links are skipped: a

@@ -1,4 +1,4 @@
-"""Deciding how commands are confined (policy.md §5): the probes, once per process, and the argv
+"""Deciding how commands are confined (docs/sandbox.md): the probes, once per process, and the argv
 that runs one command under the helper (and bubblewrap where it helps).
 """
 
@@ -62,7 +62,7 @@ class SandboxState(msgspec.Struct, frozen=True, kw_only=True):
 
 @functools.cache
 def probe() -> SandboxSupport:
-    """The Landlock ABI and a working bubblewrap, probed once per process (§5.1): the
+    """The Landlock ABI and a working bubblewrap, probed once per process: the
     mechanism must not change between commands."""
     return probe_uncached()
 
@@ -104,7 +104,7 @@ def _package_folder(name: str) -> str:
 
 @functools.cache
 def install_paths() -> tuple[str, ...]:
-    """wisp's own installation (§5.2): the interpreter's prefixes, the standard library,
+    """wisp's own installation: the interpreter's prefixes, the standard library,
     site-packages, the console scripts, the interpreter itself, and the folders of the wisp
     and msgspec packages (an editable install keeps wisp's in the project)."""
     found: list[str] = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
@@ -162,7 +162,7 @@ def working_bwrap() -> str | None:
 
 def unconfined(reason: str) -> SandboxState:
     """The state of a command run without the sandbox (``sandbox.enabled: false``, ``--unsafe``,
-    no Landlock): never claim one (§5.6)."""
+    no Landlock): never claim one."""
     return SandboxState(sandbox=False, network=True, mechanism=f"none ({reason})")
 
 
@@ -212,7 +212,7 @@ def confined_argv(
     # wisp's installation where it lies in a root (.venv in the project): it must stay
     # read-only, or a command could change what wisp runs next, unconfined (issue 12).
     exposed = [path for path in outermost(install_paths()) if writable.contains(path)]
-    # §5.2: bubblewrap binds WISP_HOME and the installation read-only and keeps the roots
+    # bubblewrap binds WISP_HOME and the installation read-only and keeps the roots
     # whole; it needs the folder.
     bwrap = support.bwrap
     bind_home = bwrap is not None and bool(holding_home) and os.path.isdir(writable.protected)
@@ -321,7 +321,7 @@ def _state(
     else:
         parts.append("network on")
     if narrowed:
-        # What the narrowing breaks, and its fix, said once at start-up (§5.2).
+        # What the narrowing breaks, and its fix, said once at start-up.
         notes.append(writable.narrowing_note(narrowed))
         parts.append(f"narrowed: {', '.join(narrowed)}")
     return SandboxState(

@@ -1,6 +1,6 @@
-"""Running one command (policy.md §4): its own session and process group, stdin ``/dev/null``,
-separate bounded pipes, a time limit, and stops (D8); the whole group is killed when it ends
-early, so background jobs die too.
+"""Running one command (docs/sandbox.md, "Running a command"): its own session and process group,
+stdin ``/dev/null``, separate bounded pipes, a time limit, and stops; the whole group is killed when
+it ends early, so background jobs die too.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ class ProcessResult(msgspec.Struct, frozen=True, kw_only=True):
     """The exit code, or the negated signal number for a signal death (``-15``, ``-9``)."""
     timed_out: bool
     stopped: bool
-    """The person stopped it (D8)."""
+    """The person stopped it (Ctrl-C, or an ``interrupt`` line)."""
     killed: bool
-    """A second stop killed it at once, without waiting out the grace (D8)."""
+    """A second stop killed it at once, without waiting out the grace."""
     stdout: str
     stderr: str
     stdout_cut: bool
@@ -97,7 +97,7 @@ async def run_process(
     """Run ``argv`` to its end and return how it ended.
 
     - ``timeout`` (None = no limit): SIGTERM to the group, SIGKILL 2 s later; ``timed_out``.
-    - ``stop`` set (D8, the first Ctrl-C or interrupt): the same; ``stopped``.
+    - ``stop`` set (the first Ctrl-C or interrupt): the same; ``stopped``.
     - ``kill_now`` set (the second): SIGKILL at once; ``stopped`` and ``killed``.
     - the awaiting task cancelled: the group gets SIGTERM, then SIGKILL 2 s later, before the
       cancellation goes on.
@@ -188,7 +188,7 @@ async def _supervise(
             why = _Why.TIMED_OUT
         if why is not _Why.KILLED:
             _signal_group(process.pid, signal.SIGTERM)
-            # D8: a second stop within the grace kills at once.
+            # A second stop within the grace kills at once.
             waiting = {exited, *((killing,) if killing is not None else ())}
             done, _ = await asyncio.wait(
                 waiting, timeout=TERM_GRACE, return_when=asyncio.FIRST_COMPLETED
@@ -220,7 +220,7 @@ async def _end_on_cancel(process: asyncio.subprocess.Process) -> None:
 
 
 async def _sweep_group(pgid: int) -> None:
-    """SIGKILL the group every 10 ms for up to 2 s until ``kill`` reports ESRCH (§4), or until
+    """SIGKILL the group every 10 ms for up to 2 s until ``kill`` reports ESRCH, or until
     only zombies remain: orphans are reaped by init, which may take its time (seconds, in some
     containers), and a zombie is already dead."""
     deadline = time.monotonic() + SWEEP_SECONDS

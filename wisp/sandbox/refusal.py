@@ -1,4 +1,4 @@
-"""The refusal check of ADR 0054 on Linux's messages (policy.md §5.5).
+"""The refusal check on Linux's messages (docs/sandbox.md, "When the sandbox refuses something").
 
 A refused write just fails; nothing else reports it. When a confined command fails with a
 refusal marker on stderr, read the paths its messages name, canonicalise them, and tell the
@@ -168,7 +168,7 @@ def _refused_line(
     installed: Sequence[str] = (),
 ) -> str:
     """Outside the roots (or in ``WISP_HOME``): the roots; carved out of a narrowed root: why,
-    and how to keep the roots whole (§5.2); in wisp's installation: why, and what to do."""
+    and how to keep the roots whole; in wisp's installation: why, and what to do."""
     narrowed = [
         path
         for path in outside

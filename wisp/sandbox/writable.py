@@ -1,5 +1,5 @@
-"""The writable set (policy.md §5.2): where a confined command may write, and the narrowing of a
-root that holds ``WISP_HOME``.
+"""The writable set (docs/sandbox.md, "What is confined"): where a confined command may write, and
+the narrowing of a root that holds ``WISP_HOME``.
 
 The narrowing itself (``narrow``, ``is_within``) is in ``narrowing.py``, which the helper
 imports without msgspec.
@@ -81,14 +81,14 @@ class WritableSet(msgspec.Struct, frozen=True):
 
     def is_carved_out(self, path: str | os.PathLike[str], narrowed_roots: Iterable[str]) -> bool:
         """Whether ``path`` names an entry directly in a folder on the way from a narrowed root
-        down to ``WISP_HOME``, where nothing new can be made (§5.2)."""
+        down to ``WISP_HOME``, where nothing new can be made."""
         parent = os.path.dirname(canonical(os.fspath(path)))
         return any(
             is_within(parent, root) and is_within(self.protected, parent) for root in narrowed_roots
         )
 
     def narrowing_note(self, narrowed_roots: Sequence[str]) -> str:
-        """The one line that says what narrowing the roots breaks, and how to fix it (§5.2).
+        """The one line that says what narrowing the roots breaks, and how to fix it.
 
         Every narrowed root holds ``WISP_HOME``, so the outermost holds the others: nothing new
         can be made directly in it or in any folder from it down to ``WISP_HOME``."""
