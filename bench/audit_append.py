@@ -49,7 +49,7 @@ from wisp.audit.kinds import (
     ToolResult,
     Usage,
 )
-from wisp.audit.reader import log_files
+from wisp.audit.log_files import log_files
 
 ROTATION_OFF = (1 << 62, 5)
 _DEFAULTS = AuditSettings()

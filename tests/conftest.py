@@ -66,7 +66,7 @@ def run_wisp(wisp_env: dict[str, str]) -> RunWisp:
 @pytest.fixture
 def audit_lines(wisp_home: Path) -> Callable[[], list[dict]]:
     """Every line of every audit file under the home, oldest first, decoded."""
-    from wisp.audit.reader import log_files
+    from wisp.audit.log_files import log_files
 
     def read() -> list[dict]:
         return [

@@ -18,7 +18,7 @@ from tests.hang import bytes_under, wait_while_progressing
 from wisp.audit import AuditLog, AuditSettings, FileSink, NullSink, open_sink
 from wisp.audit.file_sink import rotated_indices
 from wisp.audit.kinds import ConfigChange, Error, ToolCall
-from wisp.audit.reader import log_files
+from wisp.audit.log_files import log_files
 
 WRITER = Path(__file__).with_name("concurrent_writer.py")
 

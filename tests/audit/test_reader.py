@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
-
 from wisp.audit import AuditLog, FileSink
+from wisp.audit.event_filter import EventFilter
 from wisp.audit.kinds import CommandOutcome, ConfigChange, Error, PolicyDecision, ToolCall
-from wisp.audit.reader import EventFilter, Follower, Record, read_events
+from wisp.audit.line_scan import Record
+from wisp.audit.reader import read_events
 
 
 def make_log(logs: Path, session: str = "aaaa000011112222", **limits: int) -> AuditLog:
@@ -139,49 +139,3 @@ def test_a_broken_line_inside_a_file_is_skipped_naming_its_line(tmp_path: Path) 
     records, warnings = read(tmp_path)
     assert messages(records) == ["one", "three"]
     assert warnings == [f"{tmp_path / 'audit.jsonl'}:2: not an audit event; skipped"]
-
-
-def test_the_follower_reads_only_what_comes_after_it_starts(tmp_path: Path) -> None:
-    log = make_log(tmp_path)
-    log.record(Error(message="history", context=""))
-    follower = Follower(tmp_path, EventFilter(), [].append)
-    try:
-        assert follower.poll() == []
-        log.record(Error(message="new", context=""))
-        assert messages(follower.poll()) == ["new"]
-        history = list(read_events(tmp_path, EventFilter(), [].append, stop_at=follower.position))
-        assert messages(history) == ["history"]
-    finally:
-        follower.close()
-
-
-def test_the_follower_loses_nothing_across_rotations(tmp_path: Path) -> None:
-    log = make_log(tmp_path, max_file_bytes=1024, keep_files=1000)
-    follower = Follower(tmp_path, EventFilter(), [].append)
-    seen: list[str] = []
-    try:
-        for index in range(100):
-            log.record(Error(message=f"{index}", context="rotating"))
-            if index % 7 == 0:
-                seen += messages(follower.poll())
-        seen += messages(follower.poll())
-    finally:
-        follower.close()
-    assert seen == [f"{index}" for index in range(100)]
-
-
-def test_the_follower_waits_for_the_rest_of_a_line(tmp_path: Path) -> None:
-    make_log(tmp_path).record(Error(message="start", context=""))
-    follower = Follower(tmp_path, EventFilter(), [].append)
-    line = msgspec.json.encode(
-        {"schema": 1, "session": "s", "kind": "error", "details": {"message": "late"}}
-    )
-    try:
-        with open(tmp_path / "audit.jsonl", "ab") as file:
-            file.write(line[:10])
-            file.flush()
-            assert follower.poll() == []
-            file.write(line[10:] + b"\n")
-        assert messages(follower.poll()) == ["late"]
-    finally:
-        follower.close()

@@ -10,15 +10,11 @@ from pathlib import Path
 from typing import TextIO
 
 from wisp.audit import REGISTRY
-from wisp.audit.reader import (
-    EventFilter,
-    Follower,
-    Record,
-    Warn,
-    read_decoded,
-    read_events,
-    read_stored_lines,
-)
+from wisp.audit.event_filter import EventFilter
+from wisp.audit.follower import Follower
+from wisp.audit.line_scan import Record
+from wisp.audit.log_files import Warn
+from wisp.audit.reader import read_decoded, read_events, read_stored_lines
 from wisp.audit.summary import summary_line
 from wisp.cli.context import Context
 from wisp.errors import UsageError

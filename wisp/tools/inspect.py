@@ -17,7 +17,8 @@ from msgspec import UNSET, UnsetType
 from wisp import __version__
 from wisp.agent.types import ConversationView, ToolContext
 from wisp.audit.details import REGISTRY
-from wisp.audit.reader import EventFilter, read_decoded
+from wisp.audit.event_filter import EventFilter
+from wisp.audit.reader import read_decoded
 from wisp.audit.summary import summary_line
 from wisp.config import SETTINGS, split_path
 from wisp.config.secrets import SET_IN_FILE, is_secret
