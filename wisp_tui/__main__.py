@@ -38,7 +38,7 @@ Examples:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    # §1: these words are ours only as the sole argument; anywhere else they are wisp's.
+    # These words are ours only as the sole argument; anywhere else they are wisp's.
     if args in (["--version"], ["-V"]):
         from importlib.metadata import version
 
@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def leave(app: WispApp, stderr: TextIO) -> int:
-    """After the screen is gone: what wisp said that was not shown, then the exit status (§12)."""
+    """After the screen is gone: what wisp said that was not shown, then the exit status."""
     from .backend import QUIT_TIMEOUT
 
     for line in app.backend.stderr_to_print():

@@ -1,8 +1,9 @@
-"""Runs `wisp chat --json`, posts its lines to the app as messages, and writes ours (§1, §12).
+"""Runs `wisp chat --json`, posts its lines to the app as messages, and writes ours
+(docs/tui.md, "Process and start-up", "Stopping and quitting").
 
 The readers are tasks this object owns: one reads wisp's stdout, one its stderr. Each stdout line is
 read with `wisp.protocol.read_outbound`; a line that is not a protocol line becomes a note, so
-nothing wisp writes is lost (D3). While the screen is up each stderr line is a note too; the ones
+nothing wisp writes is lost. While the screen is up each stderr line is a note too; the ones
 that come once quitting has begun are kept for `wisp-tui` to print after the screen is gone, and
 all of them when wisp failed (`stderr_to_print`). When wisp's stdout ends and we did not ask it
 to quit, the app hears `Backend.Died` at once, after wisp's last stderr lines.
@@ -40,10 +41,10 @@ from wisp.protocol import Message as MessageLine
 from wisp_tui.programs import find_program, writable_folders
 
 QUIT_TIMEOUT = 5.0
-"""Seconds wisp has to exit after `/quit` and EOF before it is killed (§12)."""
+"""Seconds wisp has to exit after `/quit` and EOF before it is killed."""
 
 STDERR_CLOSE_TIMEOUT = 1.0
-"""Seconds to wait, once wisp has exited, for the rest of its stderr (§12.6)."""
+"""Seconds to wait, once wisp has exited, for the rest of its stderr."""
 
 EXIT_POLL = 0.02
 """Seconds between looks at whether wisp has exited (see `_exited`)."""
@@ -147,7 +148,7 @@ class Backend:
         return code is not None and code != 0 and (self.has_died or not self.was_killed)
 
     def stderr_to_print(self) -> list[str]:
-        """The stderr lines to print once the screen is gone (§12.6).
+        """The stderr lines to print once the screen is gone.
 
         Lines that came while quitting were never shown. When wisp failed, all of it: the notes
         that said why went with the screen, and the person needs the reason on the terminal.
@@ -162,7 +163,7 @@ class Backend:
         self._starting = asyncio.create_task(self.start())
 
     async def start(self) -> None:
-        """Start wisp and send our `hello` first (§1)."""
+        """Start wisp and send our `hello` first."""
         if not self._has_program:
             self.could_not_start = NO_WISP  # never a bare `wisp`: exec would search PATH
             self._waiting.clear()
@@ -176,7 +177,7 @@ class Backend:
                 stderr=asyncio.subprocess.PIPE,
                 env=self._env,
                 cwd=self._cwd,
-                # The terminal's Ctrl-C is ours to turn into `interrupt` (D8), never SIGINT.
+                # The terminal's Ctrl-C is ours to turn into `interrupt`, never SIGINT.
                 start_new_session=True,
                 limit=2**24,  # an event line carries up to 16 KiB of output, escaped
             )
@@ -194,7 +195,7 @@ class Backend:
         await self._say_hello()
 
     async def _say_hello(self) -> None:
-        """`hello` first, then whatever was sent before it, in order (§1)."""
+        """`hello` first, then whatever was sent before it, in order."""
         if self._has_said_hello:
             return
         self._has_said_hello = True
@@ -209,7 +210,7 @@ class Backend:
         await self._write(b"".join([encode_line(hello), *waiting]))
 
     async def send(self, line: Inbound) -> None:
-        """Write one line to wisp; a failed write is ignored (wisp may have died, §1)."""
+        """Write one line to wisp; a failed write is ignored (wisp may have died)."""
         if not self._has_said_hello:
             if self.could_not_start is None:
                 self._waiting.append(encode_line(line))
@@ -233,7 +234,7 @@ class Backend:
     async def quit(self, timeout: float | None = None) -> int:
         """`/quit`, close stdin, wait up to `timeout` s (default QUIT_TIMEOUT), then kill.
 
-        Returns the exit status of §12.7: 0 when wisp exited cleanly, its own code when it
+        Returns the exit status: 0 when wisp exited cleanly, its own code when it
         failed, 1 when it died from a signal or had to be killed.
         """
         timeout = QUIT_TIMEOUT if timeout is None else timeout
@@ -292,7 +293,7 @@ class Backend:
     async def _stop_readers(self) -> None:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(STDERR_CLOSE_TIMEOUT):
-                # §12.6: the rest of stderr, waiting at most 1 s for it to close.
+                # The rest of stderr, waiting at most 1 s for it to close.
                 await asyncio.gather(*self._readers, return_exceptions=True)
                 if self._process is not None:
                     await self._process.wait()  # the pipes are closed, so this is at once
@@ -309,7 +310,7 @@ class Backend:
             if isinstance(read, Skipped):
                 if read.reason in ("not-json", "untyped", "too-deep") and read.text.strip():
                     self._post(self.Text(read.text, "stdout"))
-                continue  # D3: an unknown type or an unreadable known one is skipped
+                continue  # An unknown type or an unreadable known one is skipped
             self._post(self.Line(read))
         self._has_stdout_ended = True
         if not self.is_quitting:
@@ -333,7 +334,7 @@ class Backend:
                 text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 self._stderr.append(text)
                 if self.is_quitting:
-                    self._unshown.append(text)  # the screen is going: printed after it (§12.6)
+                    self._unshown.append(text)  # the screen is going: printed after it
                 elif self._is_holding:
                     self._hold(text)
                 else:
@@ -371,7 +372,7 @@ async def _exited(process: asyncio.subprocess.Process) -> int:
     """wisp's exit status as soon as it has exited.
 
     Not `process.wait()`: on Python 3.11 that also waits for every pipe to close, and a child
-    wisp left behind may hold them open for ever. The reference polled every 20 ms too (§12.5).
+    wisp left behind may hold them open for ever. Polling every 20 ms costs nothing that matters.
     """
     while process.returncode is None:
         await asyncio.sleep(EXIT_POLL)

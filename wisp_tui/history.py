@@ -1,4 +1,5 @@
-"""Input history (§9.5): the lines sent, kept in `WISP_HOME/history`, one JSON string a line."""
+"""Input history (docs/tui.md, "The input"): the lines sent, kept in `WISP_HOME/history`, one JSON
+string a line."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 LIMIT = 100
-"""The most lines kept, in memory and on disk (§9.5); the oldest go first."""
+"""The most lines kept, in memory and on disk; the oldest go first."""
 
 
 def history_path(env: Mapping[str, str] | None = None) -> Path:

@@ -1,4 +1,5 @@
-"""The palette of tui.md §3, defined once: hex values, and the CSS variables the app declares."""
+"""The palette (docs/tui.md, "Layout"), defined once: hex values, and the CSS variables the app
+declares."""
 
 from __future__ import annotations
 

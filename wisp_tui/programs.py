@@ -3,7 +3,7 @@ it): never one in a folder a confined command can write to (issue 12).
 
 An activated ``.venv/bin`` in the working directory comes first on ``PATH``, and the model's
 commands may write there; what wisp-tui runs, runs unconfined. wisp-tui knows the backend only
-by its protocol (D1), so it avoids the sandbox's default writable roots (docs/sandbox.md): the
+by its protocol, so it avoids the sandbox's default writable roots (docs/sandbox.md): the
 working directory, ``$TMPDIR`` and ``/tmp``, and the user cache. Roots added in config.json
 (``commandPolicy.sandbox.writableRoots``) are not known here.
 """

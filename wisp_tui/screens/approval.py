@@ -1,4 +1,4 @@
-"""The approval dialog (§10.2): a command waiting for the person's yes or no."""
+"""The approval dialog (docs/tui.md, "Dialogs"): a command waiting for the person's yes or no."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A slash command's choice (§10.5): a numbered pick, or typed text where it takes it."""
+"""A slash command's choice (docs/tui.md, "Dialogs"): a numbered pick, or typed text where it takes
+it."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from .dialog import Dialog
 
 
 class Options(OptionList):
-    """An OptionList whose Up and Down stop at the ends instead of wrapping (§10.5)."""
+    """An OptionList whose Up and Down stop at the ends instead of wrapping."""
 
     def action_cursor_down(self) -> None:
         if self.highlighted is None or self.highlighted < self.option_count - 1:

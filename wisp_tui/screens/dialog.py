@@ -1,4 +1,5 @@
-"""What every dialog shares (§10.1): docked above the status line; 500 ms of quiet first (D9)."""
+"""What every dialog shares (docs/tui.md, "Dialogs"): docked above the status line; 500 ms of
+quiet first."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from textual.widget import Widget
 ResultType = TypeVar("ResultType")
 
 GRACE_SECONDS = 0.5
-"""A dialog takes keys only once the keyboard has been quiet this long since it appeared (D9)."""
+"""A dialog takes keys only once the keyboard has been quiet this long since it appeared, so a key
+typed for something else is never an answer."""
 
 
 class Dialog(ModalScreen[ResultType], Generic[ResultType]):
@@ -64,7 +66,7 @@ class Dialog(ModalScreen[ResultType], Generic[ResultType]):
         if self.is_taking_keys:
             self.take_key(event)
             return
-        # D9: a key in the grace is never an answer, and the quiet starts again.
+        # A key in the grace is never an answer, and the quiet starts again.
         event.stop()
         event.prevent_default()
         if self._quiet is not None:

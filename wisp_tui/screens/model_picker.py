@@ -1,4 +1,5 @@
-"""The model picker (§10.6): `/models` as a table whose rows Space turns on and off."""
+"""The model picker (docs/tui.md, "Dialogs"): `/models` as a table whose rows Space turns on and
+off."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ HINT = "↑↓ to move · Space on or off · u to use · Enter to save · Esc to
 INDENT = 6
 """`▸ [x] ` before the first cell."""
 LAST_COLUMN_MIN = 20
-"""Columns are dropped until the last one has at least this many cells (§10.6)."""
+"""Columns are dropped until the last one has at least this many cells."""
 FIRST_COLUMN_MIN = 12
 """The first column is cut to no fewer cells than this to make room for the last."""
 

@@ -1,4 +1,5 @@
-"""A panel (§11): a whole text in a rounded box of at most 16 rows, scrolled, closed with Esc."""
+"""A panel (docs/tui.md, "Panels"): a whole text in a rounded box of at most 16 rows, scrolled,
+closed with Esc."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ VIEW_TITLES = {"turns": "context · turns", "facts": "facts", "summary": "summar
 
 
 def output_text(output: EventOutput) -> str:
-    """An output whole, and how much of it wisp's copy left out (§6)."""
+    """An output whole, and how much of it wisp's copy left out."""
     if not output.truncated:
         return output.text
     return (
@@ -39,7 +40,7 @@ def output_text(output: EventOutput) -> str:
 
 
 def view_title(view: View) -> str:
-    """The panel title for a `view` line (§11's table)."""
+    """The panel title for a `view` line."""
     if view.kind in ("context", "thinking"):
         if view.turn is None:
             return "context · next request" if view.kind == "context" else "thinking"

@@ -1,4 +1,4 @@
-"""The model's question (§10.4, D7): options as a list, or typed text; Esc declines."""
+"""The model's question (docs/tui.md, "Dialogs"): options as a list, or typed text; Esc declines."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ class QuestionScreen(Dialog[QuestionAnswer]):
     def on_mount(self) -> None:
         # Textual runs Dialog.on_mount (the grace) after this one: not called here again.
         for widget in self.query("OptionList, Input"):
-            widget.can_focus = False  # nothing takes keys in the grace (D9)
+            widget.can_focus = False  # nothing takes keys in the grace
 
     def focus_target(self) -> Widget | None:
         for widget in self.query("OptionList, Input"):

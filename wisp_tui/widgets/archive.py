@@ -1,4 +1,5 @@
-"""Finished old entries as pre-rendered lines in one cheap widget (D9, tui.md §2 "Staying fast").
+"""Finished old entries as pre-rendered lines in one cheap widget
+(docs/tui.md, "The transcript and staying fast").
 
 The transcript keeps only its newest entries as widgets; older ones move here. Textual lays
 this out as a single widget and asks it only for the lines in view (the Line API), so the cost
@@ -241,7 +242,7 @@ class Archive(Widget):
         return Group(Text("▄" * width, strip), body, Text("▀" * width, strip))
 
     def _reply(self, source: str, width: int) -> RenderableType:
-        """A reply's Markdown, coloured like the live Reply (tui.md §5)."""
+        """A reply's Markdown, coloured like the live Reply."""
         self._rich_console.push_theme(self._markdown_theme())
         try:
             # Rendered here, while the theme is in place; a paragraph's margin below, as live.

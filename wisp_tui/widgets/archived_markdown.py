@@ -1,4 +1,5 @@
-"""Rich's Markdown made to look like the live reply, for replies in the archive (tui.md §5).
+"""Rich's Markdown made to look like the live reply, for replies in the archive
+(docs/tui.md, "The reply").
 
 Its own module so that markdown-it and Rich's Markdown load only when the first reply is
 archived, not at start-up.
@@ -28,7 +29,7 @@ class _Heading(Heading):
 
 
 class _Code(CodeBlock):
-    """A code block as typed, in one colour, no background, inset like the live fence (§5)."""
+    """A code block as typed, in one colour, no background, inset like the live fence."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = Text(str(self.text).rstrip("\n"), style="markdown.code_block")
@@ -50,7 +51,7 @@ class _Item(ListItem):
 
 
 class ReplyMarkdown(Markdown):
-    """Rich's Markdown drawn as the live `Reply` draws it (tui.md §5)."""
+    """Rich's Markdown drawn as the live `Reply` draws it."""
 
     elements: ClassVar = {
         **Markdown.elements,

@@ -1,4 +1,5 @@
-"""One segment of the streamed reply: Markdown, appended fragment by fragment (§5, D9)."""
+"""One segment of the streamed reply: Markdown, appended fragment by fragment
+(docs/tui.md, "The reply")."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def pause_after(cpu_seconds: float) -> float:
 
 
 class PlainFence(MarkdownFence):
-    """A code block as typed: no syntax colours, so it reads in WISP like the rest (§5)."""
+    """A code block as typed: no syntax colours, so it reads in WISP like the rest."""
 
     @classmethod
     def highlight(

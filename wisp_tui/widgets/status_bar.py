@@ -1,4 +1,5 @@
-"""The status line (§8): model, directory, branch on the left; mode and turn on the right."""
+"""The status line (docs/tui.md, "Status line"): model, directory, branch on the left; mode and turn
+on the right."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ class StatusBar(Widget):
         self._shown_seconds = -1
 
     def watch_turn(self, turn: TurnState) -> None:
-        """A running turn's seconds tick once a second; nothing ticks between turns (§1)."""
+        """A running turn's seconds tick once a second; nothing ticks between turns."""
         if turn.is_running and self._ticker is None:
             self._turn_began = time.monotonic()
             self._shown_seconds = 0
@@ -86,7 +87,7 @@ class StatusBar(Widget):
         right = self._right(self.status)
         left = self._left(self.status)
         if left.cell_len + right.cell_len + 3 > width:
-            # §8 fitting: the directory gives way first, then the model's name is cut.
+            # Fitting: the directory gives way first, then the model's name is cut.
             left = self._left(self.status, short_directory=True)
             over = left.cell_len + right.cell_len + 3 - width
             if over > 0:

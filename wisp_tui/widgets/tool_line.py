@@ -1,4 +1,4 @@
-"""An event's line, with its output folded under it (§6).
+"""An event's line, with its output folded under it (docs/tui.md, "Folds").
 
 A click on it, or Enter or Space when it has the focus (Shift-Tab from the input reaches the
 folds, Tab goes back), opens and shuts one fold; the app's Ctrl-G opens or shuts them all, and

@@ -1,10 +1,10 @@
-"""The transcript: every entry of §4, oldest at the top, following the bottom (§2).
+"""The transcript: every entry, oldest at the top, following the bottom.
 
-Staying fast (D9): only the newest entries, those filling a screen and `SPARE_ROWS` more, are
-widgets. Older finished ones are moved, while the transcript follows the bottom, into one
-`Archive` of pre-rendered lines at the top, so adding an entry costs the same at any length.
-While the person reads scrolled up, nothing is moved (nothing shifts under their eyes); the
-catching up happens once they are back at the bottom.
+Staying fast (docs/tui.md, "The transcript and staying fast"): only the newest entries, those
+filling a screen and `SPARE_ROWS` more, are widgets. Older finished ones are moved, while the
+transcript follows the bottom, into one `Archive` of pre-rendered lines at the top, so adding an
+entry costs the same at any length. While the person reads scrolled up, nothing is moved (nothing
+shifts under their eyes); the catching up happens once they are back at the bottom.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ class Transcript(VerticalScroll):
             await self._add(Entry(f"› {text}", "user"))
 
     async def add_event(self, event: Event) -> None:
-        """An event's line and folded output; an event with neither shows nothing (§6)."""
+        """An event's line and folded output; an event with neither shows nothing."""
         output = event.output or None
         if event.text is None and output is None:
             return
@@ -183,7 +183,7 @@ class Transcript(VerticalScroll):
             self._leaving.difference_update(above)
 
     async def end_reply(self) -> None:
-        """End the reply segment; the next fragment starts a new one (§5)."""
+        """End the reply segment; the next fragment starts a new one."""
         reply, self._reply = self._reply, None
         if reply is not None:
             await reply.finish(between=lambda: self._freeze_reply(reply))
