@@ -16,18 +16,11 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from wisp.errors import WispError
+from wisp.tool_call import ToolCall as ToolCall  # re-exported: the store shares it
 
 # -- messages ------------------------------------------------------------------------------
 
 Role = Literal["system", "user", "assistant", "tool"]
-
-
-class ToolCall(msgspec.Struct, frozen=True):
-    """One call the model asked for. ``id`` is wisp's (8 lowercase hex, unique in a session)."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any]
 
 
 class Message(msgspec.Struct, kw_only=True):

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from wisp.agent.types import ToolCall
+from wisp.tool_call import ToolCall
 
 EntryKind = Literal[
     "instructions", "prompt", "toolCalls", "toolOutput", "response", "reasoning", "command", "other"
