@@ -136,8 +136,8 @@ class Backend(Protocol):
 
     ``stream`` yields events until the reply is complete and returns; it raises ``ModelError``
     (or ``ContextOverflow``) on failure. Cancelling the task that iterates it stops the request
-    (D8): an HTTP stream is closed, the local model stops between tokens, a script between
-    chunks.
+    (docs/turn.md, "Stopping a turn"): an HTTP stream is closed, the local model stops between
+    tokens, a script between chunks.
     """
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
@@ -147,7 +147,7 @@ class Backend(Protocol):
 
 @dataclass(slots=True)
 class ResolvedModel:
-    """A model chosen and checked, ready for a conversation (models.md §2)."""
+    """A model chosen and checked, ready for a conversation (docs/models.md, "Selections")."""
 
     selection: str
     """The canonical selection: ``local``, ``ollama:qwen3:latest``, ``script:/abs/path.json``."""
@@ -197,7 +197,7 @@ class ConversationView(Protocol):
     audit_file: Path | None
     """The audit file, None when the audit log is off."""
     stop_requested: Any
-    """An ``asyncio.Event`` set when the person stops the turn (D8)."""
+    """An ``asyncio.Event`` set when the person stops the turn."""
     kill_requested: Any
     """An ``asyncio.Event`` set by a second stop: kill what still runs at once."""
     commands_running: int
@@ -224,7 +224,7 @@ class ToolContext:
     working_directory: Path
     call_id: str
     output_budget: int
-    """B: the bytes of output a result may carry (agent.md §4.2)."""
+    """B: the bytes of output a result may carry (docs/turn.md, "Output budget")."""
     record: Callable[[Any], Any]
     """Records an audit event (a ``wisp.audit`` Details) under this call's id; returns it."""
     conversation: ConversationView

@@ -2,8 +2,9 @@
 
 ``check_and_record`` resolves a model, asks it the three questions (``wisp.models.check``) and
 records ``model.verified``, then the declaration under ``<scheme>.models.<name>`` with its
-``config.change`` (models.md §12.3, §13). ``enable_checked`` is §12.2 with its checks: a model
-with nothing declared stays disabled until its check says it can hold a conversation.
+``config.change`` (docs/models.md, "The capability check"). ``enable_checked`` enables with
+the checks: a model with nothing declared stays disabled until its check says it can hold a
+conversation.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ async def check_all(context: Context, selections: list[str], *, record: Record, 
 async def enable_checked(
     context: Context, selections: list[str], *, record: Record, say: Say
 ) -> int:
-    """``wisp models enable``: §12.2, then the checks; exit 1 when one stays disabled."""
+    """``wisp models enable``: enable, then the checks; exit 1 when one stays disabled."""
     import httpx
 
     checks = [s for s in selections if needs_check(context.load_config(), s)]

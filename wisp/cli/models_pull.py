@@ -139,8 +139,8 @@ def _pull_event(
     event = ModelPull(
         model=selection,
         repository=name,
-        # models.md §12.4: null for an Ollama pull (the kind types them as the seed's MLX
-        # pull had them: a directory and a cache that Ollama keeps to itself).
+        # Null for an Ollama pull: the kind has these fields for pulls that name a directory
+        # and a cache, and Ollama keeps both to itself.
         directory=None,
         cache=None,
         files=len(progress.layers),

@@ -1,4 +1,5 @@
-"""``wisp models``' table (models.md §12.1): fitted to a terminal, tab-separated when piped.
+"""``wisp models``' table (docs/models.md, "The catalog"): fitted to a terminal, tab-separated
+when piped.
 
 Both start with the column headings. On a terminal, a column no shown row has a value for is
 left out, and columns are dropped in rank order until the last one (CAPABILITIES) has at least

@@ -1,4 +1,5 @@
-"""The conversation store's entries (agent.md §2.1): numbered from 1, never edited, never reused."""
+"""The conversation store's entries (docs/store.md, "Entries"): numbered from 1, never edited,
+never reused."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``ConversationStore``: every entry of a conversation, once, numbered from 1 (agent.md §2).
+"""``ConversationStore``: every entry of a conversation, once, numbered from 1 (docs/store.md).
 
 A turn's entries are appended together when the turn ends (``add_turn``), so a turn is always a
 contiguous range. Nothing stored is edited; what the model sees differs from the store only by

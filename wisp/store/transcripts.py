@@ -1,4 +1,5 @@
-"""Saving and resuming a conversation: ``transcripts/<name>.json`` (agent.md §2.5).
+"""Saving and resuming a conversation: ``transcripts/<name>.json`` (docs/store.md,
+"Saving and resuming").
 
 One file holds every entry, active or dropped, so a resumed conversation keeps its entry
 numbers: a citation of an old entry still points at it. While a wisp has a named conversation
