@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wisp.agent.events import AgentEvent, ToolFinished
+from wisp.agent.events import AgentEvent
 from wisp.agent.loop import DEFAULT_MAX_STEPS, Conversation
 from wisp.agent.prompt import system_prompt
 from wisp.agent.recorder import Recorder
@@ -112,8 +112,11 @@ def make_setup(root: Path, counts: list[int]) -> Setup:
     return setup
 
 
-async def new_conversation(setup: Setup, case: Case) -> Conversation:
-    """A conversation as ``wisp chat`` builds one, with a fresh script backend and store."""
+async def new_conversation(
+    setup: Setup, case: Case, events: list[AgentEvent] | None = None
+) -> Conversation:
+    """A conversation as ``wisp chat`` builds one, with a fresh script backend and store; its
+    recorded events go to ``events``, as to a face."""
     model = await resolve_script(str(setup.scripts[case.calls]))
     store = ConversationStore()
     store.add(
@@ -123,7 +126,7 @@ async def new_conversation(setup: Setup, case: Case) -> Conversation:
         model=model,
         tools=setup.tools,
         store=store,
-        recorder=Recorder(setup.logs[case.audit]),
+        recorder=Recorder(setup.logs[case.audit], [].append if events is None else events.append),
         instructions=setup.instructions,
         home=setup.home.root,
         config=setup.config,
@@ -134,12 +137,12 @@ async def new_conversation(setup: Setup, case: Case) -> Conversation:
 
 
 async def time_turn(setup: Setup, case: Case) -> None:
-    conversation = await new_conversation(setup, case)
     events: list[AgentEvent] = []
+    conversation = await new_conversation(setup, case, events)
     start = time.perf_counter()
     result = await conversation.run_turn(PROMPT, events.append)
     case.times.append(time.perf_counter() - start)
-    calls = sum(1 for event in events if isinstance(event, ToolFinished))
+    calls = sum(1 for event in events if getattr(event, "kind", None) == "tool.result")
     if result.outcome != "ok" or result.text != REPLY or calls != case.calls:
         sys.exit(f"{case.name}: the turn ended {result.outcome} after {calls} calls: {result}")
 

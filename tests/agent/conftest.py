@@ -58,7 +58,12 @@ def write_script(tmp_path: Path) -> Callable[..., Path]:
 
 
 @pytest.fixture
-def make_conversation(tmp_path: Path, sink: MemorySink) -> Callable[..., Conversation]:
+def make_conversation(
+    tmp_path: Path, sink: MemorySink, events: list[AgentEvent]
+) -> Callable[..., Conversation]:
+    """A conversation over a ``script:`` model whose recorded events go to ``sink`` and, as to
+    a face, to ``events`` (where a turn's ``emit`` puts the reply's fragments too)."""
+
     async def make(
         script: Path, tools: list[Tool] | None = None, store: ConversationStore | None = None
     ) -> Conversation:
@@ -76,7 +81,7 @@ def make_conversation(tmp_path: Path, sink: MemorySink) -> Callable[..., Convers
             model=model,
             tools=tools,
             store=store,
-            recorder=Recorder(AuditLog(sink, session="5e55105e5e55105e")),
+            recorder=Recorder(AuditLog(sink, session="5e55105e5e55105e"), events.append),
             instructions=instructions,
             home=tmp_path / "home",
             config=Config(tmp_path / "config.json", {}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.recorded import recorded
 from wisp.agent.checks import (
     TrailEvent,
     call_outcomes,
@@ -151,19 +152,19 @@ def test_a_capped_reply_says_only_the_first_100_were_checked() -> None:
 
 
 def call(call_id: str, tool: str, **arguments: object) -> TrailEvent:
-    return TrailEvent("tool.call", call_id, {"tool": tool, "arguments": arguments})
+    return recorded("tool.call", call_id, tool=tool, arguments=arguments)
 
 
 def result(call_id: str, tool: str, output: str) -> TrailEvent:
-    return TrailEvent("tool.result", call_id, {"tool": tool, "output": output})
+    return recorded("tool.result", call_id, tool=tool, output=output)
 
 
 def decision(command: str, verdict: str, **extra: object) -> TrailEvent:
-    return TrailEvent("policy.decision", None, {"command": command, "verdict": verdict, **extra})
+    return recorded("policy.decision", command=command, verdict=verdict, **extra)
 
 
 def finished(command: str, status: int, **extra: object) -> TrailEvent:
-    return TrailEvent("command.outcome", None, {"command": command, "exitStatus": status, **extra})
+    return recorded("command.outcome", command=command, exitStatus=status, **extra)
 
 
 def test_ran_names_each_tool_in_order_of_first_call() -> None:
@@ -183,7 +184,7 @@ def test_ran_counts_repeats_and_failures() -> None:
         call("b", "read_file", path="y"),
         result("b", "read_file", "1\thello"),
         call("c", "edit_file", path="z"),
-        TrailEvent("error", "c", {"message": "boom", "context": "tool"}),
+        recorded("error", "c", message="boom", context="tool"),
     ]
     line = ran_line(call_outcomes(events), "", [])
     assert line == "ran: read_file ×2 (1 failed) · edit_file (1 failed)"

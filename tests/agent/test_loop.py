@@ -8,8 +8,10 @@ from msgspec import UNSET
 
 from tests.hang import HANG
 from wisp.agent.compose import compose
-from wisp.agent.events import TextFragment, ThinkingEnded, ToolFinished
+from wisp.agent.events import TextFragment
 from wisp.audit import MemorySink
+from wisp.audit.event import AuditEvent
+from wisp.audit.kinds import ModelReasoning, ToolResult
 from wisp.store import transcripts
 
 
@@ -37,7 +39,13 @@ async def test_a_turn_calls_tools_and_replies(make_conversation, write_script, s
         "instructions", "prompt", "toolCalls", "toolOutput", "response"
     ]  # fmt: skip
     assert "".join(e.text for e in events if isinstance(e, TextFragment)) == result.text
-    assert [e.output for e in events if isinstance(e, ToolFinished)] == ["hello"]
+    # The face's stream holds the very values the audit log got, in the order they happened.
+    recorded = [e for e in events if isinstance(e, AuditEvent)]
+    assert len(recorded) == len(sink.events)
+    assert all(a is b for a, b in zip(recorded, sink.events, strict=True))
+    assert [e.details.output for e in recorded if isinstance(e.details, ToolResult)] == ["hello"]
+    first_fragment = next(i for i, e in enumerate(events) if isinstance(e, TextFragment))
+    assert [e.kind for e in events[:first_fragment]] == ["prompt", "tool.call", "tool.result"]
 
 
 async def test_entries_link_to_the_events_that_recorded_them(
@@ -117,8 +125,9 @@ async def test_thinking_is_recorded_at_both_edges_and_stored(
     assert reasoning[1].text == "Let me think about it."
     assert reasoning[1].tokens == 6  # one a streamed chunk (4 characters each)
     assert [e.kind for e in conversation.store][-2:] == ["reasoning", "response"]
-    (thought,) = [e for e in events if isinstance(e, ThinkingEnded)]
-    assert result.thoughts == [thought]
+    ends = [e for e in events if isinstance(e, AuditEvent) and e.details == reasoning[1]]
+    assert len(ends) == 1 and isinstance(ends[0].details, ModelReasoning)
+    assert result.outcome == "ok"
     # Reasoning is never sent back to the model.
     messages = compose("sys", conversation.store, [], memory=False)
     assert all("Let me think" not in m.content for m in messages)

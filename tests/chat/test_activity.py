@@ -1,5 +1,5 @@
-"""The activity tracker: protocol.md §3.7's table, changes only, typed commands, stopping, and
-the plain chat's working line (§10.7)."""
+"""The activity tracker: which recorded events change what a running turn is doing, changes
+only, typed commands, stopping, and the plain chat's working line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from wisp.chat.activity import Activity, ActivityTracker
+from tests.recorded import typed
+from wisp import protocol as p
+from wisp.chat.activity import ActivityTracker
+from wisp.chat.activity import activity as Activity
+
+# The argument a call's line shows, by tool (as the tests write calls: "⚙ TOOL ARGUMENT").
+_SHOWN = {"run_command": "command", "read_file": "path", "inspect": "what", "ask": "question"}
 
 
 class Clock:
@@ -35,12 +41,17 @@ def tracker(clock: Clock) -> ActivityTracker:
 
 
 def event(
-    tracker: ActivityTracker, kind: str, text: str | None = None, **details: Any
-) -> Activity | None:
-    return tracker.on_event(kind, details, text)
+    tracker: ActivityTracker, kind: str, line: str | None = None, **details: Any
+) -> p.Activity | None:
+    """The tracker's answer to a recorded ``kind`` event; a call may be written as its line."""
+    if line is not None:
+        tool, _, argument = line.removeprefix("⚙ ").partition(" ")
+        key = _SHOWN.get(tool)
+        details = {"tool": tool, "arguments": {key: argument} if key else None, **details}
+    return tracker.on_event(typed(kind, **details))
 
 
-def running(doing: str, seconds: float, **flags: bool) -> Activity:
+def running(doing: str, seconds: float, **flags: bool) -> p.Activity:
     return Activity(doing, turn_seconds=seconds, stoppable=True, **flags)
 
 
@@ -125,7 +136,7 @@ def test_these_events_go_back_to_waiting_for_the_model(tracker, clock, kind):
 
 
 @pytest.mark.parametrize(
-    "kind", ["classifier.verdict", "policy.decision", "file.write", "prompt", "some.new.kind"]
+    "kind", ["classifier.verdict", "policy.decision", "file.write", "prompt", "session.start"]
 )
 def test_other_events_leave_the_activity_as_it_is(tracker, kind):
     tracker.start_turn()
@@ -195,7 +206,7 @@ def test_a_long_typed_command_is_shortened(tracker):
 )
 def test_events_do_not_change_a_typed_command(tracker, kind, details):
     started = tracker.start_typed("make")
-    assert tracker.on_event(kind, details, None) is None
+    assert tracker.on_event(typed(kind, **details)) is None
     assert tracker.current == started
 
 
@@ -226,13 +237,14 @@ def test_stopping_twice_is_no_change(tracker):
 
 
 def test_events_while_stopping_change_nothing(tracker):
-    # §2.2: command.outcome and turn.stopped follow the stopping line without a new activity.
+    # After a stop, command.outcome and turn.stopped follow the stopping line, no new activity.
     tracker.start_turn()
     tracker.stopping()
     assert event(tracker, "command.outcome", exitStatus=-15, stopped=True) is None
     assert event(tracker, "tool.call", "⚙ read_file a") is None
     assert tracker.current is not None
-    assert (tracker.current.doing, tracker.current.stoppable) == ("stopping the turn", False)
+    assert tracker.current.doing == "stopping the turn"
+    assert tracker.current.stoppable is not True
 
 
 def test_stopping_when_nothing_runs_does_nothing(tracker):
@@ -241,7 +253,7 @@ def test_stopping_when_nothing_runs_does_nothing(tracker):
 
 def test_the_end_is_doing_null(tracker):
     tracker.start_turn()
-    assert tracker.end() == Activity(doing=None)
+    assert tracker.end() == p.Activity(doing=None)
     assert tracker.current is None
 
 
@@ -258,7 +270,7 @@ def test_a_turn_after_a_typed_command_follows_events_again(tracker):
 
 
 def test_working_line_while_thinking(tracker, clock):
-    # §10.3's example, `9 s · thinking (6 s)`.
+    # The working line while the model thinks: `9 s · thinking (6 s)`.
     tracker.start_turn()
     clock.at(3.2)
     event(tracker, "model.reasoning", phase="start")

@@ -8,9 +8,10 @@ from typing import Any
 import msgspec
 import pytest
 
+from tests.recorded import typed
+from wisp import protocol as p
 from wisp.audit.kinds import ToolCall
 from wisp.chat.event_text import (
-    OutputPage,
     event_output,
     event_text,
     fold,
@@ -23,7 +24,17 @@ SHORTENED = "x" * 100 + "…"
 
 
 def text_of(kind: str, call: str | None = "c1", **details: Any) -> str | None:
-    return event_text(kind, call, details)
+    return event_text(typed(kind, **details), call)
+
+
+def event_text_of(kind: str, call: str | None, details: dict[str, Any]) -> str | None:
+    return event_text(typed(kind, **details), call)
+
+
+def event_output_of(
+    kind: str, details: dict[str, Any], event_id: str | None, **options: Any
+) -> p.EventOutput | None:
+    return event_output(typed(kind, **details), event_id, **options)
 
 
 # -- shorten ---------------------------------------------------------------------------------
@@ -114,7 +125,7 @@ def test_tool_call_with_no_arguments_has_no_trailing_space():
 
 def test_tool_call_reads_details_as_the_audit_writes_them():
     details = msgspec.to_builtins(ToolCall(tool="run_command", arguments={"command": "ls -l"}))
-    assert event_text("tool.call", "c1", details) == "⚙ run_command ls -l"
+    assert event_text_of("tool.call", "c1", details) == "⚙ run_command ls -l"
 
 
 # -- tool.result -----------------------------------------------------------------------------
@@ -123,7 +134,7 @@ def test_tool_call_reads_details_as_the_audit_writes_them():
 def test_tool_result_says_bytes_seconds_and_the_first_line():
     # A read_file result.
     details = {"tool": "read_file", "output": "1\t# wisp\n2\t…", "bytes": 5210, "seconds": 0.01}
-    assert event_text("tool.result", "c7", details) == "  ↳ 5210 bytes in 0.0 s: 1\t# wisp"
+    assert event_text_of("tool.result", "c7", details) == "  ↳ 5210 bytes in 0.0 s: 1\t# wisp"
 
 
 def test_tool_result_shows_the_first_non_empty_line_shortened():
@@ -233,7 +244,7 @@ def verdict(**details: Any) -> str | None:
         "sources": ["rules"],
         "seconds": 0.0004,
     }
-    return event_text("classifier.verdict", "c1", base | details)
+    return event_text_of("classifier.verdict", "c1", base | details)
 
 
 def test_classifier_verdict():
@@ -292,7 +303,7 @@ def test_classifier_verdict_not_cached_shows_its_time():
     ],
 )
 def test_approval_decided(details, expected):
-    assert event_text("approval.decided", "c1", {"command": "git push"} | details) == expected
+    assert event_text_of("approval.decided", "c1", {"command": "git push"} | details) == expected
 
 
 def test_approval_pending_filed_for_a_command():
@@ -302,7 +313,7 @@ def test_approval_pending_filed_for_a_command():
 
 def test_approval_pending_for_a_fact_shows_nothing():
     details = {"request": "r2", "outcome": "filed", "kind": "fact", "fact": "c8"}
-    assert event_text("approval.pending", None, details) is None
+    assert event_text_of("approval.pending", None, details) is None
 
 
 def test_approval_pending_not_filed_shows_nothing():
@@ -320,7 +331,7 @@ def test_approval_settled_says_where_it_was_answered(via, face):
 
 def test_approval_settled_for_a_fact_shows_nothing():
     details = {"request": "r2", "outcome": "answered", "via": "tui", "kind": "fact"}
-    assert event_text("approval.settled", None, details) is None
+    assert event_text_of("approval.settled", None, details) is None
 
 
 def test_approval_settled_not_answered_shows_nothing():
@@ -357,7 +368,7 @@ def test_model_routed():
 
 def condensation(**details: Any) -> str | None:
     base = {"turnsBefore": 12, "turnsAfter": 4, "contextSize": 8192, "tokenCount": 3000}
-    return event_text("context.condensation", None, base | details)
+    return event_text_of("context.condensation", None, base | details)
 
 
 def test_condensation_without_a_target():
@@ -434,7 +445,7 @@ def test_reasoning_start_shows_nothing():
 )
 def test_inquiry_settled(details, expected):
     base = {"inquiry": "7c1e04b9", "question": "Which environment?", "thread": "t", "seconds": 2}
-    assert event_text("inquiry.settled", "c2", base | details) == expected
+    assert event_text_of("inquiry.settled", "c2", base | details) == expected
 
 
 def test_inquiry_requested_shows_nothing():
@@ -456,7 +467,7 @@ def test_turn_stopped_and_killed():
 
 @pytest.mark.parametrize(
     "kind",
-    ["prompt", "response", "session.start", "fact.recorded", "notification", "some.new.kind"],
+    ["prompt", "response", "session.start", "fact.recorded", "notification"],
 )
 def test_everything_else_shows_nothing(kind):
     assert text_of(kind, text="hello") is None
@@ -467,7 +478,7 @@ def test_everything_else_shows_nothing(kind):
 
 def test_tool_result_carries_its_output():
     details = {"tool": "read_file", "output": "1\t# wisp\n2\tline\n", "bytes": 16, "seconds": 0.01}
-    assert event_output("tool.result", details, "8a7b6c5d4e3f2a1b") == OutputPage(
+    assert event_output_of("tool.result", details, "8a7b6c5d4e3f2a1b") == p.EventOutput(
         id="8a7b6c5d4e3f2a1b",
         text="1\t# wisp\n2\tline\n",
         lines=2,
@@ -479,33 +490,33 @@ def test_tool_result_carries_its_output():
 
 def test_an_empty_tool_result_still_carries_an_output():
     details = {"tool": "run_command", "output": "", "bytes": 0, "seconds": 0.1}
-    assert event_output("tool.result", details, None) == OutputPage(
+    assert event_output_of("tool.result", details, None) == p.EventOutput(
         id=None, text="", lines=0, bytes=0, truncated=False, shown_lines=20
     )
 
 
 def test_output_counts_a_last_line_without_a_newline():
-    page = event_output("tool.result", {"tool": "x", "output": "a\nb"}, None)
+    page = event_output_of("tool.result", {"tool": "x", "output": "a\nb"}, None)
     assert page is not None
     assert page.lines == 2
 
 
 def test_output_counts_utf8_bytes():
-    page = event_output("tool.result", {"tool": "x", "output": "café ×"}, None)
+    page = event_output_of("tool.result", {"tool": "x", "output": "café ×"}, None)
     assert page is not None
     assert page.bytes == 8
 
 
 def test_output_passes_on_the_shown_lines():
-    page = event_output("tool.result", {"tool": "x", "output": "a"}, None, shown_lines=0)
+    page = event_output_of("tool.result", {"tool": "x", "output": "a"}, None, shown_lines=0)
     assert page is not None
     assert page.shown_lines == 0
 
 
 def test_reasoning_end_carries_the_thinking():
     details = {"phase": "end", "text": "The user asks…\nSo.\nThen.", "tokens": 42, "seconds": 4.2}
-    page = event_output("model.reasoning", details, "0b1c2d3e4f506172")
-    assert page == OutputPage(
+    page = event_output_of("model.reasoning", details, "0b1c2d3e4f506172")
+    assert page == p.EventOutput(
         id="0b1c2d3e4f506172",
         text="The user asks…\nSo.\nThen.",
         lines=3,
@@ -516,34 +527,35 @@ def test_reasoning_end_carries_the_thinking():
 
 
 def test_reasoning_start_carries_no_output():
-    assert event_output("model.reasoning", {"phase": "start"}, "0b1c2d3e4f506172") is None
+    assert event_output_of("model.reasoning", {"phase": "start"}, "0b1c2d3e4f506172") is None
 
 
 def test_command_typed_that_printed_something_carries_it():
-    page = event_output("command.typed", {"command": "ls", "output": "a\nb\n"}, "ab12cd34ef56ab78")
+    details = {"command": "ls", "output": "a\nb\n"}
+    page = event_output_of("command.typed", details, "ab12cd34ef56ab78")
     assert page is not None
     assert (page.text, page.lines) == ("a\nb\n", 2)
 
 
 def test_command_typed_that_printed_nothing_carries_no_output():
-    assert event_output("command.typed", {"command": "true", "output": ""}, "ab12cd34") is None
+    assert event_output_of("command.typed", {"command": "true", "output": ""}, "ab12cd34") is None
 
 
 @pytest.mark.parametrize("kind", ["command.outcome", "tool.call", "response"])
 def test_other_events_carry_no_output(kind):
-    assert event_output(kind, {"output": "x", "text": "y"}, "ab12cd34") is None
+    assert event_output_of(kind, {"output": "x", "text": "y"}, "ab12cd34") is None
 
 
 def test_a_large_output_carries_its_first_16_kib():
     output = "z" * 20_000
-    page = event_output("tool.result", {"tool": "x", "output": output}, None)
+    page = event_output_of("tool.result", {"tool": "x", "output": output}, None)
     assert page is not None
     assert (page.text, page.bytes, page.truncated, page.lines) == ("z" * 16384, 20_000, True, 1)
 
 
 def test_the_first_page_ends_on_a_character():
     output = "a" + "é" * 10_000  # 1 + 20 000 bytes: byte 16 384 falls inside an é
-    page = event_output("tool.result", {"tool": "x", "output": output}, None)
+    page = event_output_of("tool.result", {"tool": "x", "output": output}, None)
     assert page is not None
     assert page.text == "a" + "é" * 8191
     assert len(page.text.encode()) == 16383

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
-import msgspec
+from wisp.audit.details import Details
+from wisp.audit.kinds import CommandOutcome, Error, PolicyDecision, ToolResult
+from wisp.audit.kinds import ToolCall as ToolCallEvent
 
 # -- cited entries (ADR 0055) ----------------------------------------------------------------
 
@@ -91,13 +93,15 @@ def _runs(numbers: list[int]) -> list[str]:
 RAN_TOOLS = 6
 
 
-@dataclass(frozen=True, slots=True)
-class TrailEvent:
-    """The part of an audit event the checks read: kind, call id, details."""
+class TrailEvent(Protocol):
+    """What the checks read of a recorded event (``wisp.audit.event.AuditEvent``): its call id
+    and its Details Struct."""
 
-    kind: str
-    call: str | None
-    details: dict[str, Any]
+    @property
+    def call(self) -> str | None: ...
+
+    @property
+    def details(self) -> Details: ...
 
 
 @dataclass(slots=True)
@@ -110,30 +114,39 @@ class _Tally:
 
 
 def call_outcomes(events: Sequence[TrailEvent]) -> list[tuple[str, str]]:
-    """(tool, outcome) for each of the model's tool calls, in order (agent.md §8.1)."""
+    """(tool, outcome) for each of the model's tool calls, in order: ``succeeded``, ``failed``,
+    ``denied`` or ``declined``, from what was recorded, never from the model's word."""
     # A command the person typed is never matched to the model's calls.
-    model_events = [e for e in events if e.details.get("origin") != "person"]
+    model_events = [e for e in events if getattr(e.details, "origin", None) != "person"]
     consumed: set[int] = set()  # positions of policy.decision / command.outcome already matched
     results: list[tuple[str, str]] = []
     for position, event in enumerate(model_events):
-        if event.kind == "tool.call":
-            tool = str(event.details.get("tool", "?"))
-            outcome = _outcome(event, tool, model_events, position, consumed)
+        if isinstance(event.details, ToolCallEvent):
+            tool = event.details.tool
+            outcome = _outcome(event, event.details, model_events, position, consumed)
             results.append((tool, outcome))
     return results
 
 
 def _outcome(
-    call: TrailEvent, tool: str, events: list[TrailEvent], position: int, consumed: set[int]
+    event: TrailEvent,
+    call: ToolCallEvent,
+    events: list[TrailEvent],
+    position: int,
+    consumed: set[int],
 ) -> str:
     output: str | None = None
     errored = False
-    for event in events[position + 1 :]:
-        if event.call == call.call and event.kind in ("tool.result", "error"):
-            errored = event.kind == "error"
-            output = str(event.details.get("output", "")) if not errored else None
+    for later in events[position + 1 :]:
+        if later.call != event.call:
+            continue
+        if isinstance(later.details, Error):
+            errored = True
             break
-    if tool == "run_command":
+        if isinstance(later.details, ToolResult):
+            output = later.details.output
+            break
+    if call.tool == "run_command":
         return _command_outcome(call, events, position, consumed, errored)
     if errored or output is None or output.startswith("error:"):
         return "failed"
@@ -141,31 +154,39 @@ def _outcome(
 
 
 def _command_outcome(
-    call: TrailEvent, events: list[TrailEvent], position: int, consumed: set[int], errored: bool
+    call: ToolCallEvent,
+    events: list[TrailEvent],
+    position: int,
+    consumed: set[int],
+    errored: bool,
 ) -> str:
-    arguments = call.details.get("arguments")
+    arguments = call.arguments
     command = arguments.get("command") if isinstance(arguments, dict) else None
-    decision = _consume(events, position, consumed, "policy.decision", command)
-    outcome = _consume(events, position, consumed, "command.outcome", command)
-    verdict = decision.details.get("verdict") if decision else None
-    if verdict and verdict != "allowed":
-        return "declined" if str(verdict).startswith("disapproved") else "denied"
-    if errored or outcome is None:
+    decision = _consume(events, position, consumed, PolicyDecision, command)
+    outcome = _consume(events, position, consumed, CommandOutcome, command)
+    if isinstance(decision, PolicyDecision) and decision.verdict != "allowed":
+        return "declined" if decision.verdict.startswith("disapproved") else "denied"
+    if errored or not isinstance(outcome, CommandOutcome):
         return "failed"
-    if outcome.details.get("exitStatus") != 0 or outcome.details.get("timedOut"):
+    if outcome.exit_status != 0 or outcome.timed_out:
         return "failed"
     return "succeeded"
 
 
 def _consume(
-    events: list[TrailEvent], position: int, consumed: set[int], kind: str, command: object
-) -> TrailEvent | None:
-    """The first later event of ``kind`` for the same command; each is used once."""
+    events: list[TrailEvent],
+    position: int,
+    consumed: set[int],
+    kind: type[PolicyDecision] | type[CommandOutcome],
+    command: object,
+) -> Details | None:
+    """The details of the first later event of ``kind`` for the same command; each is used
+    once."""
     for later in range(position + 1, len(events)):
-        event = events[later]
-        if later not in consumed and event.kind == kind and event.details.get("command") == command:
+        details = events[later].details
+        if later not in consumed and isinstance(details, kind) and details.command == command:
             consumed.add(later)
-            return event
+            return details
     return None
 
 
@@ -216,9 +237,3 @@ def thought_line(seconds: float, tokens: int) -> str:
     """``∴ thought for 4.2 s, 42 tokens``."""
     noun = "token" if tokens == 1 else "tokens"
     return f"∴ thought for {seconds:.1f} s, {tokens} {noun}"
-
-
-def trail_event(kind: str, call: str | None, details: object) -> TrailEvent:
-    """A trail event from a recorded Details Struct (or an already decoded mapping)."""
-    as_dict = details if isinstance(details, dict) else msgspec.to_builtins(details)
-    return TrailEvent(kind, call, as_dict)

@@ -1,8 +1,10 @@
-"""One conversation's turns (agent.md §3): prompt → streamed request → tools → … → reply.
+"""One conversation's turns: prompt → streamed request → tools → … → reply.
 
-``Conversation`` is handed its model, tools, store and audit recorder; it imports none of
-them. A turn streams what happens to the face through ``emit`` and ends with a ``TurnResult``
-carrying the lines under the reply, computed from the store and the audit trail.
+``Conversation`` is handed its model, tools, store and recorder; it imports none of them. A
+turn streams the reply's fragments to the face through ``emit``; every fact it records (the
+calls, results, verdicts, reasoning) reaches the same face through the recorder, as the typed
+Details the audit log writes. A turn ends with a ``TurnResult`` carrying the lines under the
+reply, computed from the store and the turn's recorded trail.
 """
 
 from __future__ import annotations
@@ -19,15 +21,7 @@ from typing import Any
 from wisp.agent import checks
 from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import calls_by_id, compose, reference
-from wisp.agent.events import (
-    AgentEvent,
-    TextFragment,
-    ThinkingEnded,
-    ThinkingStarted,
-    ToolFinished,
-    ToolStarted,
-    TurnResult,
-)
+from wisp.agent.events import AgentEvent, TextFragment, TurnResult
 from wisp.agent.recorder import Recorder
 from wisp.agent.text import utf8_len
 from wisp.agent.types import (
@@ -79,9 +73,10 @@ class _Turn:
     started: float
     pending: list[PendingEntry] = field(default_factory=list)
     usage: Usage | None = None
-    thoughts: list[ThinkingEnded] = field(default_factory=list)
     calls: dict[str, ToolCall] = field(default_factory=dict)
     answered: set[str] = field(default_factory=set)
+    call_events: dict[str, str] = field(default_factory=dict)
+    """Each call's ``tool.call`` event id, as ``AuditedTools.run`` returned it."""
 
 
 @dataclass(slots=True)
@@ -244,7 +239,7 @@ class Conversation:
             turn.calls.update((call.id, call) for call in calls)
             turn.pending.append(PendingEntry("toolCalls", calls))
             for call in calls:
-                await self._call(turn, call, budget, emit)
+                await self._call(turn, call, budget)
                 if self.stop_requested.is_set():
                     raise asyncio.CancelledError  # D8: the turn ends after the stopped call
         raise ModelError(
@@ -252,8 +247,7 @@ class Conversation:
             "the turn was stopped there"
         )
 
-    async def _call(self, turn: _Turn, call: ToolCall, budget: int, emit: Emit) -> None:
-        emit(ToolStarted(call))
+    async def _call(self, turn: _Turn, call: ToolCall, budget: int) -> None:
         done = await self._audited.run(
             call, conversation=self, working_directory=self.working_directory, budget=budget
         )
@@ -263,11 +257,11 @@ class Conversation:
         value = ToolOutputValue(call.id, call.name, done.output)
         turn.pending.append(PendingEntry("toolOutput", value, tuple(sources), utc_now()))
         turn.answered.add(call.id)
-        emit(ToolFinished(call, done.output, done.seconds, done.result_event or done.call_event))
+        turn.call_events[call.id] = done.call_event
 
     async def _request(self, turn: _Turn, request: ChatRequest, emit: Emit) -> _Reply:
         reply = _Reply()
-        thinking = _Thinking(self, turn, emit)
+        thinking = _Thinking(self, turn)
         text: list[str] = []
         async for event in self.resolved.backend.stream(request):
             match event:
@@ -337,22 +331,17 @@ class Conversation:
             outcome=outcome,  # type: ignore[arg-type]
             seconds=seconds,
             usage=turn.usage,
-            thoughts=turn.thoughts,
         )
 
     def _link_calls(self, turn: _Turn) -> None:
-        """A toolCalls entry's sources: the tool.call events of its calls (agent.md §2.4)."""
-        trail = self.recorder.take_turn(turn.number)
-        call_events = {
-            event.call: event_id for event_id, event in trail if event.kind == "tool.call"
-        }
-        self._trail = [event for _, event in trail]
+        """A toolCalls entry's sources: the ``tool.call`` events of its calls."""
+        self._trail = self.recorder.take_turn(turn.number)
         for index, entry in enumerate(turn.pending):
             if entry.kind == "toolCalls":
                 sources = tuple(
-                    self._source(call_events[c.id])
-                    for c in entry.value
-                    if c.id in call_events  # type: ignore[attr-defined]
+                    self._source(turn.call_events[c.id])
+                    for c in entry.value  # type: ignore[attr-defined]
+                    if c.id in turn.call_events
                 )
                 turn.pending[index] = PendingEntry(entry.kind, entry.value, sources, entry.time)
 
@@ -371,10 +360,9 @@ class _Thinking:
     """One request's thinking stretch: ``model.reasoning`` start at the first chunk, end at the
     first reply or tool-call chunk (or the stream's end), and a ``reasoning`` entry."""
 
-    def __init__(self, conversation: Conversation, turn: _Turn, emit: Emit) -> None:
+    def __init__(self, conversation: Conversation, turn: _Turn) -> None:
         self.conversation = conversation
         self.turn = turn
-        self.emit = emit
         self.parts: list[str] = []
         self.started: float | None = None
         self.reported_tokens: int | None = None
@@ -383,7 +371,6 @@ class _Thinking:
         if self.started is None:
             self.started = time.monotonic()
             self.conversation.recorder.record(ModelReasoning(phase="start"))
-            self.emit(ThinkingStarted())
         self.parts.append(fragment)
 
     def end(self) -> None:
@@ -392,7 +379,7 @@ class _Thinking:
         text = "".join(self.parts)
         seconds = time.monotonic() - self.started
         tokens = self.reported_tokens or len(self.parts)  # one a chunk when none is reported
-        event = self.conversation.recorder.record(
+        event_id = self.conversation.recorder.record(
             ModelReasoning(
                 phase="end",
                 text=text,
@@ -401,10 +388,7 @@ class _Thinking:
                 seconds=round(seconds, 3),
             )
         )
-        source = (self.conversation._source(event),)
+        source = (self.conversation._source(event_id),)
         self.turn.pending.append(PendingEntry("reasoning", text, source, utc_now()))
-        ended = ThinkingEnded(text, seconds, tokens, event)
-        self.turn.thoughts.append(ended)
-        self.emit(ended)
         self.started = None
         self.parts = []

@@ -1,16 +1,21 @@
-"""The conversation's audit recorder: writes each event and keeps the turn's trail.
+"""The conversation's recorder: each fact stamped once, then handed to every consumer.
 
-Tools write their own events (``tool.call``, ``file.write``…), so the conversation's audit
-stream is teed into a bounded in-memory trail of the kinds the checks and the store's links
-need (agent.md §2.4). At turn end the agent takes that turn's events.
+Everything a session records (the agent's prompt and reply, the tools' ``tool.call`` and
+``file.write``, the gate's verdicts, the session's own ``session.start``) goes through
+``Recorder.record``. The stamped event, a typed ``AuditEvent`` holding the registry's Details
+Struct, goes to the audit log's writer and to the face's ``emit``, the same value to both: the
+face never reads the audit log. The turn's trail of the kinds the checks need is kept in memory,
+typed, for the lines under the reply.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import Protocol
 
-from wisp.agent.checks import TrailEvent, trail_event
+from wisp.audit.details import Details
+from wisp.audit.event import AuditEvent
 
 TRAIL_KINDS = frozenset(
     {"tool.call", "tool.result", "policy.decision", "command.outcome", "error", "model.reasoning"}
@@ -18,12 +23,30 @@ TRAIL_KINDS = frozenset(
 TRAIL_CAPACITY = 512
 
 
-class Recorder:
-    """Records into an ``AuditLog`` (passed in) and remembers the trail kinds by turn."""
+class AuditWriter(Protocol):
+    """What the recorder needs of ``wisp.audit.AuditLog``: stamping, writing, the session."""
 
-    def __init__(self, audit: Any) -> None:
+    session: str
+    turn: int | None
+
+    def stamp(self, details: Details, *, call: str | None = None) -> AuditEvent: ...
+
+    def write(self, event: AuditEvent) -> None: ...
+
+
+def _nobody(event: AuditEvent) -> None:
+    """The face before one is attached: the event is recorded, and shown nowhere."""
+
+
+class Recorder:
+    """Records into an audit writer (passed in), hands each event to ``emit``, and remembers
+    the trail kinds by turn."""
+
+    def __init__(self, audit: AuditWriter, emit: Callable[[AuditEvent], None] = _nobody) -> None:
         self.audit = audit
-        self._trail: deque[tuple[int | None, str, TrailEvent]] = deque(maxlen=TRAIL_CAPACITY)
+        self.emit = emit
+        """The face's half of the stream (the chat loop or the one-shot face sets it)."""
+        self._trail: deque[AuditEvent] = deque(maxlen=TRAIL_CAPACITY)
 
     @property
     def session(self) -> str:
@@ -33,17 +56,20 @@ class Recorder:
     def turn(self) -> int | None:
         return self.audit.turn
 
-    def record(self, details: Any, *, call: str | None = None) -> str:
-        """Write one event; return its id."""
-        event = self.audit.record(details, call=call)
+    def record(self, details: Details, *, call: str | None = None) -> str:
+        """Record one event: written, kept in the trail if the checks need it, then shown;
+        returns its id."""
+        event = self.audit.stamp(details, call=call)
+        self.audit.write(event)
         if event.kind in TRAIL_KINDS:
-            self._trail.append((event.turn, event.id, trail_event(event.kind, call, details)))
+            self._trail.append(event)
+        self.emit(event)
         return event.id
 
-    def take_turn(self, turn: int) -> list[tuple[str, TrailEvent]]:
-        """The turn's trail events with their ids, oldest first; the trail forgets them."""
-        taken = [(event_id, event) for t, event_id, event in self._trail if t == turn]
-        kept = [item for item in self._trail if item[0] != turn]
+    def take_turn(self, turn: int) -> list[AuditEvent]:
+        """The turn's trail events, oldest first; the trail forgets them."""
+        taken = [event for event in self._trail if event.turn == turn]
+        kept = [event for event in self._trail if event.turn != turn]
         self._trail.clear()
         self._trail.extend(kept)
         return taken

@@ -35,8 +35,15 @@ class AuditLog:
 
     def record(self, details: Details, *, call: str | None = None) -> AuditEvent:
         """Write one event of ``details``' kind and return it (its ``id`` links store entries)."""
+        event = self.stamp(details, call=call)
+        self.write(event)
+        return event
+
+    def stamp(self, details: Details, *, call: str | None = None) -> AuditEvent:
+        """The event of ``details``' kind with its envelope (id, time, session, turn), not yet
+        written: a conversation's recorder hands it to the face and to :meth:`write`."""
         stamper = self._stamper
-        event = AuditEvent(
+        return AuditEvent(
             id=stamper.new_id(),
             time=stamper.now(),
             version=self.version,
@@ -47,8 +54,10 @@ class AuditLog:
             kind=details.kind,
             details=details,
         )
+
+    def write(self, event: AuditEvent) -> None:
+        """Append one stamped event to the sink (nowhere when the audit log is off)."""
         self.sink.write(event)
-        return event
 
     def for_session(self, session: str) -> AuditLog:
         """A sibling log for another session that shares this one's sink."""

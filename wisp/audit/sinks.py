@@ -1,9 +1,10 @@
-"""Where audit events go: a file (``FileSink``, in ``file_sink``), memory (tests), nowhere, or
-another sink and a listener (``TeeSink``)."""
+"""Where audit events go: a file (``FileSink``, in ``file_sink``), memory (tests), or nowhere.
+
+A face never reads them here: a conversation's recorder hands each event to the face and to
+the sink, the same value to both."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 from wisp.audit.event import AuditEvent
@@ -41,19 +42,3 @@ class NullSink:
 
     def close(self) -> None:
         pass
-
-
-class TeeSink:
-    """Writes to ``inner`` and then tells ``listener``: how a face sees every audit event of
-    its conversation as it is recorded (the headless chat's ``event`` lines)."""
-
-    def __init__(self, inner: AuditSink, listener: Callable[[AuditEvent], None]) -> None:
-        self.inner = inner
-        self.listener = listener
-
-    def write(self, event: AuditEvent) -> None:
-        self.inner.write(event)
-        self.listener(event)
-
-    def close(self) -> None:
-        self.inner.close()

@@ -1,45 +1,61 @@
 """What the running turn or typed command is doing: the ``activity`` lines and the plain chat's
-working line (protocol.md §3.7, §10.7).
+working line (both described in docs/protocol.md).
 
-The tracker follows a turn's audit events and says when the activity changed; the caller writes
-the ``activity`` line before the ``event`` that changed it (§2).
+The tracker follows a turn's recorded events, matched by their Details type, and says when the
+activity changed; the caller writes the ``activity`` line before the ``event`` that changed it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Callable
 
-from wisp.chat.event_text import event_text, shorten
+import msgspec
+from msgspec import UNSET
+
+from wisp import protocol as p
+from wisp.audit.details import Details
+from wisp.audit.kinds import (
+    ApprovalDecided,
+    ApprovalRequested,
+    CommandOutcome,
+    ContextCondensation,
+    Error,
+    InquiryRequested,
+    InquirySettled,
+    ModelReasoning,
+    ToolResult,
+)
+from wisp.audit.kinds import ToolCall as ToolCallEvent
+from wisp.chat.event_text import call_summary, shorten
 
 WAITING = "waiting for the model"
 
-# Events after which the turn waits for the model again (§3.7).
-_BACK_TO_THE_MODEL = frozenset(
-    {"tool.result", "command.outcome", "approval.decided", "inquiry.settled", "error"}
-)
+
+def activity(
+    doing: str,
+    *,
+    asking: bool = False,
+    turn_seconds: float = 0.0,
+    thinking: bool = False,
+    stoppable: bool = False,
+    stopping: bool = False,
+) -> p.Activity:
+    """An ``activity`` line of a running turn: ``asking`` and ``turnSeconds`` always sent,
+    the other flags only when true."""
+    return p.Activity(
+        doing=doing,
+        asking=asking,
+        turn_seconds=turn_seconds,
+        thinking=True if thinking else UNSET,
+        stoppable=True if stoppable else UNSET,
+        stopping=True if stopping else UNSET,
+    )
 
 
-@dataclass(frozen=True)
-class Activity:
-    """One ``activity`` line: what runs now, or ``doing`` None when nothing does any more."""
-
-    doing: str | None
-    asking: bool = False
-    """The person is being asked (an approval or a question); the working line is not drawn."""
-    turn_seconds: float = 0.0
-    """Seconds from the start of the turn (or typed command) to when this activity began."""
-    thinking: bool = False
-    stoppable: bool = False
-    """An ``interrupt`` would stop it (D8): every activity of a running turn or typed command."""
-    stopping: bool = False
-    """An ``interrupt`` arrived; a second one kills what still runs."""
-
-    def is_same(self, other: Activity) -> bool:
-        """The same text and flags, whenever each began."""
-        return replace(self, turn_seconds=other.turn_seconds) == other
+def _is_same(one: p.Activity, other: p.Activity) -> bool:
+    """The same text and flags, whenever each began."""
+    return msgspec.structs.replace(one, turn_seconds=other.turn_seconds) == other
 
 
 class ActivityTracker:
@@ -47,7 +63,7 @@ class ActivityTracker:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._current: Activity | None = None
+        self._current: p.Activity | None = None
         self._started = 0.0
         """When the turn or typed command started, on the clock."""
         self._began = 0.0
@@ -56,48 +72,47 @@ class ActivityTracker:
         """The running typed command, shortened; None during a turn."""
 
     @property
-    def current(self) -> Activity | None:
+    def current(self) -> p.Activity | None:
         """What runs now, or None between turns and typed commands."""
         return self._current
 
-    def start_turn(self) -> Activity:
+    def start_turn(self) -> p.Activity:
         """A chat turn starts: it waits for the model."""
         self._typed = None
         return self._start(WAITING)
 
-    def start_typed(self, command: str) -> Activity:
+    def start_typed(self, command: str) -> p.Activity:
         """A ``!`` command starts: ``running <command>``, shortened."""
         self._typed = shorten(command)
         return self._start(f"running {self._typed}")
 
-    def on_event(self, kind: str, details: Mapping[str, Any], text: str | None) -> Activity | None:
-        """Follows one audit event (``text`` is its ``event.text``); the new activity when it
-        changed, else None."""
+    def on_event(self, details: Details) -> p.Activity | None:
+        """Follows one recorded event; the new activity when it changed, else None."""
         # While a typed command runs, or once stopping, events leave the activity as it is.
-        if self._current is None or self._typed is not None or self._current.stopping:
+        if self._current is None or self._typed is not None or self._current.stopping is True:
             return None
-        following = _following(kind, details, text)
+        following = _following(details)
         return None if following is None else self._change(following)
 
-    def stopping(self) -> Activity | None:
+    def stopping(self) -> p.Activity | None:
         """An ``interrupt`` arrived: ``stopping the turn`` or ``stopping <command>``; None when
         nothing runs or it is stopping already."""
-        if self._current is None or self._current.stopping:
+        if self._current is None or self._current.stopping is True:
             return None
         doing = "stopping the turn" if self._typed is None else f"stopping {self._typed}"
-        return self._change(Activity(doing, stopping=True))
+        return self._change(activity(doing, stopping=True))
 
-    def end(self) -> Activity:
+    def end(self) -> p.Activity:
         """The turn or typed command has ended: ``{doing: null}``."""
         self._current = None
         self._typed = None
-        return Activity(doing=None)
+        return p.Activity(doing=None)
 
     def working_line(self, now: float | None = None) -> str | None:
         """The plain chat's working line at ``now`` (the clock's time by default), as
         ``12 s · running git status (8 s) · Ctrl-C stops it``; None while asking or idle."""
         current = self._current
-        if current is None or current.doing is None or current.asking:
+        if current is None or current.doing is None or current.asking is True:
             return None
         now = self._clock() if now is None else now
         turn = int(max(0.0, now - self._started))
@@ -105,56 +120,58 @@ class ActivityTracker:
         line = f"{turn} s · {current.doing}"
         if self._began - self._started > 0.5 and doing != turn:
             line += f" ({doing} s)"
-        if current.stoppable:
+        if current.stoppable is True:
             line += " · Ctrl-C stops it"
-        if current.stopping:
+        if current.stopping is True:
             line += " · Ctrl-C again kills it"
         return line
 
-    def _start(self, doing: str) -> Activity:
+    def _start(self, doing: str) -> p.Activity:
         self._started = self._began = self._clock()
-        self._current = Activity(doing, turn_seconds=0.0, stoppable=True)
+        self._current = activity(doing, stoppable=True)
         return self._current
 
-    def _change(self, following: Activity) -> Activity | None:
+    def _change(self, following: p.Activity) -> p.Activity | None:
         """Makes ``following`` current, timed now, unless it is what runs already."""
-        if self._current is not None and following.is_same(self._current):
+        if self._current is not None and _is_same(following, self._current):
             return None
         now = self._clock()
-        self._current = replace(following, turn_seconds=round(now - self._started, 1))
+        self._current = msgspec.structs.replace(
+            following, turn_seconds=round(now - self._started, 1)
+        )
         self._began = now
         return self._current
 
 
-def _following(kind: str, details: Mapping[str, Any], text: str | None) -> Activity | None:
-    """The activity an event of a running turn sets (§3.7's table), or None for one that sets
-    none. Its ``turn_seconds`` is left for the tracker."""
-    match kind:
-        case "tool.call":
-            return _running(_calling(text or event_text(kind, None, details) or "⚙ a tool"))
-        case "approval.requested":
+def _following(details: Details) -> p.Activity | None:
+    """The activity a recorded event of a running turn sets, or None for one that sets none.
+    Its ``turn_seconds`` is left for the tracker."""
+    match details:
+        case ToolCallEvent():
+            return _running(_calling(details))
+        case ApprovalRequested():
             return _running("waiting for your approval", asking=True)
-        case "inquiry.requested":
+        case InquiryRequested():
             return _running("waiting for your answer", asking=True)
-        case "context.condensation":
+        case ContextCondensation():
             return _running("condensing the context")
-        case "model.reasoning" if details.get("phase") == "start":
+        case ModelReasoning(phase="start"):
             return _running("thinking", thinking=True)
-        case "model.reasoning" if details.get("phase") == "end":
+        case ModelReasoning(phase="end"):
             return _running(WAITING)
-        case _ if kind in _BACK_TO_THE_MODEL:
-            return _running(WAITING)
+        case ToolResult() | CommandOutcome() | ApprovalDecided() | InquirySettled() | Error():
+            return _running(WAITING)  # back to the model
         case _:
             return None
 
 
-def _running(doing: str, *, asking: bool = False, thinking: bool = False) -> Activity:
-    return Activity(doing, asking=asking, thinking=thinking, stoppable=True)
+def _running(doing: str, *, asking: bool = False, thinking: bool = False) -> p.Activity:
+    return activity(doing, asking=asking, thinking=thinking, stoppable=True)
 
 
-def _calling(line: str) -> str:
-    """A ``tool.call`` line as an activity: without ``⚙ ``, and run_command as ``running``."""
-    call = line.removeprefix("⚙ ")
+def _calling(details: ToolCallEvent) -> str:
+    """A call as an activity: its summary, and run_command's as ``running <command>``."""
+    call = call_summary(details)
     if call.startswith("run_command "):
         return "running " + call.removeprefix("run_command ")
     return call

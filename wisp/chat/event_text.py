@@ -1,8 +1,8 @@
-"""The lines wisp words for audit events: each event's text, its output page, the output fold and
-the plain chat's footer (protocol.md §3.8, §10.1, §10.2, §10.6).
+"""The lines wisp words for recorded events: each event's text, its output page, the output fold
+and the plain chat's footer (the words are listed in docs/protocol.md).
 
-Pure functions over an event's kind, call and details as written (camelCase keys, optional fields
-absent or null), so the JSON face and the plain chat word every line the same way.
+Pure functions over an event's typed details (the registry's Details Structs, matched by type),
+so the JSON face and the plain chat word every line the same way.
 """
 
 from __future__ import annotations
@@ -10,75 +10,99 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from msgspec import UNSET, UnsetType
+
+from wisp import protocol as p
+from wisp.agent.checks import thought_line
 from wisp.agent.text import count_lines
+from wisp.audit.details import Details
+from wisp.audit.kinds import (
+    ApprovalDecided,
+    ApprovalPending,
+    ApprovalSettled,
+    ClassifierVerdict,
+    CommandOutcome,
+    CommandTyped,
+    ContextCondensation,
+    Error,
+    FileWrite,
+    InquirySettled,
+    ModelReasoning,
+    ModelRouted,
+    PolicyDecision,
+    ToolResult,
+    TurnStopped,
+)
+from wisp.audit.kinds import ToolCall as ToolCallEvent
+
+T = TypeVar("T")
 
 SHORTENED_CHARACTERS = 100
-"""``shorten`` keeps this many characters (§10.1)."""
+"""``shorten`` keeps this many characters."""
 PAGE_BYTES = 16 * 1024
-"""An ``output`` object's ``text`` holds at most this many UTF-8 bytes (§3.8)."""
+"""An ``output`` object's ``text`` holds at most this many UTF-8 bytes."""
 SHOWN_LINES = 20
 """The default ``shownOutputLines``: lines the plain chat shows before folding."""
 FOLD_BYTES = 2048
-"""The fold shows at most this many bytes of lines (§10.2)."""
+"""The fold shows at most this many bytes of lines."""
 NAMED_PATHS = 3
 """A sandbox note names this many paths, then ``and N more``."""
 
-_Details = Mapping[str, Any]
-
 
 def shorten(text: str) -> str:
-    """The first 100 characters of ``text``, plus ``…`` when it is longer (§10.1)."""
+    """The first 100 characters of ``text``, plus ``…`` when it is longer."""
     if len(text) <= SHORTENED_CHARACTERS:
         return text
     return text[:SHORTENED_CHARACTERS] + "…"
 
 
-# -- event.text (§10.1) ----------------------------------------------------------------------
+# -- event.text ------------------------------------------------------------------------------
 
 
-def event_text(kind: str, call: str | None, details: _Details) -> str | None:
-    """The unstyled line the chat shows for an audit event, or None when it shows nothing."""
-    match kind:
-        case "tool.call":
+def event_text(details: Details, call: str | None) -> str | None:
+    """The unstyled line the chat shows for a recorded event, or None when it shows nothing."""
+    match details:
+        case ToolCallEvent():
             return _tool_call(details)
-        case "tool.result":
+        case ToolResult():
             return _tool_result(details)
-        case "command.outcome":
+        case CommandOutcome():
             return _command_outcome(details)
-        case "command.typed":
+        case CommandTyped():
             return _command_typed(details)
-        case "file.write":
-            mode, path = details.get("mode", "?"), details.get("path", "?")
-            return f"  ↳ {mode} {path}, now {details.get('bytesAfter', 0)} bytes"
-        case "error":
-            return None if call is None else f"  ↳ error: {details.get('message', '')}"
-        case "classifier.verdict":
+        case FileWrite(mode=mode, path=path, bytes_after=size):
+            return f"  ↳ {mode} {path}, now {size} bytes"
+        case Error(message=message):
+            return None if call is None else f"  ↳ error: {message}"
+        case ClassifierVerdict():
             return _classifier_verdict(details)
-        case "approval.decided":
+        case ApprovalDecided():
             return _approval_decided(details)
-        case "approval.pending":
+        case ApprovalPending():
             return _approval_pending(details)
-        case "approval.settled":
+        case ApprovalSettled():
             return _approval_settled(details)
-        case "policy.decision":
+        case PolicyDecision():
             return _policy_decision(details)
-        case "model.routed":
-            task, model = details.get("task", "?"), details.get("model", "?")
-            return f"  · {task} runs on {model}: {details.get('reason', '')}"
-        case "context.condensation":
+        case ModelRouted(task=task, model=model, reason=reason):
+            return f"  · {task} runs on {model}: {reason}"
+        case ContextCondensation():
             return _condensation(details)
-        case "model.reasoning":
-            return _thought(details) if details.get("phase") == "end" else None
-        case "inquiry.settled":
+        case ModelReasoning(phase="end"):
+            return thought_line(_given(details.seconds, 0.0), _given(details.tokens, 0))
+        case InquirySettled():
             return _inquiry_settled(details)
-        case "turn.stopped":
-            killed = " (killed)" if details.get("killed") is True else ""
-            return f"  · stopped by you after {_seconds(details)} s{killed}"
+        case TurnStopped(seconds=seconds, killed=killed):
+            return f"  · stopped by you after {seconds:.1f} s{' (killed)' if killed else ''}"
         case _:
             return None
+
+
+def _given(value: T | UnsetType | None, default: T) -> T:
+    """An optional field's value, or ``default`` where it is absent."""
+    return default if value is UNSET or value is None else value  # type: ignore[return-value]
 
 
 # The argument that names a call, by tool; any other tool shows its whole arguments JSON.
@@ -88,7 +112,7 @@ _SUMMARY_KEYS = {
     "edit_file": "path",
     "inspect": "what",
     "current_date": "timeZone",
-    "ask": "question",  # Python wisp
+    "ask": "question",
 }
 
 
@@ -126,18 +150,23 @@ def _arguments(arguments: Any) -> tuple[Mapping[str, Any], str]:
     return (arguments if isinstance(arguments, dict) else {}), whole
 
 
-def _tool_call(details: _Details) -> str:
-    tool = details.get("tool") or "?"
-    summary = tool_summary(tool, details.get("arguments"))
-    return f"⚙ {tool} {summary}" if summary else f"⚙ {tool}"
+def call_summary(details: ToolCallEvent) -> str:
+    """``run_command git status``: the tool and its summary, as the call's line and the
+    activity name it."""
+    summary = tool_summary(details.tool or "?", details.arguments)
+    return f"{details.tool or '?'} {summary}" if summary else details.tool or "?"
 
 
-def _tool_result(details: _Details) -> str | None:
-    # run_command's outcome line says it already; ask's inquiry.settled line does (Python wisp).
-    if details.get("tool") in ("run_command", "ask"):
+def _tool_call(details: ToolCallEvent) -> str:
+    return f"⚙ {call_summary(details)}"
+
+
+def _tool_result(details: ToolResult) -> str | None:
+    # run_command's outcome line says it already; ask's inquiry.settled line does.
+    if details.tool in ("run_command", "ask"):
         return None
-    line = f"  ↳ {details.get('bytes', 0)} bytes in {_seconds(details)} s"
-    head = _first_line(details.get("output") or "")
+    line = f"  ↳ {details.bytes} bytes in {details.seconds:.1f} s"
+    head = _first_line(details.output)
     return f"{line}: {shorten(head)}" if head else line
 
 
@@ -149,26 +178,25 @@ def _first_line(text: str) -> str:
     return ""
 
 
-def _command_outcome(details: _Details) -> str:
+def _command_outcome(details: CommandOutcome) -> str:
     notes = [
         note
-        for key, note in (
-            ("timedOut", "timed out"),
-            ("stopped", "stopped by you"),
-            ("truncated", "output truncated"),
+        for flag, note in (
+            (details.timed_out, "timed out"),
+            (details.stopped, "stopped by you"),
+            (details.truncated, "output truncated"),
         )
-        if details.get(key) is True
+        if flag is True
     ]
     said = f" ({', '.join(notes)})" if notes else ""
-    return f"  ↳ exit {details.get('exitStatus', '?')}{said}"
+    return f"  ↳ exit {details.exit_status}{said}"
 
 
-def _command_typed(details: _Details) -> str | None:
-    failure = details.get("failure")
-    if failure is not None:
-        return f"  · could not run it: {failure}"
-    named = _named_paths(details.get("sandboxPaths") or [])
-    match details.get("sandboxRefusal"):
+def _command_typed(details: CommandTyped) -> str | None:
+    if details.failure is not UNSET:
+        return f"  · could not run it: {details.failure}"
+    named = _named_paths(_given(details.sandbox_paths, []))
+    match details.sandbox_refusal:
         case "refused":
             return (
                 f"  · the sandbox refused writing to {named}, as it would for the model: "
@@ -186,28 +214,25 @@ def _command_typed(details: _Details) -> str | None:
             return None
 
 
-def _named_paths(paths: list[Any]) -> str:
-    named = ", ".join(str(path) for path in paths[:NAMED_PATHS])
+def _named_paths(paths: list[str]) -> str:
+    named = ", ".join(paths[:NAMED_PATHS])
     more = len(paths) - NAMED_PATHS
     return f"{named} and {more} more" if more > 0 else named
 
 
-def _classifier_verdict(details: _Details) -> str:
+def _classifier_verdict(details: ClassifierVerdict) -> str:
     # The command is named only when it is one part of a longer line (details has ``line``).
-    named = ""
-    if details.get("line") is not None:
-        named = f"{shorten(str(details.get('command', '')))}: "
-    text = f"  · {named}{details.get('level', '?')}"
-    sources = ", ".join(str(source) for source in details.get("sources") or [])
+    named = "" if details.line is UNSET else f"{shorten(details.command)}: "
+    text = f"  · {named}{details.level}"
+    sources = ", ".join(details.sources)
     if sources:
         text += f" by {sources}"
-    reasons = details.get("reasons") or []
-    if reasons and reasons[0]:
-        text += f": {reasons[0]}"
-    metadata = details.get("metadata") or {}
-    if isinstance(metadata, Mapping) and metadata.get("classifier.cached") is True:
+    if details.reasons and details.reasons[0]:
+        text += f": {details.reasons[0]}"
+    metadata = _given(details.metadata, {})
+    if metadata.get("classifier.cached") is True:
         return f"{text} (remembered)"
-    return f"{text} ({_milliseconds(details.get('seconds') or 0)})"
+    return f"{text} ({_milliseconds(details.seconds)})"
 
 
 def _milliseconds(seconds: float) -> str:
@@ -225,17 +250,16 @@ _DECISIONS = {
 }
 
 
-def _approval_decided(details: _Details) -> str:
-    decision = str(details.get("decision", ""))
-    if decision == "approved":
-        scope = details.get("scope")
-        return "  · approved" if scope is None else f"  · approved ({scope})"
-    return _DECISIONS.get(decision, f"  · {decision}")
+def _approval_decided(details: ApprovalDecided) -> str:
+    if details.decision == "approved":
+        scope = details.scope
+        return "  · approved" if scope is UNSET else f"  · approved ({scope})"
+    return _DECISIONS.get(details.decision, f"  · {details.decision}")
 
 
-def _approval_pending(details: _Details) -> str | None:
+def _approval_pending(details: ApprovalPending) -> str | None:
     # A fact's request carries ``kind``; only a command's gets the line.
-    if details.get("outcome") != "filed" or details.get("kind") is not None:
+    if details.outcome != "filed" or details.request_kind is not UNSET:
         return None
     return "  · also waiting in wisp approvals pending and wisp-tui"
 
@@ -244,49 +268,41 @@ def _approval_pending(details: _Details) -> str | None:
 _FACES = {"tui": "wisp-tui", "cli": "wisp approvals", "elicitation": "the client's dialog"}
 
 
-def _approval_settled(details: _Details) -> str | None:
-    if details.get("outcome") != "answered" or details.get("kind") is not None:
+def _approval_settled(details: ApprovalSettled) -> str | None:
+    if details.outcome != "answered" or details.request_kind is not UNSET:
         return None
-    via = details.get("via")
-    if via is None:
+    if details.via is UNSET:
         return "  · answered"
-    return f"  · answered in {_FACES.get(via, via)}"
+    return f"  · answered in {_FACES.get(details.via, details.via)}"
 
 
-def _policy_decision(details: _Details) -> str | None:
-    if details.get("verdict") == "allowed":
+def _policy_decision(details: PolicyDecision) -> str | None:
+    if details.verdict == "allowed":
         return None
-    reason = details.get("reason")
+    reason = details.reason
     return f"  · blocked by policy: {reason}" if reason else "  · blocked by policy"
 
 
-def _condensation(details: _Details) -> str | None:
-    reason = details.get("reason", "")
-    turns = f"{details.get('turnsBefore', 0)} → {details.get('turnsAfter', 0)} turns"
-    target = details.get("target")
-    if target is None:
+def _condensation(details: ContextCondensation) -> str | None:
+    reason = details.reason
+    turns = f"{details.turns_before} → {details.turns_after} turns"
+    target = details.target
+    if target is UNSET:
         return f"(context condensed, {reason}: {turns})"
     # Condensing to a target: the fill line only when something was done, or on overflow.
-    window = details.get("contextSize")
-    window = "?" if window is None else window
-    after = details.get("fillAfter", 0)
+    window = "?" if details.context_size is None else details.context_size
+    after = _given(details.fill_after, 0)
     lines = []
-    if details.get("steps") or reason == "overflow":
-        fill = f"{details.get('fillBefore', 0)} → {after} of {window} tokens"
+    if _given(details.steps, []) or reason == "overflow":
+        fill = f"{_given(details.fill_before, 0)} → {after} of {window} tokens"
         lines.append(f"(context condensed, {reason}: {turns}, {fill})")
-    if details.get("floor") is True:
+    if details.floor is True:
         lines.append(
             f"(context at its floor: the instructions and the last turn take {after} of "
             f"{window} tokens, above the {target} that leave room for this request and a reply; "
             "this turn may run out of room, and /new starts afresh)"
         )
     return "\n".join(lines) or None
-
-
-def _thought(details: _Details) -> str:
-    tokens = details.get("tokens") or 0
-    noun = "token" if tokens == 1 else "tokens"
-    return f"∴ thought for {_seconds(details)} s, {tokens} {noun}"
 
 
 _INQUIRY_OUTCOMES = {
@@ -297,13 +313,13 @@ _INQUIRY_OUTCOMES = {
 }
 
 
-def _inquiry_settled(details: _Details) -> str:
-    outcome = str(details.get("outcome", ""))
-    reason = details.get("reason")
+def _inquiry_settled(details: InquirySettled) -> str:
+    outcome = details.outcome
+    reason = _given(details.reason, "")
     match outcome:
         case "answered":
-            answer = details.get("answer")
-            return "  · answered" if answer is None else f"  · answered: {shorten(str(answer))}"
+            answer = details.answer
+            return "  · answered" if answer is UNSET else f"  · answered: {shorten(answer)}"
         case "refused":
             return f"  · not asked: {reason}" if reason else "  · not asked"
         case _ if outcome in _INQUIRY_OUTCOMES:
@@ -312,60 +328,41 @@ def _inquiry_settled(details: _Details) -> str:
             return f"  · {outcome}: {reason}" if reason else f"  · {outcome}"
 
 
-def _seconds(details: _Details) -> str:
-    return f"{float(details.get('seconds') or 0):.1f}"
+# -- event.output ----------------------------------------------------------------------------
 
 
-# -- event.output (§3.8) ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OutputPage:
-    """An event's ``output`` object: the first page of the text it carries, and its measures."""
-
-    id: str | None
-    """The audit event's own id; ``/show`` with its first characters fetches the whole text."""
-    text: str
-    """The first page: at most 16 KiB, cut at a character boundary."""
-    lines: int
-    """Lines in the whole text; a trailing newline adds no line."""
-    bytes: int
-    """UTF-8 bytes of the whole text."""
-    truncated: bool
-    """``text`` is shorter than the whole."""
-    shown_lines: int = SHOWN_LINES
-    """How many lines the plain chat shows before folding (``shownOutputLines``)."""
-
-
-def output_text(kind: str, details: _Details) -> str | None:
+def output_text(details: Details) -> str | None:
     """The text an event carries to fold under its line: a tool's output (even empty), what a
     typed command printed (when it printed something), or the model's thinking at its end."""
-    match kind:
-        case "tool.result":
-            return str(details.get("output") or "")
-        case "command.typed":
-            return str(details.get("output") or "") or None
-        case "model.reasoning" if details.get("phase") == "end":
-            return str(details.get("text") or "")
+    match details:
+        case ToolResult(output=output):
+            return output
+        case CommandTyped(output=output):
+            return output or None
+        case ModelReasoning(phase="end"):
+            return _given(details.text, "")
         case _:
             return None
 
 
 def event_output(
-    kind: str, details: _Details, event_id: str | None, *, shown_lines: int = SHOWN_LINES
-) -> OutputPage | None:
-    """The ``output`` object for an event that carries text (§3.8), or None."""
-    text = output_text(kind, details)
+    details: Details, event_id: str | None, *, shown_lines: int = SHOWN_LINES
+) -> p.EventOutput | None:
+    """The ``output`` object for an event that carries text, or None."""
+    text = output_text(details)
     if text is None:
         return None
     return output_page(text, event_id, shown_lines=shown_lines)
 
 
-def output_page(text: str, event_id: str | None, *, shown_lines: int = SHOWN_LINES) -> OutputPage:
-    """``text`` as an ``output`` object: its first page and its measures."""
+def output_page(
+    text: str, event_id: str | None, *, shown_lines: int = SHOWN_LINES
+) -> p.EventOutput:
+    """``text`` as an ``output`` object: its first page (at most 16 KiB, cut at a character)
+    and the whole text's measures."""
     data = _utf8(text)
     page = text if len(data) <= PAGE_BYTES else _cut(data, PAGE_BYTES)
-    return OutputPage(
+    return p.EventOutput(
         id=event_id,
         text=page,
         lines=count_lines(text),
@@ -388,7 +385,7 @@ def _cut(data: bytes, limit: int) -> str:
     return data[:end].decode("utf-8", "surrogatepass")
 
 
-# -- the plain chat's fold (§10.2) -----------------------------------------------------------
+# -- the plain chat's fold -------------------------------------------------------------------
 
 # C0 controls but the newline (tabs are expanded first), DEL and the C1 controls.
 _CONTROLS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
@@ -405,9 +402,14 @@ def fold(
     *,
     shown_lines: int = SHOWN_LINES,
     max_bytes: int = FOLD_BYTES,
+    total_lines: int | None = None,
+    total_bytes: int | None = None,
 ) -> list[str]:
     """The lines the plain chat shows under an event's line for its output: the first that fit,
-    indented 4 spaces, then a fold line saying how much more there is and how to see it."""
+    indented 4 spaces, then a fold line saying how much more there is and how to see it.
+
+    ``text`` may be the first page of a longer output whose measures ``total_lines`` and
+    ``total_bytes`` give (an ``output`` object's)."""
     if shown_lines <= 0 or not text:
         return []
     lines = drawable(text).split("\n")
@@ -415,12 +417,24 @@ def fold(
         lines.pop()
     shown = _fitting(lines, shown_lines, max_bytes)
     folded = ["    " + line for line in shown]
-    hidden = len(lines) - len(shown)
+    hidden = (len(lines) if total_lines is None else total_lines) - len(shown)
     if hidden > 0:
         noun = "line" if hidden == 1 else "lines"
         where = f"/show {event_id[:8]}" if event_id else "/last"
-        folded.append(f"    … {hidden} more {noun}, {len(_utf8(text))} bytes in all: {where}")
+        size = len(_utf8(text)) if total_bytes is None else total_bytes
+        folded.append(f"    … {hidden} more {noun}, {size} bytes in all: {where}")
     return folded
+
+
+def fold_output(output: p.EventOutput) -> list[str]:
+    """:func:`fold` of an event's ``output`` object, by its first page and whole measures."""
+    return fold(
+        output.text,
+        output.id,
+        shown_lines=output.shown_lines,
+        total_lines=output.lines,
+        total_bytes=output.bytes,
+    )
 
 
 def _fitting(lines: list[str], most: int, max_bytes: int) -> list[str]:
@@ -437,7 +451,7 @@ def _fitting(lines: list[str], most: int, max_bytes: int) -> list[str]:
     return shown
 
 
-# -- the plain chat's footer (§10.6) ---------------------------------------------------------
+# -- the plain chat's footer ---------------------------------------------------------------
 
 _ENDINGS = {"error": "failed after ", "stopped": "stopped after "}
 

@@ -18,7 +18,8 @@ import msgspec
 from wisp import protocol as p
 from wisp.agent.events import AgentEvent, TextFragment, TurnResult
 from wisp.agent.loop import Conversation
-from wisp.chat import activity as act
+from wisp.audit.event import AuditEvent
+from wisp.chat.activity import ActivityTracker
 from wisp.chat.bridge import Waiters
 from wisp.chat.event_text import event_output, event_text
 from wisp.chat.slash import SlashCommands
@@ -79,7 +80,7 @@ class ChatLoop:
         """The face shows a choice with toggles (a front end over ``--json``); the plain chat
         does not, so ``/models`` gives it the table as ``output`` (protocol.md §5)."""
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
-        self.tracker = act.ActivityTracker()
+        self.tracker = ActivityTracker()
         self.status_reader = StatusReader(Path.cwd(), host.git_argv)
         self.slash = SlashCommands(self)
         self._running: str | None = None  # "turn" or "typed" while one runs
@@ -136,7 +137,7 @@ class ChatLoop:
         self.host.conversation.stop()
         stopping = self.tracker.stopping()
         if stopping is not None:
-            self._activity(stopping)
+            self.write(stopping)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -236,76 +237,64 @@ class ChatLoop:
     async def turn(self, text: str) -> None:
         conversation = self.host.conversation
         self.write(p.Turn(phase="start", turn=conversation.turn + 1))
-        self._activity(self.tracker.start_turn())
+        self.write(self.tracker.start_turn())
         self._running = "turn"
         try:
-            result = await conversation.run_turn(text, self._agent_event)
+            result = await conversation.run_turn(text, self.on_agent_event)
         finally:
             self._running = None
         self.write(p.Output(text=""))
         if result.outcome == "error":
             self.write(p.Note(text=f"error: {result.error}"))
         self.save()  # before the end line: once a front end sees it, the turn is on disk
-        self._activity(self.tracker.end())
+        self.write(self.tracker.end())
         self.write(_turn_end(result))
 
-    def _agent_event(self, event: AgentEvent) -> None:
-        # Everything but the reply's text comes as audit events, through on_audit_event.
-        if isinstance(event, TextFragment):
-            self.write(p.Delta(text=event.text))
+    def on_agent_event(self, event: AgentEvent) -> None:
+        """The session's one stream: the reply's fragments, and every event it records."""
+        match event:
+            case TextFragment(text=text):
+                self.write(p.Delta(text=text))
+            case AuditEvent():
+                self._recorded(event)
 
     async def typed(self, line: str) -> None:
         if not line:
             self.write(p.Note(text="nothing to run: type a command after !, as in ! git status"))
             return
-        self._activity(self.tracker.start_typed(line))
+        self.write(self.tracker.start_typed(line))
         self._running = "typed"
         try:
             await self.host.run_typed(line)
         finally:
             self._running = None
         self.save()  # the command is an entry of the conversation already
-        self._activity(self.tracker.end())
+        self.write(self.tracker.end())
 
-    # -- audit events ---------------------------------------------------------------------
+    # -- recorded events ------------------------------------------------------------------
 
-    def on_audit_event(self, event: Any) -> None:
-        """Every audit event of the conversation: the activity it changes, then its line."""
-        details = msgspec.to_builtins(event.details)
-        text = event_text(event.kind, event.call, details)
-        if self._running == "turn" or self._running == "typed":
-            changed = self.tracker.on_event(event.kind, details, text)
+    def _recorded(self, event: AuditEvent) -> None:
+        """A recorded event: the activity it changes, then its line. Its details are encoded
+        for the line here, at the protocol's edge; the words come from the typed value."""
+        details = event.details
+        if self._running is not None:
+            changed = self.tracker.on_event(details)
             if changed is not None:
-                self._activity(changed)
+                self.write(changed)
         line = p.Event(
-            kind=event.kind, call=event.call, turn=event.turn, details=details, text=text
+            kind=event.kind,
+            call=event.call,
+            turn=event.turn,
+            details=msgspec.to_builtins(details),
+            text=event_text(details, event.call),
         )
-        page = event_output(event.kind, details, event.id)
-        if page is not None:
-            line.output = p.EventOutput(
-                id=page.id,
-                text=page.text,
-                lines=page.lines,
-                bytes=page.bytes,
-                truncated=page.truncated,
-                shown_lines=page.shown_lines,
-            )
+        output = event_output(details, event.id)
+        if output is not None:
+            line.output = output
         self.write(line)
 
-    def _activity(self, activity: act.Activity) -> None:
-        if activity.doing is None:
-            self.write(p.Activity(doing=None))
-            return
-        line = p.Activity(
-            doing=activity.doing, asking=activity.asking, turn_seconds=activity.turn_seconds
-        )
-        if activity.thinking:
-            line.thinking = True
-        if activity.stoppable:
-            line.stoppable = True
-        if activity.stopping:
-            line.stopping = True
-        self.write(line)
+    def _activity(self, activity: p.Activity) -> None:
+        self.write(activity)
 
 
 def _turn_end(result: TurnResult) -> p.Turn:

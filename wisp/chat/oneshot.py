@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from wisp.agent.checks import thought_line
-from wisp.agent.events import AgentEvent, Note, TextFragment, ThinkingEnded, TurnResult
+from wisp.agent.events import AgentEvent, TextFragment, TurnResult
+from wisp.audit.event import AuditEvent
+from wisp.audit.kinds import ModelReasoning
+from wisp.chat.event_text import event_text
 
 EXIT_STOPPED = 130
 
@@ -24,10 +26,8 @@ class OneShotFace:
                 self.out.write(text)
                 self.out.flush()
                 self.ends_with_newline = text.endswith("\n")
-            case ThinkingEnded(seconds=seconds, tokens=tokens):
-                self.note(thought_line(seconds, tokens))
-            case Note(text=text):
-                self.note(text)
+            case AuditEvent(details=ModelReasoning(phase="end") as thought):
+                self.note(event_text(thought, None) or "")
             case _:
                 pass  # tool lines are for chat; the audit log has every call
 

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from msgspec import UNSET
 
 from wisp import protocol as p
-from wisp.chat.event_text import fold, footer, output_text
+from wisp.chat.event_text import fold_output, footer
 from wisp.chat.headless import never_blocks
 from wisp.chat.loop import home_short
 from wisp.policy.approvers import ApprovalRefused, parse_answer
@@ -176,18 +176,17 @@ class PlainFace:
             self._reply_open = False
 
     def _event(self, line: p.Event) -> None:
-        # A typed command's output is shown even when its own line says nothing more.
-        typed = line.kind == "command.typed" and line.details.get("verdict") == "allowed"
-        if line.text is None and not typed:
+        output = line.output if isinstance(line.output, p.EventOutput) else None
+        # What a typed command printed is shown even when its own line says nothing more.
+        printed = line.kind == "command.typed" and output is not None
+        if line.text is None and not printed:
             return
         self._end_reply()
         if line.text is not None:
             self.muted(line.text)
-        # Under the line, the output it stands for, folded (protocol.md §10.2).
-        text = output_text(line.kind, line.details) if line.kind in FOLDED_KINDS else None
-        if text:
-            output_id = line.output.id if isinstance(line.output, p.EventOutput) else None
-            lines = fold(text, output_id)
+        # Under the line, the output it stands for, folded.
+        if output is not None and line.kind in FOLDED_KINDS:
+            lines = fold_output(output)
             if lines:
                 self.muted("\n".join(lines))
 

@@ -125,7 +125,7 @@ async def _headless(context: Context, options: ConversationOptions) -> int:
     async with ChatSession.open(context, options, Face(protocol=True)) as session:
         chat = ChatLoop(session, write, version=__version__)
         session.emit = write
-        session.on_audit_event = chat.on_audit_event
+        session.recorder.emit = chat.on_agent_event
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, chat.terminate)  # ends like /quit
         loop.add_signal_handler(signal.SIGINT, chat.interrupt)
@@ -153,7 +153,7 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
     ) as session:
         chat = ChatLoop(session, face.write, version=__version__, has_picker=False)
         session.emit = face.write
-        session.on_audit_event = chat.on_audit_event
+        session.recorder.emit = chat.on_agent_event
 
         def ctrl_c() -> None:
             # D8: Ctrl-C stops what runs (a second kills); at the prompt it leaves.

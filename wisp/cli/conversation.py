@@ -19,7 +19,6 @@ from wisp.agent.recorder import Recorder
 from wisp.agent.types import ModelUnavailable, ResolvedModel, Tool, ToolContext
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import HostHello, ModelFallback, ModelResolved, SessionStart
-from wisp.audit.sinks import TeeSink
 from wisp.chat.asker import TerminalAsker
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
 from wisp.cli.commands import (
@@ -94,8 +93,6 @@ class ChatSession:
         self.waiters = Waiters()
         self.emit: Callable[[Any], None] = lambda line: None
         """Where protocol lines go (the chat loop sets it)."""
-        self.on_audit_event: Callable[[Any], None] = lambda event: None
-        """Every audit event of the session, as it is recorded (the chat loop sets it)."""
         approver, self.asker = self._askers(face)
         self.runner = build_runner(
             config=config,
@@ -141,7 +138,7 @@ class ChatSession:
             details.client = hello.client
         if isinstance(hello.version, str):
             details.version = hello.version
-        self.log.record(details)
+        self.recorder.record(details)
         if isinstance(self._approver, ProtocolApprover):
             has_approve = "approve" in hello.effects
             self._approver.refusal = None if has_approve else NO_APPROVE_EFFECT
@@ -191,7 +188,9 @@ class ChatSession:
         kept = {s for s in disabled_list(self.context.load_config())
                 if canonical(s) not in listed_keys}  # fmt: skip
         try:
-            notes = set_disabled(self.context, off | kept, source="chat", record=self.log.record)
+            notes = set_disabled(
+                self.context, off | kept, source="chat", record=self.recorder.record
+            )
         except WispError as exc:
             return [f"error: {exc}"]
         self.config = self.context.load_config()
@@ -215,7 +214,7 @@ class ChatSession:
 
         try:
             result = await check_and_record(
-                self.context, name, trigger="check", source="chat", record=self.log.record,
+                self.context, name, trigger="check", source="chat", record=self.recorder.record,
                 say=say, client=self._http(),
             )  # fmt: skip
         except Uncheckable as exc:
@@ -244,11 +243,8 @@ class ChatSession:
         """A session with its conversation open; everything is closed on the way out."""
         config = context.load_config()
         context.home.ensure()
-        # Every event also reaches the face as it is recorded (the chat's event lines).
-        sink = TeeSink(open_sink(audit_settings(config), context.home.audit_file), lambda e: None)
-        log = AuditLog(sink)
+        log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
         session = cls(context, options, config, log, face or Face())
-        sink.listener = lambda event: session.on_audit_event(event)
         try:
             if session.save_name:
                 # Before the transcript is read: a second wisp on the name is refused (issue 12).
@@ -285,7 +281,7 @@ class ChatSession:
         """/new: a store holding only the instructions; the turn count goes on."""
         old = self.conversation
         store = self._new_store(old.instructions)
-        self.log.record(SessionStart(reason="new", tools=old.tool_names, model=old.model))
+        self.recorder.record(SessionStart(reason="new", tools=old.tool_names, model=old.model))
         self.conversation = self._rebuild(old, store)
 
     def save(self, name: str) -> Path:
@@ -327,7 +323,7 @@ class ChatSession:
         except ModelUnavailable as exc:
             if named or self.options.entry_point != "chat" or selection == "local":
                 raise
-            self.log.record(ModelFallback(model=selection, reason=str(exc), fallback="local"))
+            self.recorder.record(ModelFallback(model=selection, reason=str(exc), fallback="local"))
             self.notes.append(f"{selection} is unavailable ({exc}); this chat runs on local")
             self._start_notes.append(self.notes[-1])
             return await self._resolve("local")
@@ -340,7 +336,7 @@ class ChatSession:
             environ=self.context.environ,
             client=self._http() if _is_served(selection) else None,
             model_files=ConfigModelFiles(
-                self.context, source=self.options.entry_point, record=self.log.record
+                self.context, source=self.options.entry_point, record=self.recorder.record
             ),
         )
 
@@ -417,7 +413,7 @@ class ChatSession:
         names = [tool.name for tool in tools]
         if turn == 0:
             self._record_start(model, names, store)
-        self.log.record(_resolved(model, names))
+        self.recorder.record(_resolved(model, names))
         conversation = Conversation(
             model=model,
             tools=tools,
@@ -472,7 +468,7 @@ class ChatSession:
         )
         if self.options.resume:
             start.carried_from = transcripts.carried_from(store)
-        self.log.record(start)
+        self.recorder.record(start)
 
 
 def _resolved(model: ResolvedModel, tools: list[str]) -> ModelResolved:

@@ -118,6 +118,7 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
 
     face = OneShotFace(context.stdout, context.stderr)
     async with ChatSession.open(context, options, _person(context)) as session:
+        session.recorder.emit = face.emit
         for note in session.notes:
             face.note(note)
         conversation = session.conversation
