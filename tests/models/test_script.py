@@ -103,6 +103,21 @@ async def test_delay_ms_pauses_between_chunks(tmp_path: Path) -> None:
     assert time.monotonic() - started >= 0.06  # three chunks, two pauses
 
 
+async def test_wait_for_file_holds_the_rest_until_the_file_exists(tmp_path: Path) -> None:
+    go_on = tmp_path / "go-on"
+    model = await resolve(
+        write(tmp_path, {"responses": [{"text": "abcdefgh", "wait_for_file": str(go_on)}]})
+    )
+    stream = model.backend.stream(REQUEST)
+    assert await anext(stream) == TextDelta("abcd")
+    rest = asyncio.ensure_future(anext(stream))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not rest.done()  # however long this took, the file is not there yet
+    go_on.touch()
+    assert await asyncio.wait_for(rest, HANG) == TextDelta("efgh")
+
+
 async def test_an_error_response_fails_the_request_with_its_message(tmp_path: Path) -> None:
     model = await resolve(write(tmp_path, {"responses": [{"error": "the server fell over"}]}))
     with pytest.raises(ModelError, match=r"^the server fell over$") as caught:

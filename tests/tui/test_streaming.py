@@ -112,15 +112,18 @@ async def test_the_whole_reply_is_in_its_markdown_when_the_turn_ends(make_app, w
 
 
 async def test_fragments_at_a_models_pace_are_joined_into_few_appends(
-    make_app, wait_for, transcript_text, replies
+    make_app, wait_for, transcript_text, replies, tmp_path
 ):
     text = numbered_words(40)  # 240 characters: 60 fragments, 20 ms apart (about 1.2 s)
-    app = make_app([{"text": text, "delay_ms": 20}])
+    # The model holds the rest of its reply until the test has seen the first fragment.
+    go_on = tmp_path / "go-on"
+    app = make_app([{"text": text, "delay_ms": 20, "wait_for_file": str(go_on)}])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await send(pilot, "go")
         await wait_for(pilot, lambda: bool(replies) and replies[0].source != "")
         first_seen = replies[0].source
+        go_on.touch()
         await wait_for(pilot, lambda: app.status_bar.turn.number == 1 and not app.prompt.is_busy)
         assert "".join(reply.source for reply in replies) == text
         assert len(first_seen) < len(text)  # text showed while it streamed, not only at the end

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -123,7 +123,7 @@ class Conversation:
         """Set by the first Ctrl-C or interrupt of a turn (D8); a running command watches it."""
         self.kill_requested = asyncio.Event()
         """Set by a second one within the turn: what still runs is killed at once."""
-        self.commands_running = 0
+        self._commands_running = 0
         self.last_input_tokens: int | None = None
         """The last request's prompt tokens, as the runtime reported them (context used)."""
         self.sandbox_mechanism: str | None = None
@@ -143,6 +143,16 @@ class Conversation:
     @property
     def tool_names(self) -> list[str]:
         return [tool.name for tool in self.tools]
+
+    @contextlib.contextmanager
+    def running_command(self) -> Iterator[None]:
+        """Held while a command runs (the model's or the person's): a stop waits for it to end
+        (SIGTERM, then SIGKILL) before the turn does."""
+        self._commands_running += 1
+        try:
+            yield
+        finally:
+            self._commands_running -= 1
 
     # -- turns ----------------------------------------------------------------------------
 
@@ -179,7 +189,7 @@ class Conversation:
         stopped = asyncio.create_task(self.stop_requested.wait())
         try:
             await asyncio.wait({body, stopped}, return_when=asyncio.FIRST_COMPLETED)
-            if not body.done() and self.commands_running:
+            if not body.done() and self._commands_running:
                 # A running command is stopped by its runner (SIGTERM, then SIGKILL), which
                 # records its outcome; the turn ends after it.
                 await asyncio.wait({body}, timeout=COMMAND_STOP_GRACE)

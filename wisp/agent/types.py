@@ -9,6 +9,7 @@ a ``Protocol``; nothing does I/O.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -200,7 +201,11 @@ class ConversationView(Protocol):
     """An ``asyncio.Event`` set when the person stops the turn."""
     kill_requested: Any
     """An ``asyncio.Event`` set by a second stop: kill what still runs at once."""
-    commands_running: int
+
+    def running_command(self) -> AbstractContextManager[None]:
+        """Held while a command runs: a stop lets it end (SIGTERM, then SIGKILL) before the
+        turn does."""
+        ...
 
 
 class KeepOutput(Protocol):

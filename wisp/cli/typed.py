@@ -46,8 +46,7 @@ async def run_typed_command(
     started = time.monotonic()
     conversation.stop_requested.clear()
     conversation.kill_requested.clear()
-    conversation.commands_running += 1
-    try:
+    with conversation.running_command():
         outcome = await runner.run_typed(
             line,
             directory,
@@ -55,8 +54,6 @@ async def run_typed_command(
             stop=conversation.stop_requested,
             kill_now=conversation.kill_requested,
         )
-    finally:
-        conversation.commands_running -= 1
     seconds = time.monotonic() - started
     if not isinstance(outcome, Ran):
         record(_typed(line, directory, "denied", seconds, reason=outcome.reason))

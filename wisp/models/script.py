@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -58,6 +59,9 @@ class ScriptResponse(msgspec.Struct, frozen=True):
     delay_ms: _NonNegative = 0
     usage: ScriptUsage | None = None
     error: str | None = None
+    wait_for_file: str | None = None
+    """After the first chunk, the rest waits until this file exists: a face's test sees the
+    reply part-way, whatever the machine's pace."""
 
 
 class ScriptFile(msgspec.Struct, frozen=True):
@@ -65,6 +69,12 @@ class ScriptFile(msgspec.Struct, frozen=True):
     context_size: Annotated[int, msgspec.Meta(ge=1)] | None = msgspec.field(
         default=None, name="contextSize"
     )
+
+
+async def _until_exists(path: str) -> None:
+    """Returns once ``path`` exists, looking every 10 ms (an interrupt lands in between)."""
+    while not os.path.exists(path):
+        await asyncio.sleep(0.01)
 
 
 @dataclass(slots=True)
@@ -91,6 +101,8 @@ class ScriptBackend:
                 first = False
                 chunk = text[at : at + CHUNK_CHARACTERS]
                 yield ThinkingDelta(chunk) if kind == "thinking" else TextDelta(chunk)
+                if at == 0 and response.wait_for_file is not None:
+                    await _until_exists(response.wait_for_file)
         for call in response.tool_calls:
             yield complete_call(ToolCallRequested(call.name, dict(call.arguments)), request.tools)
         if response.usage is not None:

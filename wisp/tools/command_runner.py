@@ -257,6 +257,18 @@ class CommandRunner:
         record(decision)
 
 
+@dataclass(frozen=True, slots=True)
+class TimeLimit:
+    """The time limit a model's command runs under, as ``command.outcome`` records it."""
+
+    source: str
+    """``timeoutSource``: ``call`` (the call's own ``timeoutSeconds``) or ``default``."""
+    seconds: float | None
+    """The limit applied, after the cap; None when there is none."""
+    clamped: bool = False
+    """The call asked for more than the maximum and was cut to it."""
+
+
 def decision_event(
     line: str, directory: Path, verdict: str, reason: str, state: SandboxState
 ) -> PolicyDecision:
@@ -284,7 +296,7 @@ def outcome_event(
     stderr: str,
     truncated: bool,
     origin: str | None = None,
-    timeout: tuple[str, float | None, bool] | None = None,
+    timeout: TimeLimit | None = None,
 ) -> CommandOutcome:
     """``command.outcome`` for a command that ran; ``stdout``/``stderr`` as the model saw them."""
     result = ran.result
@@ -302,11 +314,10 @@ def outcome_event(
     if result.stopped:
         event.stopped = True
     if timeout is not None:
-        source, seconds, clamped = timeout
-        event.timeout_source = source
-        if seconds is not None:
-            event.timeout_seconds = int(seconds)
-        if clamped:
+        event.timeout_source = timeout.source
+        if timeout.seconds is not None:
+            event.timeout_seconds = int(timeout.seconds)
+        if timeout.clamped:
             event.timeout_clamped = True
     if ran.refusal is not None:
         event.sandbox_refusal = ran.refusal.verdict.value

@@ -17,6 +17,7 @@ from wisp.tools.command_runner import (
     CommandRunner,
     Ran,
     Refused,
+    TimeLimit,
     decision_event,
     outcome_event,
 )
@@ -74,38 +75,36 @@ class RunCommandTool:
             return self._refuse_outside(args.command, directory, context)
         timeout = self._timeout(args.timeout_seconds)
         conversation = context.conversation
-        conversation.commands_running += 1
-        try:
+        with conversation.running_command():
             outcome = await self.runner.run_for_model(
                 args.command,
                 directory,
-                timeout=timeout[1],
+                timeout=timeout.seconds,
                 turn=conversation.turn,
                 record=context.record,
                 stop=conversation.stop_requested,
                 kill_now=conversation.kill_requested,
             )
-        finally:
-            conversation.commands_running -= 1
         if isinstance(outcome, Refused):
             return outcome.message
         return self._result(args.command, outcome, timeout, context)
 
-    def _timeout(self, asked: int | UnsetType) -> tuple[str, float | None, bool]:
-        """(timeoutSource, seconds or None, clamped) per policy.md §4."""
+    def _timeout(self, asked: int | UnsetType) -> TimeLimit:
+        """The call's own ``timeoutSeconds`` (at least 1, cut to the maximum), else the
+        configured default (0: none)."""
         settings = self.runner.settings
         if asked is not UNSET:
             seconds = min(max(asked, 1), settings.max_timeout_seconds)
-            return "call", float(seconds), seconds != asked
+            return TimeLimit("call", float(seconds), clamped=seconds != asked)
         if settings.timeout_seconds == 0:
-            return "default", None, False
-        return "default", float(settings.timeout_seconds), False
+            return TimeLimit("default", None)
+        return TimeLimit("default", float(settings.timeout_seconds))
 
     def _result(
         self,
         line: str,
         ran: Ran,
-        timeout: tuple[str, float | None, bool],
+        timeout: TimeLimit,
         context: ToolContext,
     ) -> str:
         result = ran.result
