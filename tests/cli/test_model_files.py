@@ -70,7 +70,7 @@ def change_a_byte(path: Path) -> None:
 
 async def load(path: Path, files: ConfigModelFiles | None, context: Context) -> None:
     """Resolve ``local:PATH`` and load its weights (counting tokens loads them), then free them."""
-    model = await local.resolve(str(path), context.load_config(), files=files)
+    model = await local.resolve(str(path), context.load_config().settings.local, files=files)
     try:
         await model.backend.count_tokens("hello")
     finally:
@@ -181,7 +181,7 @@ async def test_a_checksum_that_is_not_one_is_refused(gguf: Path, context: Contex
 
 
 async def test_the_default_model_is_not_recorded(context: Context) -> None:
-    model = await local.resolve("", context.load_config(), files=book(context, []))
+    model = await local.resolve("", context.load_config().settings.local, files=book(context, []))
     try:
         await model.backend.count_tokens("hello")
     finally:

@@ -28,9 +28,10 @@ def test_the_secrets_are_the_api_keys_the_backends_read() -> None:
 def test_each_secret_is_read_from_config_and_from_its_variable(path: str) -> None:
     scheme = path.split(".")[0]
     config = Config(Path("/nonexistent/config.json"), {scheme: {"apiKey": "from-file"}})
-    assert api_key(scheme, config, {}).source == "config.json"  # type: ignore[union-attr]
+    stored = config.settings.openai_compatible(scheme).api_key
+    assert api_key(scheme, stored, {}).source == "config.json"  # type: ignore[union-attr]
     variable = secret_variable(path)
-    assert api_key(scheme, config, {variable: "env"}).source == variable  # type: ignore[union-attr]
+    assert api_key(scheme, stored, {variable: "env"}).source == variable  # type: ignore[union-attr]
     assert command_environment({variable: "env"}) == {}
 
 

@@ -56,7 +56,7 @@ def test_a_question_is_said_by_its_capabilitys_name() -> None:
 
 async def test_the_embedded_model_holds_a_conversation_but_calls_no_tool() -> None:
     pytest.importorskip("llama_cpp", reason="needs the local extra")
-    model = await local.resolve("", Config(Path("/nonexistent/config.json"), {}))
+    model = await local.resolve("", Config(Path("/nonexistent/config.json"), {}).settings.local)
     try:
         result = await check_model(model)
     finally:
@@ -150,7 +150,7 @@ async def test_each_question_is_greedy_without_thinking_and_capped(
     ollama.install("qwen3:latest", capabilities=["completion", "tools", "thinking"])
     ollama.reply_with(ollama.line("Hello"), ollama.done())
     config = make_config({"ollama": {"baseURL": ollama.base_url}})
-    model = await resolve_ollama("qwen3", config, {}, http_client)
+    model = await resolve_ollama("qwen3", config.settings.ollama, {}, http_client)
     await check_model(model)
     bodies = ollama.chat_bodies()
     assert [body["options"]["num_predict"] for body in bodies] == [64, 128, 128]

@@ -25,6 +25,7 @@ from wisp.agent.types import (
     UsageReport,
 )
 from wisp.config import Config
+from wisp.config.sections import Local
 from wisp.models import local
 from wisp.models.local_engine import Engine
 
@@ -35,8 +36,9 @@ DEFAULT_NAME = "SmolLM2-135M-Instruct.Q4_1"
 PARIS = ChatRequest([Message(role="user", content="What is the capital of France? One word.")])
 
 
-def config(data: dict[str, Any] | None = None) -> Config:
-    return Config(Path("/nonexistent/config.json"), data or {})
+def config(data: dict[str, Any] | None = None) -> Local:
+    """The ``local`` section of a config.json holding ``data``, as the backend is handed it."""
+    return Config(Path("/nonexistent/config.json"), data or {}).settings.local
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

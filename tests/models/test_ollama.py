@@ -84,7 +84,7 @@ def resolve(
 
     async def run(name: str, memory: Memory | None = None, **settings: Any) -> ResolvedModel:
         config = make_config({"ollama": {"baseURL": ollama.base_url, **settings}})
-        return await resolve_ollama(name, config, {}, http_client, memory=memory)
+        return await resolve_ollama(name, config.settings.ollama, {}, http_client, memory=memory)
 
     return run
 
@@ -138,7 +138,7 @@ async def test_no_server_is_named_with_its_address(
 ) -> None:
     config = make_config({"ollama": {"baseURL": refused_url}})
     with pytest.raises(ModelUnavailable) as caught:
-        await resolve_ollama("qwen3", config, {}, http_client)
+        await resolve_ollama("qwen3", config.settings.ollama, {}, http_client)
     message = str(caught.value)
     assert message.startswith(f"no Ollama server at {refused_url}: ")
     assert "connection refused" in message.lower()

@@ -87,7 +87,7 @@ def llamacpp(llama_server: LlamaServer, make_config: MakeConfig, http_client: ht
         config = make_config({"llamacpp": {"baseURL": llama_server.base_url}})
         if environ is None:
             environ = {"WISP_LLAMACPP_API_KEY": llama_server.key}
-        return await resolve_llamacpp(name, config, environ, http_client)
+        return await resolve_llamacpp(name, config.settings.llamacpp, environ, http_client)
 
     return run
 
@@ -181,7 +181,8 @@ async def test_openai_takes_a_base_url_ending_in_v1(
 ) -> None:
     config = make_config({"openai": {"baseURL": f"{llama_server.base_url}/v1/"}})
     environ = {"WISP_OPENAI_API_KEY": llama_server.key}
-    resolved = await resolve_openai(llama_server.model_id, config, environ, http_client)
+    section = config.settings.openai
+    resolved = await resolve_openai(llama_server.model_id, section, environ, http_client)
     assert resolved.selection == f"openai:{SMOLLM2}"
     assert resolved.asset == f"{llama_server.base_url} {llama_server.model_id}"
     assert resolved.context_note == (
@@ -513,13 +514,14 @@ async def test_the_thinking_switch_defaults_from_config_and_lm_studio_gets_none(
 
 def test_the_environment_key_wins_and_never_shows(make_config: MakeConfig) -> None:
     config = make_config({"openai": {"apiKey": "from-file"}})
-    key = api_key("openai", config, {"WISP_OPENAI_API_KEY": "from-env"})
+    stored = config.settings.openai.api_key
+    key = api_key("openai", stored, {"WISP_OPENAI_API_KEY": "from-env"})
     assert key is not None and key.source == "WISP_OPENAI_API_KEY"
     assert key.headers() == {"Authorization": "Bearer from-env"}
     assert "from-env" not in repr(key) and "from-env" not in f"{key}"
-    from_file = api_key("openai", config, {"WISP_OPENAI_API_KEY": ""})  # empty counts as unset
+    from_file = api_key("openai", stored, {"WISP_OPENAI_API_KEY": ""})  # empty counts as unset
     assert from_file is not None and from_file.source == "config.json"
-    assert api_key("llamacpp", config, {}) is None
+    assert api_key("llamacpp", config.settings.llamacpp.api_key, {}) is None
 
 
 # -- listings ----------------------------------------------------------------------------------
@@ -531,7 +533,8 @@ async def resolve_mocked(
     recorder = Recorder(routes=routes)
     config = Config(tmp / "config.json", settings)
     async with httpx.AsyncClient(transport=httpx.MockTransport(recorder)) as client:
-        return await resolver("qwen3-8b", config, {}, client), recorder
+        section = config.settings.openai_compatible(resolver.__name__.removeprefix("resolve_"))
+        return await resolver("qwen3-8b", section, {}, client), recorder
 
 
 LLAMA_MODELS = {"data": [{"id": "/models/qwen3-8b.gguf", "meta": {"n_ctx_train": 40960}}]}
@@ -582,7 +585,8 @@ async def test_declared_capabilities_and_window_apply_without_props(tmp_path: Pa
 def test_a_window_set_for_a_dotted_name_is_noted_with_the_name_quoted(tmp_path: Path) -> None:
     settings = {"openai": {"models": {"qwen2.5-coder": {"contextLength": 8192}}}}
     config = Config(tmp_path / "config.json", settings)
-    assert settle_window(OPENAI, config, "qwen2.5-coder", Served("qwen2.5-coder")) == (
+    section = config.settings.openai
+    assert settle_window(OPENAI, section, "qwen2.5-coder", Served("qwen2.5-coder")) == (
         8192,
         'set for this model (openai.models."qwen2.5-coder".contextLength)',
     )
@@ -592,7 +596,7 @@ def test_a_bad_declaration_for_a_dotted_name_names_its_path_quoted(tmp_path: Pat
     settings = {"openai": {"models": {"qwen2.5-coder": {"capabilities": "toolCalling"}}}}
     config = Config(tmp_path / "config.json", settings)
     with pytest.raises(ConfigValueError) as caught:
-        declared_capabilities(config, "openai", "qwen2.5-coder")
+        declared_capabilities(config.settings.openai.models, "openai", "qwen2.5-coder")
     assert str(caught.value) == (
         f'{config.path}: openai.models."qwen2.5-coder".capabilities: expected a list of '
         "capability names"

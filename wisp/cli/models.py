@@ -127,9 +127,7 @@ def run_list(args: argparse.Namespace, context: Context) -> int:
     import msgspec
 
     config = context.load_config()
-    catalog = asyncio.run(
-        picker_rows(config, context.environ, in_use=config.checked_value("model"))
-    )
+    catalog = asyncio.run(picker_rows(config, context.environ, in_use=config.settings.model))
     if args.json:
         print(msgspec.json.encode(catalog).decode(), file=context.stdout, flush=True)
         return 0

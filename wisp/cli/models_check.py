@@ -166,7 +166,7 @@ async def _enable_one(
     with locked_config(context.home.config_file) as config:
         if result.outcome == "refused":
             why = outcome_message(selection, result)
-            if canonical(config.checked_value("model")) == canonical(selection):
+            if canonical(config.settings.model) == canonical(selection):
                 say(f"{why}; it is the default model, so it cannot be disabled")
                 return False
             was_off = canonical(selection) in {canonical(s) for s in disabled_list(config)}

@@ -82,7 +82,7 @@ def toggle(
     """
     enabling = {canonical(s): s for s in enable}
     disabling = {canonical(s): s for s in disable if canonical(s) not in enabling}
-    default = canonical(config.checked_value("model"))
+    default = canonical(config.settings.model)
     if default in disabling:
         raise default_refusal(disabling[default])
     old = disabled_list(config)

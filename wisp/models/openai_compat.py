@@ -15,10 +15,10 @@ import httpx
 import msgspec
 
 from wisp.agent.types import ChatRequest, ModelError, ResolvedModel, StreamEvent, UsageReport
+from wisp.config.sections import LlamaCpp, LMStudio, OpenAI, OpenAICompatible
 from wisp.diagnostics import logger
 from wisp.models.http import (
     ApiKey,
-    ConfigReader,
     ReplyAssembly,
     Server,
     ServerError,
@@ -188,28 +188,28 @@ class OpenAICompatBackend:
 async def resolve_with(
     dialect: Dialect,
     name: str,
-    config: ConfigReader,
+    section: OpenAICompatible,
     environ: Mapping[str, str],
     client: httpx.AsyncClient,
 ) -> ResolvedModel:
     """``<scheme>:NAME`` checked against the server at ``<scheme>.baseURL``."""
-    server = server_for(dialect, config)
-    key = api_key(dialect.scheme, config, environ)
-    if dialect is LMSTUDIO and isinstance(config.get("lmstudio.models"), dict):
+    server = server_for(dialect, section)
+    key = api_key(dialect.scheme, section.api_key, environ)
+    if dialect is LMSTUDIO and section.models.stored is not None:
         logger.warning(
-            "lmstudio.models in %s is ignored: LM Studio reports its models", config.path
+            "lmstudio.models in %s is ignored: LM Studio reports its models", section.models.path
         )
     served = await served_by(Listing(client, dialect, server, key), name)
     canonical = canonical_name(dialect.scheme, served.id)
-    window, note = settle_window(dialect, config, canonical, served)
-    capabilities, source = settle_capabilities(dialect, config, canonical, served)
+    window, note = settle_window(dialect, section, canonical, served)
+    capabilities, source = settle_capabilities(dialect, section, canonical, served)
     backend = OpenAICompatBackend(
         client=client,
         dialect=dialect,
         server=server,
         model_id=served.id,
         key=key,
-        default_think=default_think(dialect, config, canonical),
+        default_think=default_think(dialect, section, canonical),
     )
     return ResolvedModel(
         selection=f"{dialect.scheme}:{canonical}",
@@ -224,21 +224,21 @@ async def resolve_with(
 
 
 async def resolve_llamacpp(
-    name: str, config: ConfigReader, environ: Mapping[str, str], client: httpx.AsyncClient
+    name: str, section: LlamaCpp, environ: Mapping[str, str], client: httpx.AsyncClient
 ) -> ResolvedModel:
     """``llamacpp:NAME``: a model llama.cpp's llama-server serves at ``llamacpp.baseURL``."""
-    return await resolve_with(LLAMACPP, name, config, environ, client)
+    return await resolve_with(LLAMACPP, name, section, environ, client)
 
 
 async def resolve_lmstudio(
-    name: str, config: ConfigReader, environ: Mapping[str, str], client: httpx.AsyncClient
+    name: str, section: LMStudio, environ: Mapping[str, str], client: httpx.AsyncClient
 ) -> ResolvedModel:
     """``lmstudio:NAME``: a model LM Studio's server has, at ``lmstudio.baseURL``."""
-    return await resolve_with(LMSTUDIO, name, config, environ, client)
+    return await resolve_with(LMSTUDIO, name, section, environ, client)
 
 
 async def resolve_openai(
-    name: str, config: ConfigReader, environ: Mapping[str, str], client: httpx.AsyncClient
+    name: str, section: OpenAI, environ: Mapping[str, str], client: httpx.AsyncClient
 ) -> ResolvedModel:
     """``openai:NAME``: a model an OpenAI-compatible server serves at ``openai.baseURL``."""
-    return await resolve_with(OPENAI, name, config, environ, client)
+    return await resolve_with(OPENAI, name, section, environ, client)

@@ -15,21 +15,20 @@ import msgspec
 
 from wisp.agent.types import Capability, CapabilitySource, ModelUnavailable
 from wisp.config.paths import model_path
+from wisp.config.sections import LMStudio, OpenAI, OpenAICompatible
 from wisp.models.http import (
     CAPABILITIES,
     RESOLVE_TIMEOUT,
     ApiKey,
-    ConfigReader,
     Server,
     auth_headers,
     context_length_in,
     declared_capabilities,
     failed_capabilities,
-    model_section,
     server_error,
     transport_errors,
 )
-from wisp.models.openai_wire import LMSTUDIO, OPENAI, Dialect, refusal
+from wisp.models.openai_wire import LMSTUDIO, Dialect, refusal
 from wisp.models.selection import canonical_name
 
 DEFAULT_WINDOW = 8192
@@ -288,31 +287,32 @@ async def served_by(listing: Listing, name: str) -> Served:
 # -- settling it with config.json --------------------------------------------------------------
 
 
-def server_for(dialect: Dialect, config: ConfigReader) -> Server:
+def server_for(dialect: Dialect, section: OpenAICompatible) -> Server:
     """The base URL without a trailing ``/`` or ``/v1`` (a ``/v1`` is accepted, not doubled)."""
-    base = str(config.checked_value(f"{dialect.scheme}.baseURL")).rstrip("/")
+    base = section.base_url.rstrip("/")
     return Server(
         runtime=dialect.runtime,
         scheme=dialect.scheme,
         base_url=base.removesuffix("/v1"),
         start_hint=dialect.start_hint,
-        idle_seconds=float(config.checked_value(f"{dialect.scheme}.timeoutSeconds")),
+        idle_seconds=float(section.timeout_seconds),
     )
 
 
 def settle_window(
-    dialect: Dialect, config: ConfigReader, name: str, served: Served
+    dialect: Dialect, section: OpenAICompatible, name: str, served: Served
 ) -> tuple[int, str]:
     """The server's window; else per-model config, then ``openai.contextLength``; else 8,192."""
     if served.window:
         return served.window, served.window_note or "reported by the server"
     if dialect is not LMSTUDIO:  # LM Studio has no models section
-        value = model_section(config, dialect.scheme, name).get("contextLength")
+        value = section.models.entry(name).get("contextLength")
         if value is not None:
             where = model_path(dialect.scheme, name, "contextLength")
-            return context_length_in(config, where, value), f"set for this model ({where})"
-    if dialect is OPENAI:
-        configured = config.checked_value("openai.contextLength")
+            path = section.models.path
+            return context_length_in(path, where, value), f"set for this model ({where})"
+    if isinstance(section, OpenAI):
+        configured = section.context_length
         if configured is not None:
             return configured, "configured (openai.contextLength)"
         return (
@@ -324,15 +324,14 @@ def settle_window(
 
 
 def settle_capabilities(
-    dialect: Dialect, config: ConfigReader, name: str, served: Served
+    dialect: Dialect, section: OpenAICompatible, name: str, served: Served
 ) -> tuple[list[Capability], CapabilitySource]:
     """§8.4: the dialect's, the server's and the declared; a recorded failure removes one."""
+    models = section.models
     declared = (
-        declared_capabilities(config, dialect.scheme, name) if dialect.declares_by_config else None
+        declared_capabilities(models, dialect.scheme, name) if dialect.declares_by_config else None
     )
-    failed = (
-        failed_capabilities(config, dialect.scheme, name) if dialect.declares_by_config else set()
-    )
+    failed = failed_capabilities(models, name) if dialect.declares_by_config else set()
     found: set[str] = set(served.reported) | set(declared or [])
     if dialect.is_always_guided:
         found.add("guidedGeneration")
@@ -347,10 +346,10 @@ def settle_capabilities(
     return [c for c in CAPABILITIES if c in found], source
 
 
-def default_think(dialect: Dialect, config: ConfigReader, name: str) -> bool | None:
-    if not dialect.has_think_switch:
+def default_think(dialect: Dialect, section: OpenAICompatible, name: str) -> bool | None:
+    if not dialect.has_think_switch or isinstance(section, LMStudio):
         return None
-    think = model_section(config, dialect.scheme, name).get("think")
+    think = section.models.entry(name).get("think")
     if isinstance(think, bool):
         return think
-    return config.checked_value(f"{dialect.scheme}.think")
+    return section.think

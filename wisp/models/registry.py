@@ -19,10 +19,12 @@ from wisp.models.selection import parse_selection
 if TYPE_CHECKING:
     import httpx
 
+    from wisp.config import Config
     from wisp.models.local_files import ModelFiles
 
 Resolver = Callable[[str, Any, Mapping[str, str], Any], Awaitable[ResolvedModel]]
-"""A backend's resolve: (name, config, environment, an httpx.AsyncClient or None)."""
+"""A backend's resolve: (name, its section of the settings (``wisp.config.sections``; None for
+``script``), environment, an httpx.AsyncClient or None)."""
 
 BACKENDS: dict[str, tuple[str, str]] = {
     "local": ("wisp.models.local", "resolve"),
@@ -38,14 +40,15 @@ BACKENDS: dict[str, tuple[str, str]] = {
 async def resolve_model(
     selection: str,
     *,
-    config: Any,
+    config: Config,
     environ: Mapping[str, str],
     client: httpx.AsyncClient | None,
     model_files: ModelFiles | None = None,
 ) -> ResolvedModel:
     """The model ``selection`` names, checked and ready; ``ModelUnavailable`` if it cannot be.
 
-    ``config`` is the ``wisp.config.Config`` in force; ``client`` the session's HTTP client;
+    ``config`` is the ``wisp.config.Config`` in force, of which the backend is handed its own
+    section (``config.settings.ollama`` for ``ollama:``); ``client`` the session's HTTP client;
     ``model_files`` where a ``local:PATH`` file's checksum is kept, for every caller that will
     load it (issue 12).
     """
@@ -53,7 +56,8 @@ async def resolve_model(
     resolver = backend_resolver(parsed.scheme)
     if parsed.scheme == "local" and model_files is not None:
         resolver = functools.partial(resolver, files=model_files)
-    resolved = await resolver(parsed.name, config, environ, client)
+    section = config.settings.runtime(parsed.scheme)
+    resolved = await resolver(parsed.name, section, environ, client)
     # One canonical spelling everywhere, whatever the backend found the model as (§1).
     return dataclasses.replace(resolved, selection=parsed.canonical)
 
