@@ -9,63 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
 
 import msgspec
 
 from wisp import protocol as p
 from wisp.agent.events import AgentEvent, TextFragment, TurnResult
-from wisp.agent.loop import Conversation
 from wisp.audit.event import AuditEvent
 from wisp.chat.activity import ActivityTracker
-from wisp.chat.bridge import Waiters
 from wisp.chat.event_text import event_output, event_text
+from wisp.chat.host import ChatHost, Write
 from wisp.chat.slash import SlashCommands
 from wisp.chat.status import StatusReader
 from wisp.errors import WispError
 
 QUIT_WORDS = frozenset({"exit", "quit", "q"})
 HELP_HINT = "/help for commands, /quit or Ctrl-D to exit."
-
-Write = Callable[[p.Outbound], None]
-
-
-class ChatHost(Protocol):
-    """The session the loop drives (the CLI's ``ChatSession``)."""
-
-    conversation: Conversation
-    notes: list[str]
-    waiters: Waiters
-    save_name: str | None
-
-    async def switch_model(self, name: str) -> list[str]: ...
-
-    def new_conversation(self) -> None: ...
-
-    def save(self, name: str) -> Path: ...
-
-    async def run_typed(self, line: str) -> Any: ...
-
-    def on_hello(self, hello: p.ClientHello) -> None: ...
-
-    def approval_mode(self) -> str: ...
-
-    def sandbox_state(self) -> tuple[bool, str | None]: ...
-
-    def git_argv(self, args: Sequence[str]) -> list[str] | None: ...
-
-    async def inspect(self, view: str) -> str: ...
-
-    async def model_rows(self) -> tuple[list[Any], list[str]]: ...
-
-    async def set_models_off(self, off: set[str], listed: set[str]) -> list[str]: ...
-
-    async def toggle_models(self, verb: str, names: list[str]) -> list[str]: ...
-
-    async def check_model(self, name: str, say: Callable[[str], None]) -> None: ...
-
 
 class ChatLoop:
     """Runs one chat session's loop: hello, notes, then status → message → … → exit."""

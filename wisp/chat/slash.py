@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from msgspec import UNSET
 
@@ -10,10 +10,8 @@ from wisp import protocol as p
 from wisp.agent.compose import compose
 from wisp.agent.types import capability_words
 from wisp.chat.bridge import Withdrawn, new_id
+from wisp.chat.host import SlashLoop, Write
 from wisp.store import Entry
-
-if TYPE_CHECKING:
-    from wisp.chat.loop import ChatLoop
 
 HELP = [
     ("/help", "these commands"),
@@ -42,11 +40,11 @@ CHANGE_MODELS = "/models enable|disable NAME… turns models on or off; /model N
 class SlashCommands:
     """Runs ``/word argument`` for a chat loop; answers with output, note and view lines."""
 
-    def __init__(self, loop: ChatLoop) -> None:
+    def __init__(self, loop: SlashLoop) -> None:
         self.loop = loop
 
     @property
-    def write(self):  # type: ignore[no-untyped-def]
+    def write(self) -> Write:
         return self.loop.write
 
     def output(self, text: str) -> None:
@@ -156,10 +154,10 @@ class SlashCommands:
         verb, _, names = argument.partition(" ")
         if verb == "check" and names.split():
             for name in names.split():
-                await host.check_model(name, self.note)
+                await host.models.check(name, self.note)
             return
         if verb in ("enable", "disable") and names.split():
-            notes = await host.toggle_models(verb, names.split())
+            notes = await host.models.toggle(verb, names.split())
             for text in notes or ["models unchanged"]:
                 self.note(text)
             return
@@ -168,7 +166,7 @@ class SlashCommands:
                 f"unknown /models argument '{verb}'; /models, or /models enable|disable|check NAME…"
             )
             return
-        rows, unreachable = await host.model_rows()
+        rows, unreachable = await host.models.rows()
         for text in unreachable:
             self.note(text)
         if not self.loop.has_picker:
@@ -213,7 +211,7 @@ class SlashCommands:
             return
         listed = {row.selection for row in rows}
         off = listed - set(values)
-        notes = await host.set_models_off(off, listed)
+        notes = await host.models.set_off(off, listed)
         for text in notes or ["models unchanged"]:
             self.note(text)
         use = getattr(answer, "value", None)

@@ -119,7 +119,8 @@ async def _headless(context: Context, options: ConversationOptions) -> int:
     from wisp import __version__
     from wisp.chat.headless import feed, stdout_writer
     from wisp.chat.loop import ChatLoop
-    from wisp.cli.conversation import ChatSession, Face
+    from wisp.cli.conversation import ChatSession
+    from wisp.cli.faces import Face
 
     write = stdout_writer()
     async with ChatSession.open(context, options, Face(protocol=True)) as session:
@@ -145,7 +146,8 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
     from wisp import __version__
     from wisp.chat.loop import ChatLoop
     from wisp.chat.plain import LineReader, PlainFace, feed_lines
-    from wisp.cli.conversation import ChatSession, Face
+    from wisp.cli.conversation import ChatSession
+    from wisp.cli.faces import Face
 
     face = PlainFace(context.stdout, context.stderr)
     async with ChatSession.open(

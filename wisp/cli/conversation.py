@@ -19,26 +19,22 @@ from wisp.agent.recorder import Recorder
 from wisp.agent.types import ModelUnavailable, ResolvedModel, Tool, ToolContext
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import HostHello, ModelFallback, ModelResolved, SessionStart
-from wisp.chat.asker import TerminalAsker
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
+from wisp.cli.chat_models import ChatModels
 from wisp.cli.commands import (
     CommandOptions,
-    ReadLine,
     approval_mode,
     build_runner,
-    terminal_approver,
 )
 from wisp.cli.context import Context, audit_settings
+from wisp.cli.faces import Face, askers_for
 from wisp.cli.model_files import ConfigModelFiles
 from wisp.cli.own_programs import own_argv
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
-from wisp.errors import WispError
 from wisp.models.registry import resolve_model
 from wisp.models.selection import canonical_selection
-from wisp.policy.types import ApprovalQuestion, Approver, Asker
 from wisp.store import ConversationStore, PendingEntry, transcripts
-from wisp.tools.ask import NobodyAsker
 from wisp.tools.inspect import InspectTool
 from wisp.tools.registry import default_tools
 
@@ -53,19 +49,6 @@ class ConversationOptions:
     resume: str | None = None
     save: str | None = None
     commands: CommandOptions = field(default_factory=CommandOptions)
-
-
-@dataclass(frozen=True, slots=True)
-class Face:
-    """What the face that opens the session can do. A chat (plain or ``--json``) asks over the
-    protocol (``protocol``); the one-shot asks on the terminal when stdin is one."""
-
-    readline: ReadLine | None = None
-    is_terminal: bool = False
-    write: Callable[[str], None] | None = None
-    protocol: bool = False
-    asks_via: str = "json"
-    """The seed's ``via`` and ``ways`` for the model's questions: ``json`` or ``terminal``."""
 
 
 class ChatSession:
@@ -93,7 +76,7 @@ class ChatSession:
         self.waiters = Waiters()
         self.emit: Callable[[Any], None] = lambda line: None
         """Where protocol lines go (the chat loop sets it)."""
-        approver, self.asker = self._askers(face)
+        approver, self.asker = askers_for(face, self.waiters, lambda line: self.emit(line))
         self.runner = build_runner(
             config=config,
             home=context.home.root,
@@ -107,29 +90,8 @@ class ChatSession:
         self._approver = approver
         self._start_notes = list(self.notes)
         self.conversation: Conversation
-
-    def _askers(self, face: Face) -> tuple[Approver, Asker]:
-        if face.protocol:
-            approver = ProtocolApprover(
-                self.waiters,
-                show=lambda key, question: self.emit(_approval_line(key, question)),
-                withdrawn=lambda key: self.emit(p.Withdrawn(id=key)),
-            )
-            asker = ProtocolAsker(
-                self.waiters,
-                show=lambda key, text, options, timeout: self.emit(
-                    p.Question(id=key, question=text, options=options, timeout_seconds=timeout)
-                ),
-                withdrawn=lambda key: self.emit(p.Withdrawn(id=key)),
-                note=lambda text: self.emit(p.Note(text=text)),
-                ways=[face.asks_via],
-                via=face.asks_via,
-            )
-            return approver, asker
-        approver = terminal_approver(face.readline, face.is_terminal)
-        if face.readline is not None and face.write is not None:
-            return approver, TerminalAsker(face.readline, face.write)
-        return approver, NobodyAsker()
+        self.models = ChatModels(self)
+        """``/models`` and the picker."""
 
     def on_hello(self, hello: p.ClientHello) -> None:
         """A front end's hello: recorded, and its effects decide who may be asked (§4.1)."""
@@ -156,72 +118,6 @@ class ChatSession:
             conversation=conversation,
         )
         return await InspectTool().run({"what": view}, context)
-
-    async def model_rows(self) -> tuple[list[PickerRow], list[str]]:
-        """The picker's data: every model with its state, and a note per runtime not reached."""
-        from wisp.cli.models import picker_rows
-        from wisp.cli.models_table import capabilities_cell
-
-        catalog = await picker_rows(
-            self.config, self.context.environ, in_use=self.conversation.model,
-            client=self._client,
-        )  # fmt: skip
-        rows = [
-            PickerRow(
-                selection=row.selection,
-                runtime=row.runtime,
-                enabled=row.enabled,
-                context=f"{row.context_length:,}" if row.context_length else "?",
-                capabilities=capabilities_cell(row),  # as `wisp models` says it
-            )
-            for row in catalog.models
-        ]
-        unreachable = [f"{u.runtime} at {u.base_url}: {u.reason}" for u in catalog.unreachable]
-        return rows, unreachable
-
-    async def set_models_off(self, off: set[str], listed: set[str]) -> list[str]:
-        """The picker's answer: the listed models left off are disabled, the others enabled;
-        models disabled but not listed (a runtime not reached) stay as they were."""
-        from wisp.cli.models import canonical, disabled_list, set_disabled
-
-        listed_keys = {canonical(selection) for selection in listed}
-        kept = {s for s in disabled_list(self.context.load_config())
-                if canonical(s) not in listed_keys}  # fmt: skip
-        try:
-            notes = set_disabled(
-                self.context, off | kept, source="chat", record=self.recorder.record
-            )
-        except WispError as exc:
-            return [f"error: {exc}"]
-        self.config = self.context.load_config()
-        return notes
-
-    async def toggle_models(self, verb: str, names: list[str]) -> list[str]:
-        """/models enable|disable NAME…: as the command line does, recorded from chat."""
-        from wisp.cli.models import canonical, disabled_list
-
-        current = set(disabled_list(self.context.load_config()))
-        if verb == "disable":
-            off = current | set(names)
-        else:
-            named = {canonical(name) for name in names}
-            off = {s for s in current if canonical(s) not in named}
-        return await self.set_models_off(off, current | set(names))
-
-    async def check_model(self, name: str, say: Callable[[str], None]) -> None:
-        """/models check NAME: the capability check, its progress said as notes."""
-        from wisp.cli.models_check import Uncheckable, check_and_record, outcome_message
-
-        try:
-            result = await check_and_record(
-                self.context, name, trigger="check", source="chat", record=self.recorder.record,
-                say=say, client=self._http(),
-            )  # fmt: skip
-        except Uncheckable as exc:
-            say(f"error: {exc}")
-            return
-        self.config = self.context.load_config()
-        say(outcome_message(name, result))
 
     def approval_mode(self) -> str:
         return approval_mode(self.config, self.options.commands)
@@ -334,7 +230,7 @@ class ChatSession:
             selection,
             config=self.config,
             environ=self.context.environ,
-            client=self._http() if _is_served(selection) else None,
+            client=self.http() if _is_served(selection) else None,
             model_files=ConfigModelFiles(
                 self.context, source=self.options.entry_point, record=self.recorder.record
             ),
@@ -357,7 +253,12 @@ class ChatSession:
                     f"{selection}, or /models enable {selection} in chat"
                 )
 
-    def _http(self) -> Any:
+    @property
+    def http_client(self) -> Any:
+        """The session's HTTP client if one was made, else None."""
+        return self._client
+
+    def http(self) -> Any:
         """The session's HTTP client, made on first use: a ``local`` or ``script:`` session
         never pays for importing httpx (startup is most of a short chat's wait)."""
         if self._client is None:
@@ -501,30 +402,7 @@ def save_if_asked(session: ChatSession) -> str | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class PickerRow:
-    """One model in chat's picker."""
-
-    selection: str
-    runtime: str
-    enabled: bool
-    context: str
-    capabilities: str
-
-
 def _is_served(selection: str) -> bool:
     """Whether a model is reached over HTTP (and so needs the session's client)."""
     scheme = selection.strip().partition(":")[0].lower()
     return scheme in ("ollama", "llamacpp", "lmstudio", "openai")
-
-
-def _approval_line(key: str, question: ApprovalQuestion) -> p.Approval:
-    return p.Approval(
-        id=key,
-        command=question.command,
-        line=question.line,
-        pattern=question.pattern,
-        directory=str(question.directory),
-        level=question.level,
-        reasons=list(question.reasons),
-    )

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from wisp.cli.context import Context
 
 if TYPE_CHECKING:
-    from wisp.cli.conversation import ConversationOptions, Face
+    from wisp.cli.conversation import ConversationOptions
+    from wisp.cli.faces import Face
 
 DESCRIPTION = """\
 Run one turn: send PROMPT to the model, let it use its tools, and print the reply on stdout.
@@ -145,7 +146,7 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
 def _person(context: Context) -> Face:
     """Someone to ask (an approval, a question) only when stdin is a terminal."""
     from wisp.chat.plain import LineReader
-    from wisp.cli.conversation import Face
+    from wisp.cli.faces import Face
 
     if not sys.stdin.isatty():
         return Face()
