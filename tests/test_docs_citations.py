@@ -28,12 +28,6 @@ BEING_CLEANED = {
     # skipped whole.
     "docs/logging.md",
     "docs/protocol.md",
-    "wisp/agent/audited.py",
-    "wisp/agent/checks.py",
-    "wisp/agent/compose.py",
-    "wisp/agent/loop.py",
-    "wisp/agent/prompt.py",
-    "wisp/agent/text.py",
     "wisp/audit/__init__.py",
     "wisp/audit/details.py",
     "wisp/audit/docs.py",

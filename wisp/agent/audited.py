@@ -1,10 +1,10 @@
-"""Every tool call goes through here (agent.md §4.1): ``tool.call``, the tool, ``tool.result``.
+"""Every tool call goes through here: ``tool.call``, the tool, ``tool.result``.
 
 A new tool is audited without doing anything. An output larger than the budget B is kept
 whole in the conversation's output store (``output.kept``) and the model is given its head and
-tail with a marker; the log records what the model saw, never more. A tool that fits its own
-output (run_command) keeps what it holds back through ``ToolContext.keep_output``, the same
-keeping, so each marker's output id names a kept output.
+tail with a marker (docs/turn.md, "Output budget"); the log records what the model saw, never
+more. A tool that fits its own output (run_command) keeps what it holds back through
+``ToolContext.keep_output``, the same keeping, so each marker's output id names a kept output.
 """
 
 from __future__ import annotations

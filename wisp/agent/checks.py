@@ -1,9 +1,9 @@
-"""The lines under a reply (agent.md §8), computed from the store and the audit trail.
+"""The lines under a reply, computed from the store and the audit trail.
 
 Never from the model's word: ``ran:`` tallies the tool calls the audit recorded, ``cited but not
-in this conversation:`` checks the entry numbers a reply cites against the store (ADR 0055),
-and the thought line measures the reasoning the backend streamed. None is audited: each can
-be derived again from what is.
+in this conversation:`` checks the entry numbers a reply cites against the store, and the
+thought line measures the reasoning the backend streamed. None is audited: each can be derived
+again from what is. See docs/turn.md, "Lines under a reply".
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from wisp.audit.details import Details
 from wisp.audit.kinds import CommandOutcome, Error, PolicyDecision, ToolResult
 from wisp.audit.kinds import ToolCall as ToolCallEvent
 
-# -- cited entries (ADR 0055) ----------------------------------------------------------------
+# -- cited entries ---------------------------------------------------------------------------
 
 CITE_CAP = 100
 CITE_GROUPS = 8
@@ -88,7 +88,7 @@ def _runs(numbers: list[int]) -> list[str]:
     return groups
 
 
-# -- ran: (ADR 0051) -------------------------------------------------------------------------
+# -- ran: ------------------------------------------------------------------------------------
 
 RAN_TOOLS = 6
 
@@ -230,7 +230,7 @@ def _names_a_tool(reply: str, tool_names: Iterable[str]) -> bool:
     )
 
 
-# -- the thought line (ADR 0053) -------------------------------------------------------------
+# -- the thought line ------------------------------------------------------------------------
 
 
 def thought_line(seconds: float, tokens: int) -> str:

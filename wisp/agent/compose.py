@@ -1,4 +1,6 @@
-"""Composing a request from the store (agent.md §9.3) and the reference form (§5.1).
+"""Composing a request from the store, and the reference form of a tool output.
+
+See docs/turn.md, "What a request carries", and docs/store.md, "References".
 
 Every request carries the whole composition: the instructions, the active entries in store
 order with earlier turns' tool outputs as references, then the running turn's own entries
@@ -17,7 +19,7 @@ from wisp.agent.types import Message, ToolCall
 from wisp.store import Entry, PendingEntry, ToolOutputValue
 
 READ_ONLY_TOOLS = frozenset({"read_file", "inspect", "system_info", "current_date"})
-REFERENCE_BYTES = 576  # 640 less 64 (agent.md §5.1)
+REFERENCE_BYTES = 576  # a reference's most bytes (docs/store.md, "References")
 _NOT_CONTENT = ("exit status:", "stdout:", "stderr:", "timed out:", "stopped:")
 _TRAILING_MARKERS = ("[truncated:", "[held back:", "[more: call again with offset", "[end of file]")
 
@@ -162,8 +164,8 @@ def command_notice(
     entry_id: int,
     memory: bool,
 ) -> str:
-    """How the model learns of a command the person typed (agent.md §5.2): one entry, always
-    this form, never bare output."""
+    """How the model learns of a command the person typed: one entry, always this form,
+    never bare output."""
     at = f" at {clock}" if clock else ""
     line_count = output.count("\n") + 1 if output else 0
     status = f"exit status {exit_status}" if exit_status is not None else "it did not start"

@@ -55,7 +55,7 @@ MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
 
 
 def output_budget(context_size: int | None) -> int:
-    """B: an eighth of the window at 4 bytes a token, within [4 KiB, 64 KiB] (agent.md §4.2)."""
+    """B: an eighth of the window at 4 bytes a token, within [4 KiB, 64 KiB]."""
     if not context_size:
         return MIN_BUDGET
     return max(MIN_BUDGET, min(MAX_BUDGET, context_size // 8 * 4))
@@ -120,7 +120,7 @@ class Conversation:
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
         self.stop_requested = asyncio.Event()
-        """Set by the first Ctrl-C or interrupt of a turn (D8); a running command watches it."""
+        """Set by the first Ctrl-C or interrupt of a turn; a running command watches it."""
         self.kill_requested = asyncio.Event()
         """Set by a second one within the turn: what still runs is killed at once."""
         self._commands_running = 0
@@ -158,7 +158,7 @@ class Conversation:
 
     def add_typed_command(self, notice: str, event_id: str) -> int:
         """Store a command the person typed (``!cmd``) between turns: the next turn's first
-        request carries it (agent.md §2.2). Returns its entry number."""
+        request carries it. Returns its entry number."""
         source = Source(session=self.session, turn=self.turn + 1, event=event_id)
         entry = self.store.add(
             PendingEntry("command", notice, (source,)), turn=self.turn + 1, time=utc_now()
@@ -166,8 +166,8 @@ class Conversation:
         return entry.id
 
     def stop(self) -> None:
-        """D8: stop the running turn (Ctrl-C, or an interrupt line); a second stop kills what
-        still runs at once. Safe when idle."""
+        """Stop the running turn (Ctrl-C, or an interrupt line); a second stop kills what still
+        runs at once. Safe when idle. See docs/turn.md, "Stopping a turn"."""
         if self.stop_requested.is_set():
             self.kill_requested.set()
         self.stop_requested.set()
@@ -205,7 +205,7 @@ class Conversation:
 
     def _reference_outputs(self) -> None:
         """From the turn after its own, an output goes as its reference when that is shorter
-        (agent.md §3.1 step 2); each is recorded once, as ``context.reference``."""
+        (docs/turn.md, "Steps"); each is recorded once, as ``context.reference``."""
         calls = calls_by_id(self.store)
         for entry in self.store:
             if entry.kind != "toolOutput" or not entry.active or entry.referenced_at is not None:
@@ -251,7 +251,7 @@ class Conversation:
             for call in calls:
                 await self._call(turn, call, budget)
                 if self.stop_requested.is_set():
-                    raise asyncio.CancelledError  # D8: the turn ends after the stopped call
+                    raise asyncio.CancelledError  # the turn ends after the stopped call
         raise ModelError(
             f"the model made {self.max_steps} requests without a final reply; "
             "the turn was stopped there"
@@ -319,7 +319,7 @@ class Conversation:
         seconds = time.monotonic() - turn.started
         killed = self.kill_requested.is_set()
         self.recorder.record(TurnStopped(seconds=round(seconds, 3), killed=killed))
-        # D8: calls that never started are dropped, so every stored call has its output.
+        # Calls that never started are dropped, so every stored call has its output.
         kept: list[PendingEntry] = []
         for entry in turn.pending:
             if entry.kind == "toolCalls":
@@ -356,7 +356,7 @@ class Conversation:
                 turn.pending[index] = PendingEntry(entry.kind, entry.value, sources, entry.time)
 
     def _check(self, result: TurnResult, text: str) -> None:
-        """``ran:`` from the turn's audit trail, ``cited`` against the store (agent.md §8)."""
+        """``ran:`` from the turn's audit trail, ``cited`` against the store."""
         result.ran = checks.ran_line(checks.call_outcomes(self._trail), text, self.tool_names)
         citations = checks.cited_entries(text)
         result.unknown_entries = checks.unknown_entries(citations, self.store.has)

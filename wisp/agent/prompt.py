@@ -1,4 +1,4 @@
-"""The system prompt: wisp's own text, then the operator's and the caller's layers (§10)."""
+"""The system prompt: wisp's own text, then the operator's and the caller's layers."""
 
 from __future__ import annotations
 

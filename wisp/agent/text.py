@@ -1,4 +1,4 @@
-"""Fitting text within a byte budget (agent.md §4.1, §4.2): tool results, references.
+"""Fitting text within a byte budget: tool results, references (docs/turn.md, "Output budget").
 
 ``bounded`` keeps the head and says how much was cut. ``hold_back`` keeps a head and a tail at
 line boundaries with one marker between them naming the lines it held back; the marker never
