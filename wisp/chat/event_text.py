@@ -1,5 +1,6 @@
-"""The lines wisp words for recorded events: each event's text, its output page, the output fold
-and the plain chat's footer (the words are listed in docs/protocol.md).
+"""The line wisp words for each recorded event, the same for every face (the words are listed
+in docs/protocol.md). The ``output`` object an event carries is in ``output_page``; the plain
+chat's fold and footer in ``fold``.
 
 Pure functions over an event's typed details (the registry's Details Structs, matched by type),
 so the JSON face and the plain chat word every line the same way.
@@ -8,15 +9,12 @@ so the JSON face and the plain chat word every line the same way.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from msgspec import UNSET, UnsetType
 
-from wisp import protocol as p
 from wisp.agent.checks import thought_line
-from wisp.agent.text import count_lines
 from wisp.audit.details import Details
 from wisp.audit.kinds import (
     ApprovalDecided,
@@ -41,12 +39,6 @@ T = TypeVar("T")
 
 SHORTENED_CHARACTERS = 100
 """``shorten`` keeps this many characters."""
-PAGE_BYTES = 16 * 1024
-"""An ``output`` object's ``text`` holds at most this many UTF-8 bytes."""
-SHOWN_LINES = 20
-"""The default ``shownOutputLines``: lines the plain chat shows before folding."""
-FOLD_BYTES = 2048
-"""The fold shows at most this many bytes of lines."""
 NAMED_PATHS = 3
 """A sandbox note names this many paths, then ``and N more``."""
 
@@ -326,149 +318,3 @@ def _inquiry_settled(details: InquirySettled) -> str:
             return _INQUIRY_OUTCOMES[outcome]
         case _:
             return f"  · {outcome}: {reason}" if reason else f"  · {outcome}"
-
-
-# -- event.output ----------------------------------------------------------------------------
-
-
-def output_text(details: Details) -> str | None:
-    """The text an event carries to fold under its line: a tool's output (even empty), what a
-    typed command printed (when it printed something), or the model's thinking at its end."""
-    match details:
-        case ToolResult(output=output):
-            return output
-        case CommandTyped(output=output):
-            return output or None
-        case ModelReasoning(phase="end"):
-            return _given(details.text, "")
-        case _:
-            return None
-
-
-def event_output(
-    details: Details, event_id: str | None, *, shown_lines: int = SHOWN_LINES
-) -> p.EventOutput | None:
-    """The ``output`` object for an event that carries text, or None."""
-    text = output_text(details)
-    if text is None:
-        return None
-    return output_page(text, event_id, shown_lines=shown_lines)
-
-
-def output_page(
-    text: str, event_id: str | None, *, shown_lines: int = SHOWN_LINES
-) -> p.EventOutput:
-    """``text`` as an ``output`` object: its first page (at most 16 KiB, cut at a character)
-    and the whole text's measures."""
-    data = _utf8(text)
-    page = text if len(data) <= PAGE_BYTES else _cut(data, PAGE_BYTES)
-    return p.EventOutput(
-        id=event_id,
-        text=page,
-        lines=count_lines(text),
-        bytes=len(data),
-        truncated=len(page) < len(text),
-        shown_lines=shown_lines,
-    )
-
-
-def _utf8(text: str) -> bytes:
-    # surrogatepass: a lone surrogate from a lenient decoder must not make the count fail.
-    return text.encode("utf-8", "surrogatepass")
-
-
-def _cut(data: bytes, limit: int) -> str:
-    """The longest prefix of ``data``, at most ``limit`` bytes, that ends on a character."""
-    end = limit
-    while end > 0 and data[end] & 0xC0 == 0x80:  # a continuation byte starts no character
-        end -= 1
-    return data[:end].decode("utf-8", "surrogatepass")
-
-
-# -- the plain chat's fold -------------------------------------------------------------------
-
-# C0 controls but the newline (tabs are expanded first), DEL and the C1 controls.
-_CONTROLS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-
-
-def drawable(text: str) -> str:
-    """``text`` as every front end draws it: tabs as 4 spaces, other control characters gone."""
-    return _CONTROLS.sub("", text.replace("\t", "    "))
-
-
-def fold(
-    text: str,
-    event_id: str | None,
-    *,
-    shown_lines: int = SHOWN_LINES,
-    max_bytes: int = FOLD_BYTES,
-    total_lines: int | None = None,
-    total_bytes: int | None = None,
-) -> list[str]:
-    """The lines the plain chat shows under an event's line for its output: the first that fit,
-    indented 4 spaces, then a fold line saying how much more there is and how to see it.
-
-    ``text`` may be the first page of a longer output whose measures ``total_lines`` and
-    ``total_bytes`` give (an ``output`` object's)."""
-    if shown_lines <= 0 or not text:
-        return []
-    lines = drawable(text).split("\n")
-    if lines[-1] == "":  # a trailing empty line is not counted
-        lines.pop()
-    shown = _fitting(lines, shown_lines, max_bytes)
-    folded = ["    " + line for line in shown]
-    hidden = (len(lines) if total_lines is None else total_lines) - len(shown)
-    if hidden > 0:
-        noun = "line" if hidden == 1 else "lines"
-        where = f"/show {event_id[:8]}" if event_id else "/last"
-        size = len(_utf8(text)) if total_bytes is None else total_bytes
-        folded.append(f"    … {hidden} more {noun}, {size} bytes in all: {where}")
-    return folded
-
-
-def fold_output(output: p.EventOutput) -> list[str]:
-    """:func:`fold` of an event's ``output`` object, by its first page and whole measures."""
-    return fold(
-        output.text,
-        output.id,
-        shown_lines=output.shown_lines,
-        total_lines=output.lines,
-        total_bytes=output.bytes,
-    )
-
-
-def _fitting(lines: list[str], most: int, max_bytes: int) -> list[str]:
-    """The first lines that fit in ``most`` lines and ``max_bytes``; at least one, a lone line
-    over the bytes cut to half as many characters plus ``…``."""
-    shown: list[str] = []
-    size = 0
-    for line in lines[:most]:
-        length = len(_utf8(line))
-        size += length + 1
-        if shown and size > max_bytes:
-            break
-        shown.append(line if length <= max_bytes else line[: max_bytes // 2] + "…")
-    return shown
-
-
-# -- the plain chat's footer ---------------------------------------------------------------
-
-_ENDINGS = {"error": "failed after ", "stopped": "stopped after "}
-
-
-def footer(
-    ran: str | None,
-    cited: str | None,
-    seconds: float,
-    outcome: str,
-    input_tokens: int | None,
-    output_tokens: int | None,
-) -> list[str]:
-    """The muted lines the plain chat prints after a turn: ran, cited, then time and tokens."""
-    lines = [f"  {line}" for line in (ran, cited) if line]
-    timing = f"  {_ENDINGS.get(outcome, '')}{seconds:.1f} s"
-    # As turn end's tokens: only when both are known and not both zero.
-    if input_tokens is not None and output_tokens is not None and (input_tokens or output_tokens):
-        timing += f" · ↓{input_tokens:,} ↑{output_tokens:,}"
-    lines.append(timing)
-    return lines

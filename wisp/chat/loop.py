@@ -1,8 +1,9 @@
-"""The chat loop both faces share (protocol.md §2): it speaks only protocol lines.
+"""The chat loop both faces share: it speaks only protocol lines.
 
 ``wisp chat --json`` writes those lines to stdout; the plain chat renders the very same lines
 on the terminal, so the two cannot drift. Inbound lines arrive through ``receive``: messages
-queue (FIFO) while answers, choices, completions and interrupts act at once.
+queue (FIFO) while answers, choices, completions and interrupts act at once. The order of the
+lines is docs/protocol.md, "2. Lifecycle and ordering".
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from wisp import protocol as p
 from wisp.agent.events import AgentEvent, TextFragment, TurnResult
 from wisp.audit.event import AuditEvent
 from wisp.chat.activity import ActivityTracker
-from wisp.chat.event_text import event_output, event_text
+from wisp.chat.event_text import event_text
 from wisp.chat.host import ChatHost, Write
+from wisp.chat.output_page import event_output
 from wisp.chat.slash import SlashCommands
 from wisp.chat.status import StatusReader
 from wisp.errors import WispError
@@ -37,7 +39,7 @@ class ChatLoop:
         self.version = version
         self.has_picker = has_picker
         """The face shows a choice with toggles (a front end over ``--json``); the plain chat
-        does not, so ``/models`` gives it the table as ``output`` (protocol.md §5)."""
+        does not, so ``/models`` gives it the table as ``output``."""
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.tracker = ActivityTracker()
         self.status_reader = StatusReader(Path.cwd(), host.git_argv)
@@ -55,7 +57,7 @@ class ChatLoop:
     # -- inbound lines ---------------------------------------------------------------------
 
     def receive(self, line: p.Inbound | p.ChatText) -> None:
-        """One inbound line, as soon as it is read (protocol.md §4)."""
+        """One inbound line, as soon as it is read."""
         match line:
             case p.ChatText(text=text) | p.Message(text=text):
                 self.inbox.put_nowait(text)
@@ -74,7 +76,7 @@ class ChatLoop:
 
     def end_of_input(self) -> None:
         """stdin closed: a running typed command is killed; queued messages still run, then
-        the loop ends as for /quit (§2.7). A running turn is not stopped."""
+        the loop ends as for /quit. A running turn is not stopped."""
         if self._running == "typed":
             self.host.conversation.stop()
             self.host.conversation.stop()
@@ -90,7 +92,7 @@ class ChatLoop:
         self.inbox.put_nowait(None)
 
     def interrupt(self) -> None:
-        """D8: stop the running turn or typed command; a second one kills at once."""
+        """Stop the running turn or typed command; a second one kills at once."""
         if self._running is None:
             return
         self.host.conversation.stop()

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from msgspec import UNSET
 
 from wisp import protocol as p
-from wisp.chat.event_text import fold_output, footer
+from wisp.chat.fold import fold_output, footer
 from wisp.chat.headless import never_blocks
 from wisp.chat.loop import home_short
 from wisp.policy.approvers import ApprovalRefused, parse_answer
@@ -208,7 +208,7 @@ class PlainFace:
         self.wanted.set()
 
     def _approval(self, line: p.Approval) -> None:
-        """protocol.md §6.4: the plain chat's approval prompt, on stderr."""
+        """The plain chat's approval prompt, on stderr."""
         self._end_reply()
         rows = ["", f"⚠ approve [{line.level}] {line.command}"]
         if line.line != line.command:
