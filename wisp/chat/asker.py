@@ -1,4 +1,4 @@
-"""Plain chat's asker: the model's question on the terminal, one line read (policy.md §12).
+"""Plain chat's asker: the model's question on the terminal, one line read.
 
 The chat lends its own line reader, so the answer is read from the same input as prompts and
 Ctrl-C still stops the turn (the ``ask`` tool records ``stopped``). What the person may type:
@@ -8,7 +8,7 @@ Ctrl-C still stops the turn (the ``ask`` tool records ``stopped``). What the per
     an empty line                              no answer (outcome ``none``)
     /decline, or the end of input              declines
 
-A text that is not an option is asked again.
+A text that is not an option is asked again. See docs/turn.md, "The model's questions".
 """
 
 from __future__ import annotations

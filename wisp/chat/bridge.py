@@ -1,5 +1,5 @@
 """Approvals, questions and choices asked over the protocol, and their answers routed by id
-(protocol.md §4.7, §6, §7, §8).
+(docs/protocol.md, "7. Approvals, choices, questions and stopping").
 
 One table holds every waiter, keyed by id. An answer that arrives before its waiter is kept
 (the 32 newest); a withdrawn id is remembered (the 256 newest), so a late answer is dropped.
@@ -115,13 +115,12 @@ class ProtocolApprover:
             self.withdrawn(key)
             raise ApprovalRefused(INPUT_ENDED) from None
         decision = getattr(value, "decision", None)
-        # protocol.md §4: an answer without a decision is "no".
+        # An answer without a decision is "no".
         return parse_answer(decision if isinstance(decision, str) else "no")
 
 
 class ProtocolAsker:
     """The ``ask`` tool's asker for a chat: a ``question`` line out, an ``answer`` back."""
-
 
     def __init__(
         self,
@@ -159,7 +158,7 @@ class ProtocolAsker:
                 text = getattr(answer, "text", None)
                 text = text.strip() if isinstance(text, str) else ""
                 if options and text and text not in options and not _is_number(text, options):
-                    # protocol.md §8: a text that is not an option leaves the question waiting.
+                    # A text that is not an option leaves the question waiting.
                     self.note(f"error: {text!r} is not one of the options: {', '.join(options)}")
                     continue
                 return QuestionAnswer(text=text)

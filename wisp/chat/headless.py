@@ -1,7 +1,7 @@
 """``wisp chat --json``: the chat loop's lines on stdout, the front end's lines from stdin.
 
-stdout carries protocol lines only (D3). A line that cannot be read is skipped, never fatal:
-a hostile or broken front end cannot crash the backend.
+stdout carries protocol lines only, each one Struct of wisp/protocol.py. A line that cannot be
+read is skipped, never fatal: a hostile or broken front end cannot crash the backend.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ async def feed(chat: ChatLoop, fd: int) -> None:
 
 
 def _report(skipped: p.Skipped, unknown: set[str]) -> None:
-    """protocol.md §4: an unknown type is reported once per type (at most 32) on stderr's log."""
+    """An unknown type is reported once per type (at most 32) on stderr's log."""
     key = skipped.type or skipped.reason
     if key in unknown or len(unknown) >= 32:
         return

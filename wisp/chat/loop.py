@@ -28,6 +28,7 @@ from wisp.errors import WispError
 QUIT_WORDS = frozenset({"exit", "quit", "q"})
 HELP_HINT = "/help for commands, /quit or Ctrl-D to exit."
 
+
 class ChatLoop:
     """Runs one chat session's loop: hello, notes, then status → message → … → exit."""
 

@@ -1,4 +1,4 @@
-"""Slash commands over the protocol (protocol.md §5), and completions for them (§4.5)."""
+"""Slash commands over the protocol, and completions for them."""
 
 from __future__ import annotations
 
@@ -207,7 +207,7 @@ class SlashCommands:
             return
         values = getattr(answer, "values", UNSET)
         if not isinstance(values, list):
-            self.note("models unchanged")  # protocol.md §7: no values, nothing changes
+            self.note("models unchanged")  # no values, nothing changes
             return
         listed = {row.selection for row in rows}
         off = listed - set(values)

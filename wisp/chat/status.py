@@ -1,4 +1,4 @@
-"""What ``status`` says of the working directory's repository (protocol.md §3.3).
+"""What ``status`` says of the working directory's repository (docs/protocol.md, "`status`").
 
 Nothing a repository configures may run unconfined (issue 12): ``.git/config`` can name
 programs (``core.fsmonitor``, filters, ``diff.external``, hooks) and a command can set them.
