@@ -83,7 +83,7 @@ def run_chat(args: argparse.Namespace, context: Context) -> int:
 
 
 def _hand_over_on_a_terminal(argv: list[str], context: Context) -> None:
-    """Run the full-screen front end in this process's place when there is one (tui.md §1).
+    """Run the full-screen front end in this process's place when there is one.
 
     Returns only when the line chat should run: not on a terminal, no front end, or it failed.
     """
@@ -158,7 +158,7 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
         session.recorder.emit = chat.on_agent_event
 
         def ctrl_c() -> None:
-            # D8: Ctrl-C stops what runs (a second kills); at the prompt it leaves.
+            # Ctrl-C stops what runs (a second kills); at the prompt it leaves.
             if chat.running:
                 chat.interrupt()
             else:

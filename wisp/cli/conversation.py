@@ -94,7 +94,7 @@ class ChatSession:
         """``/models`` and the picker."""
 
     def on_hello(self, hello: p.ClientHello) -> None:
-        """A front end's hello: recorded, and its effects decide who may be asked (§4.1)."""
+        """A front end's hello: recorded, and its effects decide who may be asked."""
         details = HostHello(effects=list(hello.effects))
         if isinstance(hello.client, str):
             details.client = hello.client
@@ -191,8 +191,8 @@ class ChatSession:
         return transcripts.save(self.conversation.store, self._transcripts, name)
 
     async def run_typed(self, line: str) -> TypedCommand:
-        """``!cmd``: the person's own command, through the lists and the sandbox (policy.md
-        §10); recorded as ``command.typed`` and told to the model on its next request."""
+        """``!cmd``: the person's own command, through the lists and the sandbox; recorded as
+        ``command.typed`` and told to the model on its next request."""
         conversation = self.conversation
         return await run_typed_command(
             self.runner,
@@ -210,8 +210,8 @@ class ChatSession:
 
     async def _first_model(self) -> ResolvedModel:
         """The model the session starts on. A chat whose configured model (not one named with
-        --model) is unavailable starts on local instead, and says why (ADR 0056); a one-shot
-        never falls back."""
+        --model) is unavailable starts on local instead, and says why; a one-shot never falls
+        back (docs/models.md, "Falling back at start")."""
         named = self.options.model
         selection = named or self.config.checked_value("model")
         try:
@@ -237,7 +237,7 @@ class ChatSession:
         )
 
     def _refuse_disabled(self, selection: str) -> None:
-        """models.md §5: a disabled model is refused wherever it is chosen, by any spelling."""
+        """A disabled model is refused wherever it is chosen, by any spelling."""
         disabled = self.config.checked_value("models.disabled")
         if not disabled:
             return
@@ -272,7 +272,7 @@ class ChatSession:
         if not no_tools:
             tools = default_tools(self.config, runner=self.runner, asker=self.asker)
         if tools and not model.can_call_tools:
-            # models.md §3, the local exception: a text-only model runs with tools off, said once.
+            # A text-only model runs with tools off, said once (docs/models.md, "Capabilities").
             self.notes.append(
                 f"{model.selection} is text only (no tool calling recorded for it): "
                 "this conversation has no tools"

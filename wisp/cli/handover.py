@@ -1,4 +1,4 @@
-"""The hand-off (tui.md §1): `wisp chat` on a terminal runs the full-screen front end instead.
+"""The hand-off: `wisp chat` on a terminal runs the full-screen front end instead.
 
 The front end (`wisp-tui`, or the program `WISP_TUI` names) is found beside this `wisp` script,
 in the same `bin` folder, and replaces this process with the chat arguments as typed and

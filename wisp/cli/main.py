@@ -103,8 +103,8 @@ def _parse_command(
             f"{shlex.join(before)}: options of a prompt and of wisp chat, not of wisp {name}"
         )
     args = parser.parse_args(argv)
-    # `wisp chat` hands its words on to a front end (tui.md §1): its name first, then every
-    # other word as typed, those before it too.
+    # `wisp chat` hands its words on to a front end: its name first, then every other word as
+    # typed, those before it too.
     args.argv = [name, *before, *argv[at + 1 :]]
     return args
 

@@ -124,7 +124,7 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
             face.note(note)
         conversation = session.conversation
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, conversation.stop)  # D8: Ctrl-C stops the turn
+        loop.add_signal_handler(signal.SIGINT, conversation.stop)  # Ctrl-C stops the turn
         try:
             result = await conversation.run_turn(prompt, face.emit)
         finally:

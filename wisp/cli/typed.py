@@ -1,4 +1,4 @@
-"""``!cmd`` in chat: a command the person typed (policy.md §10, ADR 0049).
+"""``!cmd`` in chat: a command the person typed (docs/turn.md, "The person's own commands").
 
 It goes through the deny and allow lists and the sandbox, with no classifier and no approval
 (typing it was the approval) and no time limit; Ctrl-C stops it. Recorded as
