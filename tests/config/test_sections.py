@@ -29,7 +29,17 @@ def test_the_view_has_one_field_for_each_known_setting_and_no_other() -> None:
 
 def test_each_section_and_top_level_key_is_a_property_of_settings() -> None:
     names = {name for name in dir(Settings) if isinstance(getattr(Settings, name), property)}
-    assert len(names) == len(SECTIONS) + len(TOP_LEVEL)
+    camel = {"".join([name.split("_")[0], *map(str.title, name.split("_")[1:])]) for name in names}
+    assert camel == {*SECTIONS, *TOP_LEVEL}
+
+
+def test_each_top_level_property_reads_its_own_key() -> None:
+    data = {"model": "ollama:qwen3", "systemPromptExtension": "be brief"}
+    data |= {"commandTimeoutSeconds": 7, "commandMaxTimeoutSeconds": 8}
+    settings = config(data).settings
+    read = [settings.model, settings.system_prompt_extension]
+    read += [settings.command_timeout_seconds, settings.command_max_timeout_seconds]
+    assert read == [data[key] for key in TOP_LEVEL]
 
 
 def test_unset_settings_are_the_registrys_defaults() -> None:
