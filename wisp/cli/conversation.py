@@ -213,7 +213,7 @@ class ChatSession:
         --model) is unavailable starts on local instead, and says why; a one-shot never falls
         back (docs/models.md, "Falling back at start")."""
         named = self.options.model
-        selection = named or self.config.checked_value("model")
+        selection = named or self.config.settings.model
         try:
             return await self._resolve(selection)
         except ModelUnavailable as exc:
@@ -238,7 +238,7 @@ class ChatSession:
 
     def _refuse_disabled(self, selection: str) -> None:
         """A disabled model is refused wherever it is chosen, by any spelling."""
-        disabled = self.config.checked_value("models.disabled")
+        disabled = self.config.settings.models.disabled
         if not disabled:
             return
         wanted = canonical_selection(selection)
@@ -290,7 +290,7 @@ class ChatSession:
         )
 
     def _extension(self) -> str | None:
-        value = self.config.checked_value("systemPromptExtension")
+        value = self.config.settings.system_prompt_extension
         return value if value.strip() else None
 
     def _first_store(self, model: ResolvedModel, no_tools: bool) -> ConversationStore:
@@ -325,7 +325,7 @@ class ChatSession:
             config=self.config,
             working_directory=Path.cwd(),
             audit_file=self.context.home.audit_file if self.log_enabled else None,
-            max_steps=self.config.checked_value("agent.maxSteps"),
+            max_steps=self.config.settings.agent.max_steps,
             memory="memory" in names,
         )
         conversation.turn = turn
