@@ -316,7 +316,7 @@ def report(sides: dict[str, Side], ref: Reference, rounds: int, settings: str) -
 
 async def bench(args: argparse.Namespace, max_tokens: int, rounds: int) -> None:
     data = {"local": {"threads": args.threads}} if args.threads else {}
-    resolved = await resolve("", Config(Path(os.devnull), data))
+    resolved = await resolve("", Config(Path(os.devnull), data).settings.local)
     backend = resolved.backend
     assert isinstance(backend, LocalBackend)
     window = resolved.context_size or 0
