@@ -1,6 +1,6 @@
-"""The audit log (D4): what wisp was asked, decided, ran and got back, one JSON line an event.
+"""The audit log: what wisp was asked, decided, ran and got back, one JSON line an event.
 
-Kinds and their fields are registered in ``kinds`` (one Struct per kind of the seed's table);
+Kinds and their fields are registered in ``kinds`` (one Struct per kind; docs/logging.md);
 ``AuditLog`` stamps the envelope; ``FileSink`` appends under a lock and rotates; ``reader``
 reads every file back, oldest first.
 """

@@ -1,4 +1,4 @@
-"""The base of every audit kind's details, and the one registry of kinds (D4).
+"""The base of every audit kind's details, and the one registry of kinds.
 
 Each kind in the seed's table is a ``Details`` Struct registered under its kind name with
 ``@register``. Its fields *are* the kind's details: a field that the seed says is "null when …"

@@ -1,4 +1,4 @@
-"""The audit kinds reference in docs/logging.md, generated from the registry (D4).
+"""The audit kinds reference in docs/logging.md, generated from the registry.
 
 The page's kinds section sits between two marker lines and is written from ``REGISTRY`` alone, so
 the doc cannot drift from the code: ``python -m wisp.audit.docs`` rewrites it, ``--check`` fails

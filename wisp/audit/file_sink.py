@@ -1,8 +1,9 @@
-"""``FileSink``: whole-line appends to ``logs/audit.jsonl`` that concurrent wisps share (D4).
+"""``FileSink``: whole-line appends to ``logs/audit.jsonl`` that concurrent wisps share.
 
 Every line is one ``os.write`` on an ``O_APPEND`` descriptor, made while holding an exclusive
 ``flock`` on ``logs/audit.lock``. The same lock guards rotation, so no writer ever appends to a
-file that is being renamed under it, and no line is interleaved, torn or lost.
+file that is being renamed under it, and no line is interleaved, torn or lost (docs/logging.md,
+"Rotation and concurrent writers").
 
 Rotation renames ``audit.jsonl`` to ``audit.1.jsonl`` (older ones move up, the oldest past
 ``keep_files`` is removed) and opens a new ``audit.jsonl``. Writers in other processes still
@@ -86,8 +87,8 @@ class FileSink:
         self._fd = self._lock_fd = -1  # left open for the parent; closed with the child
 
     # -- the locked append -------------------------------------------------------------
-    # Per line: flock, two lseeks, one write, unlock. That is the floor D4 sets (a lock per
-    # line, rotation noticed per line); the Python around it is kept to one call and local
+    # Per line: flock, two lseeks, one write, unlock. That is the floor the sharing sets (a lock
+    # per line, rotation noticed per line); the Python around it is kept to one call and local
     # names, because on a small event it costs as much as the syscalls (bench/audit_append.py).
 
     def _append(self, line: bytearray) -> None:

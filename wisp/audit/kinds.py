@@ -1,4 +1,4 @@
-"""Every audit kind and its details, in the seed's table order (D4).
+"""Every audit kind and its details, in the seed's table order.
 
 One ``Details`` Struct per kind: its fields are the kind's details, spelled on disk exactly as
 the seed's table spells them. Presence follows the seed's words: a field it always lists is
@@ -32,7 +32,7 @@ class Usage(msgspec.Struct, kw_only=True, rename="camel"):
 
 
 class OutputSweep(msgspec.Struct, kw_only=True, rename="camel"):
-    """What a session start's sweep of the output store did (ADR 0050)."""
+    """What a session start's sweep of the output store did."""
 
     removed: list[str]
     """The audit sessions whose stored outputs were removed, oldest first."""
@@ -112,7 +112,8 @@ class ModelResolved(Details, kw_only=True):
 
 @register("model.fallback", written_by="Conversation")
 class ModelFallback(Details, kw_only=True):
-    """Chat's configured model was unavailable at start, so chat started on another (ADR 0056)."""
+    """Chat's configured model was unavailable at start, so chat started on another
+    (docs/models.md, "Falling back at start")."""
 
     model: str
     reason: str
@@ -178,7 +179,8 @@ class ToolCall(Details, kw_only=True):
 
 @register("tool.result", written_by="AuditedTool")
 class ToolResult(Details, kw_only=True):
-    """What a tool call gave the model, within the tool-output budget (ADR 0050)."""
+    """What a tool call gave the model, within the tool-output budget
+    (docs/turn.md, "Output budget")."""
 
     tool: str
     output: str
@@ -247,12 +249,12 @@ class CommandOutcome(Details, kw_only=True):
 @register("command.typed", written_by="Agent")
 class CommandTyped(Details, kw_only=True):
     """A command the person typed after ``!``, recorded after its policy.decision and
-    command.outcome; typing it was the approval (ADR 0049)."""
+    command.outcome; typing it was the approval (docs/turn.md, "The person's own commands")."""
 
     command: str
     working_directory: str
     verdict: str
-    # "denied with the policy's reason": a field of its own, as protocol.md's reason? says.
+    # "denied with the policy's reason": the reason is a field of its own, absent when none.
     reason: str | UnsetType = UNSET
     output: str
     bytes: int
@@ -324,7 +326,7 @@ class ModelRouted(Details, kw_only=True):
 )
 class ModelPull(Details, kw_only=True):
     """A model pull or an enable that linked a cached model: what it fetched or reused, what
-    happened at the link, and how it ended (ADR 0052)."""
+    happened at the link, and how it ended (docs/models.md, "The catalog")."""
 
     model: str
     repository: str
@@ -346,7 +348,7 @@ class ModelPull(Details, kw_only=True):
 
 @register("model.publisher", written_by="wisp models pull; /models pull in chat; the models tool")
 class ModelPublisher(Details, kw_only=True):
-    """Who published a repository a pull asked for, and whether the pull went on (ADR 0052)."""
+    """Who published a repository a pull asked for, and whether the pull went on."""
 
     repository: str
     publisher: str
@@ -466,7 +468,7 @@ class ContextCut(Details, kw_only=True):
     """A stretch of a reply that reproduced a tool output is cut from later requests; the
     stored and shown reply is unchanged."""
 
-    # Store ids are the conversation store's integer positions (agent.md 2.1).
+    # Store ids are the conversation store's entry numbers (docs/store.md, "Entries").
     entry: int
     output: int
     tool: str
@@ -576,7 +578,7 @@ class ContextAssessment(Details, kw_only=True):
 
 @register("response.verification", written_by="Agent")
 class ResponseVerification(Details, kw_only=True):
-    """The verification pass over a reply that made a claim to check (ADR 0060)."""
+    """The verification pass over a reply that made a claim to check."""
 
     method: str
     status: str
@@ -760,7 +762,7 @@ class ApprovalRequested(Details, kw_only=True):
 @register("approval.pending", written_by="OutOfBandApprover, FactKeeper")
 class ApprovalPending(Details, kw_only=True):
     """Under ``wisp mcp``, a command's approval (or a fact to keep) was filed for another face to
-    answer (ADR 0046, ADR 0048)."""
+    answer."""
 
     request: str
     # A command's request; a fact's has the fact fields below in their place.
@@ -832,7 +834,8 @@ class ApprovalSettled(Details, kw_only=True):
 
 @register("inquiry.requested", written_by="AskTool", owner_tool="ask")
 class InquiryRequested(Details, kw_only=True):
-    """The model asked the person a question through its ``ask`` tool (ADR 0062)."""
+    """The model asked the person a question through its ``ask`` tool
+    (docs/turn.md, "The model's questions")."""
 
     inquiry: str
     question: str
@@ -898,7 +901,7 @@ class ApprovalDecided(Details, kw_only=True):
     pattern: str
     line: str | UnsetType = UNSET
     decision: str
-    # "approved with scope": the scope is a field of its own, as protocol.md's scope? says.
+    # "approved with scope": the scope is a field of its own, absent when none.
     scope: str | UnsetType = UNSET
     reason: str | None = None
     approval_id: str | None = msgspec.field(default=None, name="approvalID")
