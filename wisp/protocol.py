@@ -1,16 +1,17 @@
-"""Every line of ``wisp chat --json``, both directions, as msgspec Structs (D3, protocol.md).
+"""Every line of ``wisp chat --json``, both directions, as msgspec Structs (docs/protocol.md).
 
 wisp writes ``Outbound`` lines on stdout; the front end writes ``Inbound`` lines on wisp's stdin.
 Each direction is one tagged union on ``type``: a line is a subclass whose ``tag`` is its ``type``.
 Keys are camelCase on the wire (``rename="camel"``). A field written ``T | None`` is nullable and
 always written; one written ``T | UnsetType = UNSET`` is optional and left out when it does not
-apply. Every field a reader may miss has a default (protocol.md §4, §11).
+apply. Every field a reader may miss has a default (docs/protocol.md, "8. Compatibility and
+reader defaults").
 
 Reading never raises. Unknown fields are skipped; a field of the wrong type, or an optional field
 sent as null, reads as missing (its default). An outbound line that cannot be read is a
 ``Skipped`` value, which says why; ``decode_outbound`` turns it into None. An inbound line that is
-not a JSON object with a string ``type`` is ``ChatText``, the whole raw line (§4); an unknown type
-is ``Skipped``.
+not a JSON object with a string ``type`` is ``ChatText``, the whole raw line; an unknown type is
+``Skipped``.
 
 This module is the contract between wisp and its front ends: ``wisp_tui`` imports it and nothing
 else of wisp, so it imports only the standard library and msgspec. Each field's docstring is its
@@ -172,11 +173,11 @@ class ChoiceColumn(Shape, kw_only=True):
     """0: never dropped; otherwise the rank in which a narrow screen drops it, 1 first."""
 
 
-# Lines out: wisp -> front end (protocol.md §3).
+# Lines out: wisp -> front end (docs/protocol.md, "4. Lines out (wisp → front end)").
 
 
 class WispHello(Outbound, tag="hello", kw_only=True):
-    """wisp's first line, once the session has started (D3); again after `/new`."""
+    """wisp's first line, once the session has started; again after `/new`."""
 
     version: str
     """The wisp version."""
@@ -216,7 +217,7 @@ class Status(Outbound, tag="status", kw_only=True):
     context_used: float | None = None
     """The share (0..1) of the model's context window the conversation uses."""
     sandbox: bool
-    """Commands run confined (D6); false when they run unconfined."""
+    """Commands run confined (docs/sandbox.md); false when they run unconfined."""
     sandbox_note: str | None = None
     """A short caveat when the confinement is partial, worded for the status line."""
 
@@ -248,7 +249,8 @@ class Turn(Outbound, tag="turn", kw_only=True):
     seconds: float | UnsetType = UNSET
     """End only: the turn's wall time, approvals, questions and commands included."""
     outcome: TurnOutcome | UnsetType = UNSET
-    """End only: `ok`, `error` (a `note` said why) or `stopped` (D8)."""
+    """End only: `ok`, `error` (a `note` said why) or `stopped` (docs/turn.md, "Stopping a
+    turn")."""
     input_tokens: int | UnsetType = UNSET
     """End only, when the model reported usage: prompt tokens, summed over the turn's requests."""
     output_tokens: int | UnsetType = UNSET
@@ -291,7 +293,7 @@ class Event(Outbound, tag="event", kw_only=True):
     turn: int | None = None
     """The turn number; null outside a turn."""
     details: dict[str, Any] = {}
-    """The kind's details, raw, field for field as the audit log writes them (D4)."""
+    """The kind's details, raw, field for field as the audit log writes them (docs/logging.md)."""
     text: str | None = None
     """The unstyled line the plain chat shows for it; null when it shows nothing."""
     output: EventOutput | UnsetType = UNSET
@@ -369,7 +371,7 @@ class Choice(Outbound, tag="choice", kw_only=True):
 
 
 class Question(Outbound, tag="question", kw_only=True):
-    """The model's `ask` tool asks the person (D7); answered by `answer`, `text` or `declined`."""
+    """The model's `ask` tool asks the person; answered by `answer`, `text` or `declined`."""
 
     computed_defaults: ClassVar[Mapping[str, str]] = MappingProxyType(
         {"free_text": "`true` exactly when `options` is empty"}
@@ -388,7 +390,7 @@ class Question(Outbound, tag="question", kw_only=True):
 
     def __post_init__(self) -> None:
         if self.free_text is UNSET:
-            self.free_text = not self.options  # §11: the reader's default
+            self.free_text = not self.options  # the reader's default
 
 
 class Completions(Outbound, tag="completions", kw_only=True):
@@ -437,14 +439,14 @@ OutboundLine: TypeAlias = (
     | Notify
     | Exit
 )
-"""Any line wisp writes, in protocol.md §3's order."""
+"""Any line wisp writes, in docs/protocol.md's order."""
 
 
-# Lines in: front end -> wisp (protocol.md §4).
+# Lines in: front end -> wisp (docs/protocol.md, "5. Lines in (front end → wisp)").
 
 
 class Effect(enum.StrEnum):
-    """The host effects a front end's `hello` may declare (§4.1); others are ignored."""
+    """The host effects a front end's `hello` may declare; others are ignored."""
 
     APPROVE = "approve"
     ASK = "ask"
@@ -514,15 +516,15 @@ class Complete(Inbound, tag="complete", kw_only=True):
 
     def __post_init__(self) -> None:
         if self.cursor is UNSET:
-            self.cursor = len(self.text)  # §4: the end of the text
+            self.cursor = len(self.text)  # the end of the text
 
 
 class Interrupt(Inbound, tag="interrupt", kw_only=True):
-    """Stops the running turn or typed command; a second one while stopping kills at once (D8)."""
+    """Stops the running turn or typed command; a second one while stopping kills at once."""
 
 
 InboundLine: TypeAlias = ClientHello | Message | Answer | Choose | Complete | Interrupt
-"""Any line the front end writes, in protocol.md §4's order."""
+"""Any line the front end writes, in docs/protocol.md's order."""
 
 
 def _registry(union: Any) -> Mapping[str, type[Any]]:
@@ -530,17 +532,17 @@ def _registry(union: Any) -> Mapping[str, type[Any]]:
 
 
 OUTBOUND_TYPES: Mapping[str, type[Outbound]] = _registry(OutboundLine)
-"""Each outbound `type` and its Struct, in protocol.md's order."""
+"""Each outbound `type` and its Struct, in docs/protocol.md's order."""
 
 INBOUND_TYPES: Mapping[str, type[Inbound]] = _registry(InboundLine)
-"""Each inbound `type` and its Struct, in protocol.md's order."""
+"""Each inbound `type` and its Struct, in docs/protocol.md's order."""
 
 
 # What a reader returns for a line that is not a known line.
 
 
 class ChatText(msgspec.Struct, frozen=True):
-    """An inbound line that is not a JSON object with a string `type`: chat text, verbatim (§4)."""
+    """An inbound line that is not a JSON object with a string `type`: chat text, verbatim."""
 
     text: str
     """The whole raw line, without its line ending; undecodable bytes become U+FFFD."""
@@ -561,11 +563,11 @@ class Skipped(msgspec.Struct, frozen=True):
     detail: str
     """What was wrong, with the path msgspec gives (``- at `$.text` ``)."""
     text: str
-    """The raw line, as for ``ChatText``: what a front end shows as a note (D3)."""
+    """The raw line, as for ``ChatText``: what a front end shows as a note."""
 
 
 # Encoding and decoding. Encoders and Decoders hold no state between calls, so one of each is
-# built once and shared (msgspec's perf tips); STYLE §4.9 allows no other module state. The two
+# built once and shared (msgspec's perf tips); no other state is kept at module level. The two
 # typed decoders are built at their first use: building one resolves every line type's
 # annotations (about 3 ms), which a front end's first frame need not wait for.
 
@@ -602,13 +604,13 @@ def read_outbound(line: bytes | str) -> OutboundLine | Skipped:
 
 
 def decode_outbound(line: bytes | str) -> OutboundLine | None:
-    """A line wisp wrote, or None for any line that is not one (D3: skip it); never raises."""
+    """A line wisp wrote, or None for any line that is not one (skip it); never raises."""
     read = read_outbound(line)
     return None if isinstance(read, Skipped) else read
 
 
 def read_inbound(line: bytes | str) -> InboundLine | ChatText | Skipped:
-    """A line the front end wrote: a known line, chat text (§4.1), or ``Skipped`` (an unknown
+    """A line the front end wrote: a known line, chat text, or ``Skipped`` (an unknown
     type, a known one it cannot read, or too deep to read); never raises."""
     try:
         return _inbound_decoder().decode(line)
@@ -620,14 +622,14 @@ def read_inbound(line: bytes | str) -> InboundLine | ChatText | Skipped:
 
 
 def decode_inbound(line: bytes | str) -> InboundLine | ChatText | None:
-    """A line the front end wrote, chat text, or None for a line to ignore (§4); never raises."""
+    """A line the front end wrote, chat text, or None for a line to ignore; never raises."""
     read = read_inbound(line)
     return None if isinstance(read, Skipped) else read
 
 
 def _read_slowly(line: bytes | str, types: Mapping[str, type[Any]], exc: Exception) -> Any:
     """The typed decoder refused ``line``: find out why, and rescue a known line whose only
-    faults are fields a reader may take as missing (§11)."""
+    faults are fields a reader may take as missing."""
     try:
         obj = _ANY_DECODER.decode(line)
     except msgspec.MsgspecError as error:
