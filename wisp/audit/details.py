@@ -1,11 +1,10 @@
 """The base of every audit kind's details, and the one registry of kinds.
 
-Each kind in the seed's table is a ``Details`` Struct registered under its kind name with
-``@register``. Its fields *are* the kind's details: a field that the seed says is "null when …"
-is typed ``T | None`` and always written; one that is "absent otherwise" is
-``T | UnsetType = UNSET`` and left out when unset. Field names are camelCase on disk
-(``rename="camel"``); the few that camel-casing cannot spell (``approvalID``, ``from``) name
-themselves with ``msgspec.field(name=...)``.
+Each kind is a ``Details`` Struct registered under its kind name with ``@register``. Its
+fields *are* the kind's details: a field that is "null when …" is typed ``T | None`` and always
+written; one that is "absent otherwise" is ``T | UnsetType = UNSET`` and left out when unset.
+Field names are camelCase on disk (``rename="camel"``); the few that camel-casing cannot spell
+(``approvalID``, ``from``) name themselves with ``msgspec.field(name=...)``.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ class Details(msgspec.Struct, kw_only=True, rename="camel"):
     """The kind name, as written in the envelope's ``kind``."""
 
     written_by: ClassVar[str]
-    """Which part of wisp records it, as the seed's table says."""
+    """Which part of wisp records it ("Written by" in docs/logging.md)."""
 
     owner_tool: ClassVar[str | None] = None
     """The tool whose work these events record, for ``wisp logs --tool`` (None: no tool's)."""

@@ -1,6 +1,6 @@
-"""The audit event envelope (seed: "Event envelope"), for writing and for reading.
+"""The audit event envelope (docs/logging.md, "Event envelope"), for writing and for reading.
 
-``AuditEvent`` is what wisp writes: every envelope field in the seed's order on every line,
+``AuditEvent`` is what wisp writes: every envelope field in that order on every line,
 ``turn`` and ``call`` null where they do not apply (before the first prompt; outside a tool
 call), ``details`` one registered ``Details`` Struct.
 ``StoredEvent`` is what a reader gets back: every field lenient, because a line may come from

@@ -1,13 +1,12 @@
-"""Every audit kind and its details, in the seed's table order.
+"""Every audit kind and its details; docs/logging.md, "Kinds and their details", is made here.
 
-One ``Details`` Struct per kind: its fields are the kind's details, spelled on disk exactly as
-the seed's table spells them. Presence follows the seed's words: a field it always lists is
-required; one that is "null when …" is ``T | None`` and always written; one that is "absent
-otherwise", "when …", or belongs to one variant only is ``T | UnsetType = UNSET`` and left out
-when unset.
+One ``Details`` Struct per kind: its fields are the kind's details, camelCase on disk
+(``details`` names the exceptions). Presence: a field every event of the kind has is required;
+one that is "null when …" is ``T | None`` and always written; one that is "absent otherwise",
+"when …", or belongs to one variant only is ``T | UnsetType = UNSET`` and left out when unset.
 
 Importing this module fills ``wisp.audit.details.REGISTRY``; ``tests/audit/test_kinds.py`` checks it
-field for field against its own transcription of the seed, and ``wisp.audit.docs`` renders it.
+field for field against its own list, and ``wisp.audit.docs`` renders it.
 """
 
 from __future__ import annotations
@@ -79,7 +78,7 @@ class SessionStart(Details, kw_only=True):
     model: str
     unsafe: bool | UnsetType = UNSET
     auto_approve: bool | UnsetType = UNSET
-    # The seed names the field without a type: taken to be the resumed transcript's name.
+    # The resumed transcript's name.
     resume: str | UnsetType | None = UNSET
     carried_from: list[str] | UnsetType = UNSET
     parent: str | UnsetType = UNSET
@@ -219,7 +218,7 @@ class PolicyDecision(Details, kw_only=True):
     network_cut: str | UnsetType = UNSET
     origin: str | UnsetType = UNSET
     outside_sandbox: bool | UnsetType = UNSET
-    # The seed lists why it changed nothing (sandbox-off or nested), so it holds that word.
+    # Why it changed nothing, as a word: sandbox-off or nested.
     outside_sandbox_ignored: str | UnsetType = UNSET
 
 
@@ -395,7 +394,7 @@ class WatchRun(Details, kw_only=True):
     exit_status: int
     timed_out: bool
     state: str
-    # The previous run's state; the seed leaves the first run's open, taken as null.
+    # The previous run's state; null on the first run.
     previous: str | None = None
     changed: bool
     seconds: float
@@ -651,7 +650,7 @@ class FactScopeChanged(Details, kw_only=True):
     request: str | UnsetType = UNSET
 
 
-# One row of the seed's table names both conflict kinds; they share its fields.
+# The two conflict kinds share their fields.
 
 
 @register("fact.conflict.raised", written_by="Agent")
@@ -788,9 +787,8 @@ class ApprovalPending(Details, kw_only=True):
     source: str | UnsetType = UNSET
 
 
-# The seed's row is cut short after "/approvals approve|deny or /facts keep": its fields are
-# inferred from inquiry.answered, its twin, and approval.settled. ``request`` and ``decision``
-# name what was answered and how; ``via``, ``delivery`` and ``reason`` are inquiry.answered's.
+# The twin of inquiry.answered: ``request`` and ``decision`` name what was answered and how;
+# ``via``, ``delivery`` and ``reason`` are as in inquiry.answered.
 @register("approval.answered", written_by="wisp approvals, wisp chat")
 class ApprovalAnswered(Details, kw_only=True):
     """The person answered a waiting request from this process (``wisp approvals``, or a chat),
@@ -855,8 +853,6 @@ class InquiryParked(Details, kw_only=True):
     waited_seconds: float
 
 
-# The seed's row is garbled where its code spans meet the table's pipes; the fields are read
-# from the text around them, and its Written by column is lost (taken from the text).
 @register("inquiry.answered", written_by="wisp questions, wisp chat")
 class InquiryAnswered(Details, kw_only=True):
     """The person answered a question from this process (``wisp questions``, or a chat),

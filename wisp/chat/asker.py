@@ -27,7 +27,7 @@ class TerminalAsker:
 
     can_ask = True
     via = "terminal"
-    """The seed's ``via``: where its answers come from."""
+    """The inquiry events' ``via``: where its answers come from."""
 
     def __init__(self, readline: ReadLine, write: Callable[[str], None]) -> None:
         """``readline`` returns the next input line, None at the end of input; ``write``
@@ -35,7 +35,7 @@ class TerminalAsker:
         self._readline = readline
         self._write = write
         self.ways = ["terminal"]
-        """The seed's ``ways``: how this face asks."""
+        """``inquiry.requested``'s ``ways``: how this face asks."""
 
     async def ask(
         self, question: str, options: list[str], timeout: float | None

@@ -247,7 +247,7 @@ class PlainFace:
 
     def route(self, text: str | None, *, typed: bool = True) -> list[p.Inbound]:
         """The person's line as inbound lines; None (the end of input) answers a waiting
-        dialog as the spec says (an approval denied, a question declined).
+        dialog: an approval is denied, a question declined.
 
         ``typed`` is False when no terminal is on stdin: a line that does not answer the
         waiting dialog refuses it, with a note, and is then sent as a message."""
