@@ -23,9 +23,8 @@ DATA_SUFFIXES_IN_CODE = {".json"}
 """Data files that carry prose beside the code (`wisp/policy/rules.json`'s `about`)."""
 
 BEING_CLEANED = {
-    # being cleaned in issue 13: files other engineers are editing now (docs/protocol.md: three
-    # rows generated from wisp/protocol.py). Empty this set as they are done; a file here is
-    # skipped whole.
+    # being cleaned in issue 13: files other engineers are editing now. Empty this set as they
+    # are done; a file here is skipped whole.
     "wisp/cli/commands.py",
     "wisp/config/settings.py",
     "wisp/models/catalog.py",
