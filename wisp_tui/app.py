@@ -1,28 +1,30 @@
-"""WispApp: composes the screen and routes wisp's lines to the widgets (§2, §4–§10, §12)."""
+"""WispApp: composes the screen and routes wisp's lines to the widgets.
+
+Each line from wisp (``wisp.protocol``) goes to the widget that shows it: reply text and notes to
+the transcript, the turn's state to the status bar and the input, requests to the dialog queue
+(``dialog_queue``), completions to ``completing``. The keys' actions live in ``view_keys`` (folds,
+panels, copying) and ``quitting`` (Ctrl-C, Ctrl-D).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import ClassVar
 
-from textual import events, work
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
 from wisp.protocol import (
     Activity,
-    Answer,
     Approval,
     Choice,
-    Choose,
-    Complete,
     Completions,
     Delta,
     Event,
-    EventOutput,
     Exit,
     Note,
     Output,
@@ -36,28 +38,25 @@ from wisp.protocol import (
 from . import palette
 from .backend import Backend
 from .clipboard import Clipboard
+from .completing import Completing
+from .dialog_queue import DialogQueue
 from .history import History, history_path
+from .quitting import Quitting
 from .screens.dialog import Dialog
+from .view_keys import Remembered, ViewKeys
 from .widgets.prompt import Prompt
 from .widgets.status_bar import StatusBar, TurnState
-from .widgets.tool_line import ToolLine
 from .widgets.transcript import Transcript
 
-if TYPE_CHECKING:
-    from .screens.model_picker import PickerAnswer
-    from .screens.question import QuestionAnswer
 
-Request = Approval | Question | Choice
-
-
-class WispApp(App[int]):
+class WispApp(ViewKeys, Quitting, App[int]):
     """The full-screen front end of one `wisp chat --json` process."""
 
     CSS_PATH = "app.tcss"
     TITLE = "wisp"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        # Priority: the input's own Ctrl-D (delete right) and Textual's quit never see them (§14).
+        # Priority: the input's own Ctrl-D (delete right) and Textual's quit never see them.
         Binding("ctrl+c,ctrl+d", "stop_or_quit", "stop or quit", priority=True, show=False),
         Binding("ctrl+q", "stop_or_quit", show=False, priority=True),
         # Keys no input, terminal or multiplexer takes (TextArea has Ctrl-Y for redo).
@@ -78,20 +77,17 @@ class WispApp(App[int]):
     ) -> None:
         super().__init__()
         self.backend = Backend(self, args, env=env, cwd=cwd, command=command)
-        self._requests: list[Request] = []
-        self._shown: Dialog[Any] | None = None
-        self._activity: Activity | None = None
-        self._interrupts = 0
+        self.dialogs = DialogQueue(self)
+        self.completing = Completing(self)
+        self.remembered = Remembered()
+        self.activity: Activity | None = None
+        """What the running turn is doing; None when nothing is left to stop."""
+        self.interrupts = 0
+        """Ctrl-C presses during this turn: the first stops it, the second kills its work."""
         self._turn = TurnState()
         self.is_quitting = False
         self.history = History(history_path(env))
-        self._completions = 0
-        self._completing: Complete | None = None
-        self._last_output: EventOutput | None = None
-        self._reply_parts: list[str] = []
-        self._is_replying = False
         self.clipboard_writer = Clipboard()
-        self._copied: str | None = None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(palette.CSS_VARIABLES)
@@ -103,8 +99,9 @@ class WispApp(App[int]):
             yield StatusBar(id="status")
 
     async def on_event(self, event: events.Event) -> None:
-        # §14: characters, edits and pastes typed in a dialog's grace are held for the input
-        # box, never answers; the dialog still sees the key, so its quiet starts again.
+        # Characters, edits and pastes typed in a dialog's first moments (its grace) are held
+        # for the input box, never taken as answers; the dialog still sees the key, so its
+        # quiet starts again.
         if (
             isinstance(event, (events.Key, events.Paste))
             and not event.is_forwarded
@@ -139,12 +136,12 @@ class WispApp(App[int]):
         return self.screen_stack[0].query_one(StatusBar)
 
     @property
-    def _is_over_the_main_screen(self) -> bool:
+    def is_over_the_main_screen(self) -> bool:
         """A dialog or a panel is shown."""
-        return isinstance(self.screen, Dialog) or self._is_panel_shown
+        return isinstance(self.screen, Dialog) or self.is_panel_shown
 
     @property
-    def _is_panel_shown(self) -> bool:
+    def is_panel_shown(self) -> bool:
         # Imported here: the panel is not needed to start, and start-up is measured.
         from .screens.panel import Panel
 
@@ -154,7 +151,7 @@ class WispApp(App[int]):
 
     async def on_backend_line(self, message: Backend.Line) -> None:
         line = message.line
-        self._remember(line)
+        self.remembered.note(line)
         match line:
             case Delta(text=text):
                 await self.transcript.write_reply(text)
@@ -173,35 +170,18 @@ class WispApp(App[int]):
                 await self.transcript.end_reply()
                 self.status_bar.status = line
                 self.prompt.is_sandboxed = line.sandbox
-                self._set_busy(False)  # the prompt then replays the keys held meanwhile (§9.4)
+                self._set_busy(False)  # the prompt then replays the keys held meanwhile
             case Approval() | Question() | Choice():
                 await self.transcript.end_reply()
-                self._requests.append(line)
-                self._show_next_request()
+                self.dialogs.add(line)
             case Completions():
-                await self._complete(line)
+                await self.completing.answer(line)
             case Withdrawn(id=id_):
-                await self._withdraw(id_)
+                await self.dialogs.withdraw(id_)
             case View():
-                await self._show_view(line)
+                await self.show_view(line)
             case Exit():
                 self.action_quit_cleanly()
-
-    def _remember(self, line: object) -> None:
-        """Keep the last output (Ctrl-O) and the last reply's Markdown source (Ctrl-R)."""
-        match line:
-            case Delta(text=text):
-                if not self._is_replying:
-                    self._reply_parts = []
-                    self._is_replying = True
-                self._reply_parts.append(text)
-            case Event(output=EventOutput() as output):
-                self._last_output = output
-                self._is_replying = False
-            case Activity() | Completions() | Withdrawn() | Event(text=None):
-                pass  # nothing shows between two fragments, so the reply goes on
-            case _:
-                self._is_replying = False
 
     async def on_backend_text(self, message: Backend.Text) -> None:
         await self.transcript.add_note(message.text)
@@ -211,7 +191,7 @@ class WispApp(App[int]):
             return  # the quit under way already waits for wisp and reports how it ended
         code = message.returncode
         if code == 0:
-            self.action_quit_cleanly()  # §12: wisp ended its side cleanly, so we leave too
+            self.action_quit_cleanly()  # wisp ended its side cleanly, so we leave too
             return
         how = f"exit code {code}" if (code or 0) >= 0 else f"signal {-(code or 0)}"
         if self.backend.could_not_start:
@@ -235,7 +215,7 @@ class WispApp(App[int]):
 
     def _close_input(self, why: str) -> None:
         """wisp is gone: no input is offered that nothing would read; Ctrl-C quits."""
-        self._activity = None  # nothing is left to stop: the next Ctrl-C quits
+        self.activity = None  # nothing is left to stop: the next Ctrl-C quits
         self._set_busy(False)
         self.prompt.display = False
         self.status_bar.message = why
@@ -256,14 +236,14 @@ class WispApp(App[int]):
                 input_tokens=turn.input_tokens or None,
                 output_tokens=turn.output_tokens or None,
             )
-            self._activity = None
-            self._interrupts = 0
+            self.activity = None
+            self.interrupts = 0
         self.status_bar.turn = self._turn
 
     def _show_activity(self, activity: Activity) -> None:
         if activity.doing is not None and isinstance(activity.turn_seconds, float | int):
             self.status_bar.sync_seconds(float(activity.turn_seconds))
-        self._activity = activity if activity.doing is not None else None
+        self.activity = activity if activity.doing is not None else None
         if activity.doing is None:
             return
         if activity.stopping:
@@ -285,225 +265,8 @@ class WispApp(App[int]):
         self._set_busy(True)
         await self.backend.message(text)
 
-    # Completion (§9.6).
-
     async def on_prompt_completion_asked(self, message: Prompt.CompletionAsked) -> None:
-        if isinstance(self.screen, Dialog):
-            return
-        self._completions += 1
-        self._completing = Complete(
-            id=f"k{self._completions}", text=message.text, cursor=message.cursor
-        )
-        await self.backend.send(self._completing)
-
-    async def _complete(self, completions: Completions) -> None:
-        asked = self._completing
-        if asked is None or completions.id != asked.id:
-            return  # a stale answer
-        self._completing = None
-        cursor = asked.cursor if isinstance(asked.cursor, int) else len(asked.text)
-        if self.prompt.text != asked.text or self.prompt.cursor_index != cursor:
-            return  # edited since: the request no longer applies
-        self.prompt.complete(completions.from_, cursor, completions.candidates)
-        if len(completions.candidates) > 1:
-            await self.transcript.add_note("  " + "  ".join(completions.candidates))
-
-    # Dialogs: one at a time, first come first shown (§10.1).
-
-    def _show_next_request(self) -> None:
-        if self._shown is not None or not self._requests or self.is_quitting:
-            return
-        if self._is_panel_shown:
-            self.pop_screen()  # a dialog arriving closes the panel (§11)
-        # The dialogs are imported when first needed: start-up is measured (docs/performance.md).
-        from .screens.approval import ApprovalScreen
-        from .screens.choice import ChoiceScreen
-        from .screens.model_picker import ModelPickerScreen
-        from .screens.question import QuestionScreen
-
-        request = self._requests[0]
-        match request:
-            case Approval():
-                screen: Dialog[Any] = ApprovalScreen(request)
-                self.push_screen(screen, lambda decision: self._approved(request, decision))
-            case Question():
-                screen = QuestionScreen(request)
-                self.push_screen(screen, lambda answer: self._answered(request, answer))
-            case Choice(toggles=True):
-                screen = ModelPickerScreen(request)
-                self.push_screen(screen, lambda values: self._toggled(request, values))
-            case Choice():
-                screen = ChoiceScreen(request)
-                self.push_screen(screen, lambda value: self._chosen(request, value))
-        self._shown = screen
-
-    async def _approved(self, approval: Approval, decision: str | None) -> None:
-        from .screens.approval import OUTCOMES
-
-        decision = decision or "no"
-        await self._request_closed(approval)
-        await self.transcript.add_note(OUTCOMES[decision].format(approval.command))
-        await self.backend.send(Answer(id=approval.id, decision=decision))
-
-    async def _answered(self, question: Question, answer: QuestionAnswer | None) -> None:
-        await self._request_closed(question)
-        if answer is None or answer.text is None:
-            await self.backend.send(Answer(id=question.id, declined=True))
-        else:
-            await self.backend.send(Answer(id=question.id, text=answer.text))
-
-    async def _chosen(self, choice: Choice, value: str | None) -> None:
-        await self._request_closed(choice)
-        await self.backend.send(Choose(id=choice.id, value=value))
-
-    async def _toggled(self, choice: Choice, answer: PickerAnswer | None) -> None:
-        await self._request_closed(choice)
-        if answer is None:
-            await self.backend.send(Choose(id=choice.id, value=None))
-        else:
-            await self.backend.send(Choose(id=choice.id, value=answer.use, values=answer.values))
-
-    async def _request_closed(self, request: Request) -> None:
-        self._shown = None
-        if request in self._requests:
-            self._requests.remove(request)
-        self.call_later(self._show_next_request)
-
-    async def _withdraw(self, request_id: str) -> None:
-        request = next((r for r in self._requests if r.id == request_id), None)
-        if request is None:
-            return  # unknown or already answered (§10.8)
-        self._requests.remove(request)
-        if self._shown is not None and self._shown.request_id == request_id:
-            self._shown = None
-            self.pop_screen()  # no answer goes back: wisp has stopped waiting
-            what = (
-                request.question
-                if isinstance(request, Question)
-                else (request.title if isinstance(request, Choice) else request.command)
-            )
-            await self.transcript.add_note(f"⚠ no longer waiting: {what}")
-            self._show_next_request()
-
-    # Folds, panels and copying (§6, §11).
-
-    async def action_output_panel(self) -> None:
-        """Ctrl-O: open the last output in a panel, or close it; under a dialog, nothing."""
-        if isinstance(self.screen, Dialog) or self.is_quitting:
-            return
-        if self._is_panel_shown:
-            was_output = self.screen.kind == "output"
-            await self.pop_screen()
-            if was_output:
-                return  # in another panel Ctrl-O switches to the output
-        if self._last_output is None:
-            await self.transcript.add_note("no tool output to show yet")
-            return
-        from .screens.panel import Panel, output_text
-
-        await self.push_screen(Panel("output", output_text(self._last_output)))
-
-    async def _show_view(self, view: View) -> None:
-        """A `view` from `/inspect …` opens in a panel, at the top, unless a dialog is shown."""
-        if isinstance(self.screen, Dialog) or self.is_quitting:
-            return
-        if self._is_panel_shown:
-            await self.pop_screen()
-        from .screens.panel import Panel, view_title
-
-        await self.push_screen(Panel(view_title(view), view.text, kind=view.kind))
-
-    async def action_toggle_all_folds(self) -> None:
-        """Ctrl-G: open every fold when any is shut, else shut them all."""
-        if self._is_over_the_main_screen:
-            return
-        folds = self.transcript.folds()
-        await self.transcript.set_all_folds(any(f.is_foldable and not f.is_open for f in folds))
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Under a dialog or a panel, Shift-Tab is theirs: the folds are out of reach.
-        return not (action == "step_fold" and self._is_over_the_main_screen)
-
-    def action_step_fold(self, step: int) -> None:
-        """Shift-Tab: from the input to the newest fold, then older; Tab: newer, then the input."""
-        folds = [fold for fold in self.transcript.query(ToolLine) if fold.is_foldable]
-        focused = self.focused
-        if isinstance(focused, ToolLine) and focused in folds:
-            index = folds.index(focused) + step
-        else:
-            index = len(folds) - 1 if step < 0 else len(folds)
-        if 0 <= index < len(folds):
-            folds[index].focus()
-        elif index >= len(folds):
-            self.action_focus_input()
-
-    def action_focus_input(self) -> None:
-        """Esc on a fold gives the keys back to the input."""
-        if not self._is_over_the_main_screen:
-            self.prompt.input.focus()
-
-    def action_copy_reply(self) -> None:
-        """Ctrl-R: copy the last reply's Markdown source."""
-        reply = "".join(self._reply_parts).strip()
-        if not reply:
-            self.notify("no reply to copy yet", timeout=3)
-            return
-        self._copy(reply, "the last reply")
-
-    def on_text_selected(self, event: events.TextSelected) -> None:
-        """Text selected with the mouse is copied as the button comes up; no key needed."""
-        text = self.screen.get_selected_text()
-        if text and text != self._copied:
-            self._copy(text, "the selection")
-
-    @work(group="copy")
-    async def _copy(self, text: str, what: str) -> None:
-        self._copied = text  # a later mouse-up over the same selection copies nothing again
-        where = await self.clipboard_writer.copy(text, self.copy_to_clipboard)
-        count = len(text)
-        self.notify(f"copied {what} ({count} character{'s' if count != 1 else ''}) to {where}")
-
-    # Ctrl-C / Ctrl-D (§12).
-
-    async def action_stop_or_quit(self) -> None:
-        if self._is_panel_shown:
-            self.screen.action_close()  # §12 step 1: a panel closes before anything else
-            return
-        if isinstance(self.screen, Dialog):
-            self.screen.cancel()
-            return
-        activity = self._activity
-        is_running = activity is not None and (activity.stoppable or activity.stopping)
-        if is_running and self._interrupts < 2:
-            # D8: the first press stops the turn, the second kills its work, a third quits.
-            self._interrupts += 1
-            self.prompt.busy_text = (
-                "… stopping the turn · Ctrl-C again kills it"
-                if self._interrupts == 1
-                else "… stopping the turn · Ctrl-C again quits"
-            )
-            await self.backend.interrupt()
-            return
-        self.action_quit_cleanly()
-
-    def action_quit_cleanly(self) -> None:
-        if self.is_quitting:
-            return
-        self.is_quitting = True
-        if self._is_panel_shown:
-            self.pop_screen()
-        self.status_bar.message = "quitting: waiting for wisp to save…"
-        self.prompt.display = False
-        self._quit()
+        await self.completing.ask(message.text, message.cursor)
 
     async def on_unmount(self) -> None:
         await self.backend.kill_if_running()
-
-    @work(exclusive=True, group="quit")
-    async def _quit(self) -> None:
-        activity = self._activity
-        if activity is not None and (activity.stoppable or activity.stopping):
-            for _ in range(2 - self._interrupts):
-                await self.backend.interrupt()  # §12.2: end the turn at once so it is saved
-        code = await self.backend.quit()
-        self.exit(return_code=code)

@@ -1,0 +1,45 @@
+"""Tab completion's exchange with wisp: a numbered ``complete`` request and its answer.
+
+wisp knows the commands, paths and models, so the input asks it. An answer to an older request,
+or one that comes after the text or the cursor has moved, no longer applies and is dropped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wisp.protocol import Complete, Completions
+
+from .screens.dialog import Dialog
+
+if TYPE_CHECKING:
+    from .app import WispApp
+
+
+class Completing:
+    """The one completion request in flight, if any."""
+
+    def __init__(self, app: WispApp) -> None:
+        self._app = app
+        self._count = 0
+        self._asked: Complete | None = None
+
+    async def ask(self, text: str, cursor: int) -> None:
+        if isinstance(self._app.screen, Dialog):
+            return
+        self._count += 1
+        self._asked = Complete(id=f"k{self._count}", text=text, cursor=cursor)
+        await self._app.backend.send(self._asked)
+
+    async def answer(self, completions: Completions) -> None:
+        asked = self._asked
+        if asked is None or completions.id != asked.id:
+            return  # a stale answer
+        self._asked = None
+        cursor = asked.cursor if isinstance(asked.cursor, int) else len(asked.text)
+        prompt = self._app.prompt
+        if prompt.text != asked.text or prompt.cursor_index != cursor:
+            return  # edited since: the request no longer applies
+        prompt.complete(completions.from_, cursor, completions.candidates)
+        if len(completions.candidates) > 1:
+            await self._app.transcript.add_note("  " + "  ".join(completions.candidates))

@@ -1,0 +1,111 @@
+"""wisp's requests that wait for the person: approvals, questions and choices, each in a dialog.
+
+One dialog at a time, first come first shown; the answer goes back to wisp and the next request
+is shown. A request wisp withdraws (it stopped waiting) is dropped, and its dialog closed with a
+note, with no answer sent. A dialog arriving over a panel closes the panel.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from wisp.protocol import Answer, Approval, Choice, Choose, Question
+
+if TYPE_CHECKING:
+    from .app import WispApp
+    from .screens.dialog import Dialog
+    from .screens.model_picker import PickerAnswer
+    from .screens.question import QuestionAnswer
+
+Request = Approval | Question | Choice
+
+
+class DialogQueue:
+    """The requests not yet answered, the first of them shown."""
+
+    def __init__(self, app: WispApp) -> None:
+        self._app = app
+        self._waiting: list[Request] = []
+        self._shown: Dialog[Any] | None = None
+
+    def add(self, request: Request) -> None:
+        self._waiting.append(request)
+        self.show_next()
+
+    def show_next(self) -> None:
+        app = self._app
+        if self._shown is not None or not self._waiting or app.is_quitting:
+            return
+        if app.is_panel_shown:
+            app.pop_screen()  # a dialog arriving closes the panel
+        # The dialogs are imported when first needed: start-up is measured (docs/performance.md).
+        from .screens.approval import ApprovalScreen
+        from .screens.choice import ChoiceScreen
+        from .screens.model_picker import ModelPickerScreen
+        from .screens.question import QuestionScreen
+
+        request = self._waiting[0]
+        match request:
+            case Approval():
+                screen: Dialog[Any] = ApprovalScreen(request)
+                app.push_screen(screen, lambda decision: self._approved(request, decision))
+            case Question():
+                screen = QuestionScreen(request)
+                app.push_screen(screen, lambda answer: self._answered(request, answer))
+            case Choice(toggles=True):
+                screen = ModelPickerScreen(request)
+                app.push_screen(screen, lambda values: self._toggled(request, values))
+            case Choice():
+                screen = ChoiceScreen(request)
+                app.push_screen(screen, lambda value: self._chosen(request, value))
+        self._shown = screen
+
+    async def withdraw(self, request_id: str) -> None:
+        request = next((r for r in self._waiting if r.id == request_id), None)
+        if request is None:
+            return  # unknown or already answered: nothing to close
+        self._waiting.remove(request)
+        if self._shown is not None and self._shown.request_id == request_id:
+            self._shown = None
+            self._app.pop_screen()  # no answer goes back: wisp has stopped waiting
+            what = (
+                request.question
+                if isinstance(request, Question)
+                else (request.title if isinstance(request, Choice) else request.command)
+            )
+            await self._app.transcript.add_note(f"⚠ no longer waiting: {what}")
+            self.show_next()
+
+    async def _approved(self, approval: Approval, decision: str | None) -> None:
+        from .screens.approval import OUTCOMES
+
+        decision = decision or "no"
+        await self._closed(approval)
+        await self._app.transcript.add_note(OUTCOMES[decision].format(approval.command))
+        await self._app.backend.send(Answer(id=approval.id, decision=decision))
+
+    async def _answered(self, question: Question, answer: QuestionAnswer | None) -> None:
+        await self._closed(question)
+        if answer is None or answer.text is None:
+            await self._app.backend.send(Answer(id=question.id, declined=True))
+        else:
+            await self._app.backend.send(Answer(id=question.id, text=answer.text))
+
+    async def _chosen(self, choice: Choice, value: str | None) -> None:
+        await self._closed(choice)
+        await self._app.backend.send(Choose(id=choice.id, value=value))
+
+    async def _toggled(self, choice: Choice, answer: PickerAnswer | None) -> None:
+        await self._closed(choice)
+        if answer is None:
+            await self._app.backend.send(Choose(id=choice.id, value=None))
+        else:
+            await self._app.backend.send(
+                Choose(id=choice.id, value=answer.use, values=answer.values)
+            )
+
+    async def _closed(self, request: Request) -> None:
+        self._shown = None
+        if request in self._waiting:
+            self._waiting.remove(request)
+        self._app.call_later(self.show_next)
