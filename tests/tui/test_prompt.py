@@ -7,7 +7,8 @@ from textual import events
 from textual._xterm_parser import XTermParser
 
 from wisp_tui.screens.approval import ApprovalScreen
-from wisp_tui.widgets.prompt import MAX_ROWS, UNSANDBOXED_COMMAND_PLACEHOLDER
+from wisp_tui.widgets.prompt import UNSANDBOXED_COMMAND_PLACEHOLDER
+from wisp_tui.widgets.prompt_area import MAX_ROWS
 
 # The script pauses `delay_ms` between 4-character chunks: this reply takes about a second.
 SLOW_REPLY = [{"text": "Done, slowly.", "delay_ms": 300}]
