@@ -26,7 +26,7 @@ from wisp.policy.approvers import (
 )
 from wisp.policy.gate import STOPPED, ApprovalGate, GateResult
 from wisp.policy.gate_events import EVENT_LINE_CHARS
-from wisp.policy.pacing import YIELD_EVERY, assess_each
+from wisp.policy.pacing import YIELD_EVERY
 from wisp.policy.rules import assess_line
 from wisp.policy.types import Answer, ApprovalQuestion, Assessment, Level, SimpleCommand
 
@@ -924,29 +924,3 @@ async def test_a_stop_made_while_the_gate_works_is_heard_before_the_line_is_appr
 
     assert result == GateResult(approved=False, reason=STOPPED)
     assert interrupter.done()
-
-
-async def test_assess_each_rates_a_repeated_part_once() -> None:
-    rated: list[str] = []
-
-    def assess(part: SimpleCommand) -> Assessment:
-        rated.append(part.text)
-        return Assessment("safe", ["does nothing"])
-
-    parts = [part for part, _ in [LS, *[TOUCH_A] * 500, LS]]
-    assessments = await assess_each(parts, assess)
-
-    assert rated == ["ls -la", "touch a"]
-    assert assessments is not None and len(assessments) == len(parts)
-    assert assessments[0] is assessments[-1]
-
-
-async def test_assess_each_stops_when_the_turn_is_stopped_meanwhile() -> None:
-    stop = asyncio.Event()
-    parts = [part for part, _ in numbered(YIELD_EVERY * 4)]
-
-    def assess(part: SimpleCommand) -> Assessment:
-        asyncio.get_running_loop().call_soon(stop.set)  # runs only when assess_each yields
-        return Assessment("safe", ["does nothing"])
-
-    assert await assess_each(parts, assess, stop=stop) is None
