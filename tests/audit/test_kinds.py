@@ -1,4 +1,4 @@
-"""The registry of audit kinds against the seed's table, and docs/logging.md against it."""
+"""The registry of audit kinds against the audit log's contract, and docs/logging.md against it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pytest
 from wisp.audit.details import REGISTRY, Details, field_names
 from wisp.audit.docs import BEGIN, END, LOGGING_DOC, render_kinds_section, update_logging_doc
 
-# The seed's "Kinds and their details", transcribed by hand and apart from wisp/audit/kinds.py, in
-# the table's order: the double entry is the point (the Swift build's AuditEvent.fields(for:)).
-SEED_FIELDS: dict[str, set[str]] = {
+# The audit log's contract: every kind and the fields it may carry, kept here as data, by hand and
+# apart from wisp/audit/kinds.py, in the order kinds are registered: the double entry is the point,
+# so that renaming or dropping a field in the registry fails here.
+CONTRACT_FIELDS: dict[str, set[str]] = {
     "session.start": {
         "entryPoint", "systemPromptExtension", "instructions", "tools", "model", "unsafe",
         "autoApprove", "resume", "carriedFrom", "parent", "commandTimeoutSeconds", "reason",
@@ -114,7 +115,7 @@ SEED_FIELDS: dict[str, set[str]] = {
         "fact", "from", "to", "by", "now", "subject", "name", "source", "value", "proposed",
         "request",
     },
-    # One row of the seed names both.
+    # The contract gives both the same fields.
     "fact.conflict.raised": {"subject", "name", "winner", "others"},
     "fact.conflict.resolved": {"subject", "name", "winner", "others"},
     "mcp.request": {"tool", "arguments"},
@@ -135,7 +136,7 @@ SEED_FIELDS: dict[str, set[str]] = {
         "expiresAt", "alongside", "bannerDelaySeconds", "outcome", "reason", "outsideSandbox",
         "kind", "fact", "subject", "name", "value", "source",
     },
-    # The seed's row is cut short; inferred from inquiry.answered and approval.settled.
+    # Like inquiry.answered, with the decision and delivery approval.settled records.
     "approval.answered": {"request", "decision", "via", "delivery", "reason"},
     "approval.settled": {
         "request", "command", "thread", "outcome", "via", "decision", "reason", "seconds",
@@ -145,7 +146,7 @@ SEED_FIELDS: dict[str, set[str]] = {
         "inquiry", "question", "options", "ways", "timeoutSeconds", "call", "thread",
     },
     "inquiry.parked": {"inquiry", "question", "waitedSeconds"},
-    # The seed's row is garbled by its code spans; "refused with reason" gives reason.
+    # "refused with reason": reason is a field.
     "inquiry.answered": {"inquiry", "via", "delivery", "reason"},
     "inquiry.settled": {
         "inquiry", "question", "thread", "outcome", "via", "delivered", "answer", "redacted",
@@ -196,21 +197,21 @@ def build(cls: type[Details], *, every_field: bool) -> Details:
     return cls(**{f.name: sample(f.type) for f in fields_of(cls) if every_field or f.required})
 
 
-def test_every_seed_kind_is_registered() -> None:
-    assert set(SEED_FIELDS) - set(REGISTRY) == set()
+def test_every_contract_kind_is_registered() -> None:
+    assert set(CONTRACT_FIELDS) - set(REGISTRY) == set()
 
 
-def test_no_registered_kind_is_missing_from_the_seed_fields() -> None:
-    assert set(REGISTRY) - set(SEED_FIELDS) == set()
+def test_no_registered_kind_is_missing_from_the_contract() -> None:
+    assert set(REGISTRY) - set(CONTRACT_FIELDS) == set()
 
 
-def test_registry_keeps_the_seed_table_order() -> None:
-    assert list(REGISTRY) == list(SEED_FIELDS)
+def test_registry_keeps_the_contract_order() -> None:
+    assert list(REGISTRY) == list(CONTRACT_FIELDS)
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_registered_fields_are_spelled_as_the_seed_spells_them(kind: str) -> None:
-    assert set(field_names(REGISTRY[kind])) == SEED_FIELDS[kind]
+def test_registered_fields_are_spelled_as_the_contract_spells_them(kind: str) -> None:
+    assert set(field_names(REGISTRY[kind])) == CONTRACT_FIELDS[kind]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -235,7 +236,7 @@ def test_unset_fields_are_left_out_and_nullable_fields_are_written_as_null(kind:
     infos = msgspec.structs.fields(cls)
     unset = {f.encode_name for f in infos if f.default is msgspec.UNSET}
     nullable = {f.encode_name for f in infos if f.default is None}
-    assert set(written) == set(SEED_FIELDS[kind]) - unset
+    assert set(written) == set(CONTRACT_FIELDS[kind]) - unset
     assert {name for name in nullable if written[name] is None} == nullable
 
 
@@ -244,7 +245,7 @@ def test_details_with_every_field_round_trip_and_write_every_field(kind: str) ->
     cls = REGISTRY[kind]
     details = build(cls, every_field=True)
     data = msgspec.json.encode(details)
-    assert set(msgspec.json.decode(data)) == SEED_FIELDS[kind]
+    assert set(msgspec.json.decode(data)) == CONTRACT_FIELDS[kind]
     assert msgspec.json.decode(data, type=cls) == details
 
 
