@@ -47,7 +47,7 @@ def build_runner(
     settings = config.settings
     timeout = settings.approval.timeout_seconds
     if isinstance(approver, TerminalApprover):
-        timeout = 0  # policy.md §9.8: a person at the keyboard is not timed out
+        timeout = 0  # a person at the keyboard is not timed out
     if options.yes:
         # --yes answers for the person, but a command wisp cannot read still goes to them.
         approver = YesApprover(approver)
@@ -85,14 +85,17 @@ def build_runner(
 
 
 def terminal_approver(readline: ReadLine | None, is_terminal: bool) -> Approver:
-    """The one-shot's approver: the terminal when stdin is one, else nobody (policy.md §9.8)."""
+    """The one-shot's approver: the terminal when stdin is one, else nobody.
+
+    See docs/policy.md, "Approvers and --yes".
+    """
     if readline is not None and is_terminal:
         return TerminalApprover(readline, sys.stderr)
     return NobodyApprover()
 
 
 def approval_mode(config: Config, options: CommandOptions) -> str:
-    """``status.approval`` in words (protocol.md §3.3)."""
+    """``status.approval`` in words (docs/protocol.md, "`status`")."""
     if options.yes:
         return "--yes"
     threshold = config.settings.approval.threshold
@@ -100,8 +103,8 @@ def approval_mode(config: Config, options: CommandOptions) -> str:
 
 
 def _warn_once(runner: CommandRunner, options: CommandOptions, warn: Callable[[str], None]) -> None:
-    """The switches, and a sandbox that is not all it could be, said once (D6: never claim
-    a sandbox that is not there)."""
+    """The switches, and a sandbox that is not all it could be, said once (never claim a
+    sandbox that is not there)."""
     if options.yes:
         warn(
             "--yes: every command the model asks to run is approved once, without asking, "

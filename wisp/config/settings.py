@@ -1,9 +1,10 @@
 """The settings wisp knows: each one's dotted path, type, range, default and meaning.
 
 config.json may hold other keys too (a newer wisp's, a plugin's): those are kept and warned
-about, never dropped (D2). Later parts of wisp add their settings to ``SETTINGS`` here, so that
-``wisp config`` validates and lists every one. Each model a runtime serves may have an entry,
-``<scheme>.models.<name>`` (``MODEL_FIELDS``): its name is free, its fields are known.
+about, never dropped, so an older wisp does not lose a newer one's settings. Later parts of wisp
+add their settings to ``SETTINGS`` here, so that ``wisp config`` validates and lists every one.
+Each model a runtime serves may have an entry, ``<scheme>.models.<name>`` (``MODEL_FIELDS``): its
+name is free, its fields are known.
 """
 
 from __future__ import annotations
@@ -343,7 +344,8 @@ _CONTEXT_LENGTH = Setting(
 
 
 def _model_fields(think: Setting) -> dict[tuple[str, ...], Setting]:
-    """The fields of one ``<scheme>.models.<name>`` entry (models.md §4, §12.3)."""
+    """The fields of one ``<scheme>.models.<name>`` entry: what a model can do, and what
+    ``wisp models check`` found (docs/models.md, "Capabilities", "The capability check")."""
     fields = (
         Setting(
             "capabilities",
@@ -424,7 +426,7 @@ MODEL_FIELDS: dict[str, dict[tuple[str, ...], Setting]] = {
 }
 """Per runtime, the fields of a model entry ``<scheme>.models.<name>``, by their names below it.
 
-LM Studio reports what its models can do, so it has no entries (models.md §4).
+LM Studio reports what its models can do, so it has no entries.
 """
 
 Names = tuple[str, ...]
