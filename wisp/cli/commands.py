@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from wisp.config import Config
+from wisp.policy.approval_cache import SessionApprovals
 from wisp.policy.approvals import ApprovalStore
 from wisp.policy.approvers import NobodyApprover, TerminalApprover, YesApprover
-from wisp.policy.gate import ApprovalGate, SessionApprovals
+from wisp.policy.gate import ApprovalGate
 from wisp.policy.patterns import CommandPatterns
 from wisp.policy.types import Approver
 from wisp.sandbox.plan import probe
