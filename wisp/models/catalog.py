@@ -6,7 +6,7 @@ entry, never an error and never a long wait: connecting may take ``CONNECT_SECON
 listing ``WHOLE_SECONDS``. Each listed model is then resolved as a conversation would resolve
 it (its window, its capabilities) in the time left; one that cannot be is still listed, with
 its ``problem``. Config's default model, ``script:`` models and disabled models that no runtime
-listed follow (models.md §12.1).
+listed follow. See docs/models.md, "The catalog".
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ RUNTIMES: dict[str, str] = {
     "openai": "OpenAI-compatible",
     "script": "script",
 }
-"""Scheme → the RUNTIME column's name (models.md §12.1)."""
+"""Scheme → the RUNTIME column's name."""
 
 # -- what the listing holds --------------------------------------------------------------------
 
@@ -76,7 +76,8 @@ class ModelRow(msgspec.Struct, kw_only=True, rename="camel"):
     context_length: int | None = None
     """The window wisp would use."""
     context_from: str | None = None
-    """``model``, ``model config``, ``config``, ``server``, ``default`` or ``memory`` (§11)."""
+    """Where the window came from: ``model``, ``model config``, ``config``, ``server``,
+    ``default`` or ``memory``."""
     context_note: str | None = None
     size: str | None = None
     """Weights on disk, in human units."""
@@ -328,7 +329,7 @@ def _verified(config: Config, resolved: ResolvedModel) -> dict[str, Any] | None:
 
 
 def context_from(note: str | None) -> str:
-    """The FROM column for a window's note (models.md §11)."""
+    """The FROM column: where the window came from, read from its note."""
     if note is None:
         return "model"
     if note.startswith("set for this model"):

@@ -1,4 +1,4 @@
-"""The capability check (models.md §12.3): three short questions that show what a model can do.
+"""The capability check: three short questions that show what a model can do.
 
 ``check_model`` asks, in order and each once, greedily (temperature 0) under a hard time limit:
 a reply (the floor), a tool call (``toolCalling``) and a structured reply (``guidedGeneration``).
@@ -9,6 +9,7 @@ into what is recorded under ``<scheme>.models.<name>``.
 ``ChatRequest`` has no schema field and no backend takes one yet, so the structured question
 asks for the JSON object in words and checks that the reply decodes to it (a model that passes
 can answer in that shape; one that fails may still be held to a schema by its runtime).
+See docs/models.md, "The capability check".
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from wisp.models.http import CAPABILITIES
 from wisp.models.selection import LOCAL, parse_selection
 
 CHECKED_SCHEMES = ("llamacpp", "openai", "local")
-"""Backends whose capabilities come from config.json, so a check can record them (§12.3)."""
+"""Backends whose capabilities come from config.json, so a check can record them."""
 
 UNCHECKED: tuple[Capability, ...] = ("reasoning", "vision")
 """Never asked: a person declares these by hand."""
@@ -175,7 +176,7 @@ async def check_model(
         if on_question is not None:
             on_question(result)
         if question == "reply" and not passed:
-            break  # §12.3: a model that cannot reply is asked nothing more
+            break  # a model that cannot reply is asked nothing more
     return CheckResult(model.selection, results, round(clock() - started, 3))
 
 
@@ -205,7 +206,7 @@ def _request(instructions: str, prompt: str, max_tokens: int, tools: list[ToolSp
             Message(role="user", content=prompt),
         ],
         tools=tools,
-        think=False,  # §6: side calls switch thinking off where a model has the switch
+        think=False,  # side calls switch thinking off where a model has the switch
         temperature=0.0,
         max_tokens=max_tokens,
     )
@@ -266,7 +267,7 @@ def _without_fence(text: str) -> str:
 def declaration_key(selection: str, asset: str | None = None) -> tuple[str, str] | None:
     """``(scheme, name)`` of ``<scheme>.models.<name>``, or None when the runtime reports them.
 
-    For ``local`` the name is the GGUF file name without ``.gguf`` (models.md §4): ``asset``
+    For ``local`` the name is the GGUF file name without ``.gguf``: ``asset``
     (the file's real path) gives it, else the selection's path or the default file.
     """
     parsed = parse_selection(selection)
@@ -297,7 +298,7 @@ class Declaration:
 def settle_declaration(
     previous: dict[str, Any], result: CheckResult, today: datetime.date
 ) -> Declaration | None:
-    """§12.3: recorded = passed ∪ (previously declared − failed) ∪ kept; None when refused."""
+    """Recorded = passed ∪ (previously declared − failed) ∪ kept; None when refused."""
     if result.outcome == "refused":
         return None
     declared = _names(previous.get("capabilities"))

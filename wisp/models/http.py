@@ -1,8 +1,8 @@
 """What the HTTP backends share: who a request goes to, API keys, failures, stream lines, config.
 
-Foreign errors are translated in one place, ``transport_errors``, into the messages of
-models.md §6. A key lives in an ``ApiKey``, whose repr redacts it; it goes into a request header
-and nowhere else (not an exception, a log line or an asset).
+Foreign errors are translated in one place, ``transport_errors``, into one message naming
+the server and what to do. A key lives in an ``ApiKey``, whose repr redacts it; it goes into a
+request header and nowhere else (not an exception, a log line or an asset).
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ if TYPE_CHECKING:
     from wisp.config.sections import ModelEntries, Secret
 
 RESOLVE_TIMEOUT = 5.0
-"""Seconds for each listing or model-information call (models.md §2)."""
+"""Seconds for each listing or model-information call."""
 
 ERROR_BODY_LIMIT = 4096
-"""Bytes of a non-200 body that are read for its message (models.md §8.7)."""
+"""Bytes of a non-200 body that are read for its message."""
 
 CAPABILITIES: tuple[Capability, ...] = ("toolCalling", "guidedGeneration", "reasoning", "vision")
 
@@ -110,7 +110,7 @@ def auth_headers(key: ApiKey | None) -> dict[str, str]:
 
 
 def context_length_in(path: Path, where: str, value: Any) -> int:
-    """A per-model ``contextLength``, checked as the known ones are (models.md §4)."""
+    """A per-model ``contextLength``, checked as the known ones are."""
     if type(value) is int and 512 <= value <= 4_194_304:
         return value
     shown = msgspec.json.encode(value).decode()
@@ -162,7 +162,8 @@ def stopped_early(server: Server, why: str) -> ModelError:
 
 @contextlib.contextmanager
 def transport_errors(server: Server, *, waiting: str | None = None) -> Iterator[None]:
-    """httpx's failures as models.md §6 words them; cancellation passes through untouched.
+    """httpx's failures as messages naming the server and what to do; cancellation passes
+    through untouched.
 
     ``waiting`` names a short call (``GET /api/tags``) whose timeout is the 5 s of resolution,
     not the idle limit.
@@ -255,7 +256,7 @@ async def ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
 
 
 async def sse_payloads(response: httpx.Response) -> AsyncIterator[str]:
-    """The text of each ``data:`` line; a bare line starting ``{`` counts too (models.md §8.6)."""
+    """The text of each ``data:`` line; a bare line starting ``{`` counts too."""
     async for line in response.aiter_lines():
         if line.startswith("data:"):
             yield line[5:].strip()
@@ -269,8 +270,8 @@ async def sse_payloads(response: httpx.Response) -> AsyncIterator[str]:
 class ReplyAssembly:
     """Turns a runtime's fragments into events: text, thinking, and calls held to the end.
 
-    Calls wait for the stream's proper end, so a call from a reply that broke off is never run
-    (models.md §6). Reply text goes through the Mistral filter when tools are offered.
+    Calls wait for the stream's proper end, so a call from a reply that broke off is never run.
+    Reply text goes through the Mistral filter when tools are offered.
     """
 
     def __init__(self, tools: list[ToolSpec]) -> None:
@@ -293,7 +294,7 @@ class ReplyAssembly:
         self.calls.append(ToolCallRequested(name, arguments))
 
     def finish(self) -> list[StreamEvent]:
-        """Held text, then the calls: those written as text first, in written order (§6)."""
+        """Held text, then the calls: those written as text first, in written order."""
         held, text_calls = self.filter.finish()
         events: list[StreamEvent] = [TextDelta(held)] if held else []
         events += [complete_call(call, self.tools) for call in [*text_calls, *self.calls]]

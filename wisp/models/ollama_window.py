@@ -1,4 +1,4 @@
-"""Sizing an Ollama model's window from its shape and this machine's memory (models.md §7.5).
+"""Sizing an Ollama model's window from its shape and this machine's memory.
 
 Ollama drops the front of a prompt that outgrows ``num_ctx`` without a word, and reloads the
 model whenever ``num_ctx`` changes, so wisp picks the window once, at selection: the largest

@@ -1,7 +1,7 @@
 """Ollama's API as msgspec Structs: ``/api/tags``, ``/api/show``, ``/api/ps``, ``/api/chat``.
 
 Only the fields wisp reads are declared; others are skipped on decoding. ``model_info`` stays an
-open mapping: its keys are prefixed by each model's architecture (models.md §7.5).
+open mapping: its keys are prefixed by each model's architecture.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One executor for OpenAI-compatible servers, and a resolver per runtime (models.md §8).
+"""One executor for OpenAI-compatible servers, and a resolver per runtime.
 
 ``llamacpp:``, ``lmstudio:`` and ``openai:`` differ in names, hints, the thinking switch and
 how they report models (their ``Dialect``); a chat is the same for all three: one

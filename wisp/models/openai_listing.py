@@ -1,4 +1,4 @@
-"""Resolving ``llamacpp:``, ``lmstudio:`` and ``openai:`` selections (models.md §8.2–§8.4).
+"""Resolving ``llamacpp:``, ``lmstudio:`` and ``openai:`` selections.
 
 Each runtime lists what it serves its own way; all three end in a ``Served`` entry: the
 server's id for the model, the window the server reports (if any) and what it reports the
@@ -326,7 +326,7 @@ def settle_window(
 def settle_capabilities(
     dialect: Dialect, section: OpenAICompatible, name: str, served: Served
 ) -> tuple[list[Capability], CapabilitySource]:
-    """§8.4: the dialect's, the server's and the declared; a recorded failure removes one."""
+    """Capabilities: the dialect's, the server's, the declared; a recorded failure removes one."""
     models = section.models
     declared = (
         declared_capabilities(models, dialect.scheme, name) if dialect.declares_by_config else None

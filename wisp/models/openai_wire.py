@@ -1,8 +1,8 @@
 """What OpenAI-compatible runtimes speak: the dialects, the request, the streamed reply.
 
-A dialect value says what sets ``llamacpp:``, ``lmstudio:`` and ``openai:`` apart (models.md §8);
+A dialect value says what sets ``llamacpp:``, ``lmstudio:`` and ``openai:`` apart;
 the rest is the wire format all three share: ``POST /v1/chat/completions``'s body, with call ids
-by position (§8.5), and the server-sent events of its reply (§8.6, §8.7).
+by position, and the server-sent events of its reply.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from wisp.models.parsing import is_overflow_message
 
 @dataclass(frozen=True, slots=True)
 class Dialect:
-    """What sets one OpenAI-compatible runtime apart (the table of models.md §8)."""
+    """What sets one OpenAI-compatible runtime apart (names, hints, thinking, listing)."""
 
     scheme: str
     runtime: str
@@ -97,7 +97,7 @@ class TemplateKwargs(msgspec.Struct):
 
 
 class ChatBody(msgspec.Struct):
-    """``POST /v1/chat/completions``; encoded with sorted keys (models.md §8.5)."""
+    """``POST /v1/chat/completions``; encoded with sorted keys."""
 
     model: str
     messages: list[WireMessage]
@@ -215,7 +215,7 @@ class _GatheredCall:
 
 @dataclass(slots=True)
 class CallGatherer:
-    """Tool-call fragments joined into calls, by ``index`` (models.md §8.6)."""
+    """Tool-call fragments joined into calls, by ``index``."""
 
     calls: list[_GatheredCall] = field(default_factory=list)
     by_index: dict[int, _GatheredCall] = field(default_factory=dict)
@@ -267,7 +267,7 @@ def parse_call(call: _GatheredCall, runtime: str) -> tuple[str, dict[str, Any]]:
 
 
 def usage_from(usage: WireUsage, thinking_chunks: int) -> Usage:
-    """§8.7: reasoning tokens as reported, else one per thinking chunk."""
+    """Reasoning tokens as reported, else one per thinking chunk."""
     prompt = usage.prompt_tokens_details
     completion = usage.completion_tokens_details
     reasoning = (completion.reasoning_tokens if completion else None) or thinking_chunks
@@ -282,7 +282,7 @@ def usage_from(usage: WireUsage, thinking_chunks: int) -> Usage:
 def refusal(
     dialect: Dialect, server: Server, status: int, error: ServerError, key_sent: bool
 ) -> ModelError:
-    """A non-200 answer as models.md §8.1 and §8.7 word it."""
+    """A non-200 answer as a message naming the server and what to do."""
     if status in (401, 403):
         why = "the API key wisp sent is not one it accepts" if key_sent else "it wants an API key"
         return ModelError(

@@ -1,4 +1,6 @@
-"""What every backend does to a reply, whatever its runtime (models.md §6, §8.7, §9).
+"""What every backend does to a reply, whatever its runtime.
+
+See docs/models.md, "Backends".
 
 - ``complete_arguments``: fill a call's missing required arguments from the tool's schema.
 - ``is_overflow_message``: does a runtime's error say the prompt did not fit?
@@ -26,7 +28,7 @@ from wisp.agent.types import (
     ToolSpec,
 )
 
-# -- argument completion (§6) --------------------------------------------------------------
+# -- argument completion -------------------------------------------------------------------
 
 _EMPTY_BY_TYPE: dict[str, Any] = {"string": "", "array": [], "boolean": False}
 
@@ -64,11 +66,11 @@ def complete_call(call: ToolCallRequested, tools: Collection[ToolSpec]) -> ToolC
     return call
 
 
-# -- overflow (§8.7) -------------------------------------------------------------------------
+# -- overflow --------------------------------------------------------------------------------
 
 _WINDOW_WORDS = ("context size", "context length", "context window", "context_length")
 _EXCESS_WORDS = ("exceed", "too long", "overflow", "larger than", "greater than")
-# LM Studio's words, also what a script's error may say (models.md §10).
+# LM Studio's words, also what a script's error may say.
 _PROVIDED = re.compile(r"provided [\d,]+ tokens, but the maximum allowed is [\d,]+")
 
 
@@ -82,7 +84,7 @@ def is_overflow_message(message: str, error_type: str | None = None) -> bool:
     return any(w in lowered for w in _WINDOW_WORDS) and any(w in lowered for w in _EXCESS_WORDS)
 
 
-# -- Mistral text tool calls (§6) ---------------------------------------------------------
+# -- Mistral text tool calls ------------------------------------------------------------
 
 _MARKER = "[TOOL_CALLS]"
 _ARGS = "[ARGS]"
@@ -217,7 +219,7 @@ class MistralCallFilter:
         return ("", calls) if calls else (held, [])
 
 
-# -- the embedded model's calls, read from its reply (§9) ------------------------------------
+# -- the embedded model's calls, read from its reply -----------------------------------------
 
 _OPEN_CALL = "<tool_call>"
 _CLOSE_CALL = "</tool_call>"
@@ -317,7 +319,7 @@ class TextCallFilter:
         return held, []
 
 
-# -- thinking (§9) ------------------------------------------------------------------------
+# -- thinking -----------------------------------------------------------------------------
 
 _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"

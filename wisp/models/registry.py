@@ -34,7 +34,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "openai": ("wisp.models.openai_compat", "resolve_openai"),
     "script": ("wisp.models.script", "resolve"),
 }
-"""Scheme → (module, resolver function), in the order models.md §1 lists them."""
+"""Scheme → (module, resolver function), in the order of docs/models.md, "Selections"."""
 
 
 async def resolve_model(
@@ -58,7 +58,7 @@ async def resolve_model(
         resolver = functools.partial(resolver, files=model_files)
     section = config.settings.runtime(parsed.scheme)
     resolved = await resolver(parsed.name, section, environ, client)
-    # One canonical spelling everywhere, whatever the backend found the model as (§1).
+    # One canonical spelling everywhere, whatever the backend found the model as.
     return dataclasses.replace(resolved, selection=parsed.canonical)
 
 

@@ -1,8 +1,8 @@
-"""The replay backend, ``script:PATH`` (D5, models.md §10): a JSON file of responses, in order.
+"""The replay backend, ``script:PATH``: a JSON file of responses, in order.
 
 A real backend, for demos, reproducible bug reports and every test that needs no model. The
 file is read and checked when the model is resolved, so a mistake in it shows before the first
-prompt, with its line and column.
+prompt, with its line and column. See docs/models.md, "The replay backend".
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class ScriptBackend:
         first = True
         for kind, text in (("thinking", response.thinking), ("text", response.text)):
             for at in range(0, len(text), CHUNK_CHARACTERS):
-                # Every chunk yields to the loop, so an interrupt (D8) lands between chunks.
+                # Every chunk yields to the loop, so an interrupt lands between chunks.
                 await asyncio.sleep(0 if first else pause)
                 first = False
                 chunk = text[at : at + CHUNK_CHARACTERS]

@@ -1,6 +1,6 @@
 """Model selections: parse what a person typed, and give every spelling one canonical name.
 
-One grammar everywhere (models.md §1): ``-m``, config.json's ``model``, ``/model``,
+One grammar everywhere (docs/models.md, "Selections"): ``-m``, config.json's ``model``, ``/model``,
 ``models.disabled``. Parsing accepts any scheme; the registry decides whether this build has
 it. Canonical names exist so that a disabled model is refused under every spelling.
 """
@@ -57,7 +57,7 @@ def canonical_selection(text: str) -> str:
 
 
 def canonical_name(scheme: str, name: str) -> str:
-    """The part after the colon, canonical for ``scheme`` (models.md §1)."""
+    """The part after the colon, canonical for ``scheme``."""
     if scheme in _GGUF_ID_SCHEMES and _is_gguf_path_id(name):
         # llama-server lists a model started with -m by its path; people say its file name.
         return os.path.basename(name)[: -len(".gguf")]
