@@ -37,7 +37,6 @@ BEING_CLEANED = {
     "wisp/tools/registry.py",
     "wisp/tools/run_command.py",
     "wisp/tools/system_info.py",
-    "wisp_tui/widgets/prompt.py",
 }
 
 DATA_FILE_NAMES = {"notes.md", "overview.md"}
