@@ -25,18 +25,6 @@ DATA_SUFFIXES_IN_CODE = {".json"}
 BEING_CLEANED = {
     # being cleaned in issue 13: files other engineers are editing now. Empty this set as they
     # are done; a file here is skipped whole.
-    "wisp/tools/ask.py",
-    "wisp/tools/command_runner.py",
-    "wisp/tools/current_date.py",
-    "wisp/tools/edit_file.py",
-    "wisp/tools/inspect.py",
-    "wisp/tools/memory.py",
-    "wisp/tools/memory_page.py",
-    "wisp/tools/read_file.py",
-    "wisp/tools/redact.py",
-    "wisp/tools/registry.py",
-    "wisp/tools/run_command.py",
-    "wisp/tools/system_info.py",
 }
 
 DATA_FILE_NAMES = {"notes.md", "overview.md"}

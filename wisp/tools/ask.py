@@ -1,15 +1,16 @@
-"""``ask``: the model asks the person a question and waits for the answer (agent.md §6.8, D7).
+"""``ask``: the model asks the person a question and waits for the answer.
 
 The face's ``Asker`` puts the question (plain chat: the terminal; ``chat --json``: a ``question``
 line); this tool checks the limits, keeps the deadline, reads the answer against the options,
 masks credential-shaped values, and records ``inquiry.requested`` then ``inquiry.settled``
-(policy.md §12). Every way a question ends is an outcome of the seed:
+(docs/turn.md, "The model's questions"). Every way a question ends is one of the outcomes
+``inquiry.settled`` records:
 
     answered    ``answer: <text>`` (and ``option: N``)
     none        ``the person gave no answer``
     declined    ``error: the person declined to answer``
     unanswered  ``error: no answer within N s`` (only with a deadline)
-    stopped     ``error: the turn was stopped``; the CancelledError goes on up (D8)
+    stopped     ``error: the turn was stopped``; the CancelledError goes on up
     refused     ``error: question not asked: <reason>``, or
                 ``error: no one can be asked here (<reason>)``
     failed      ``error: the question was withdrawn (<reason>)``: the asker broke, or gave
@@ -50,7 +51,7 @@ QUESTIONS_PER_TURN = 3
 ANSWER_LIMIT = 4096
 """Bytes of an answer the model gets; the rest is cut with a note."""
 
-# policy.md §12: a question asking for a secret is refused before it is put.
+# A question asking for a secret is refused before it is put.
 _SECRET = re.compile(
     r"(?i)\b(passwords?|passphrases?|token|(?:api|access|auth|bearer|github|personal access)"
     r"[ _-]?tokens?|api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|access[ _-]?keys?)\b"
@@ -125,9 +126,10 @@ class AskTool:
         clock: Callable[[], float] = time.monotonic,
         new_id: Callable[[], str] = lambda: secrets.token_hex(4),
     ) -> None:
-        """``ways`` and ``via`` are the seed's: how the face asks (``["terminal"]``) and where
-        its answers come from (``terminal``). The ``Asker`` protocol names only ``can_ask``, so
-        when they are not given they are read from the asker's own ``ways`` and ``via``.
+        """``ways`` and ``via`` are the audit fields of those names: how the face asks
+        (``["terminal"]``) and where its answers come from (``terminal``). The ``Asker`` protocol
+        names only ``can_ask``, so when they are not given they are read from the asker's own
+        ``ways`` and ``via``.
 
         ``second`` is how long one second of a deadline lasts, in real seconds: 1 in use;
         tests shorten it to see a deadline pass without waiting (``error: no answer within
@@ -154,7 +156,7 @@ class AskTool:
         try:
             settled = await self._settle(question, context)
         except asyncio.CancelledError:
-            # D8: Ctrl-C or an interrupt stopped the turn while the person was being asked.
+            # Ctrl-C or an interrupt stopped the turn while the person was being asked.
             self._record_settled(context, inquiry, question, Settled("stopped", ""), started)
             raise
         self._record_settled(context, inquiry, question, settled, started)
@@ -172,7 +174,7 @@ class AskTool:
         self._asked += 1
         try:
             answer = await self._wait(question)
-        except Exception as exc:  # the face could not ask: the seed's failed, not a crash
+        except Exception as exc:  # the face could not ask: outcome failed, not a crash
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             return _failed(reason)
         return self._read(answer, question)
@@ -270,7 +272,7 @@ def _question(args: AskArgs) -> Question:
 
 
 def _refusal(question: Question) -> str | None:
-    """Why a question may not be put (agent.md §6.8 limits, policy.md §12), or None."""
+    """Why a question may not be put (empty, too long, bad options, asks for a secret), or None."""
     if not question.text:
         return "the question is empty"
     if len(question.text) > QUESTION_LIMIT:

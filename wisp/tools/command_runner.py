@@ -1,6 +1,8 @@
-"""The path every command takes (policy.md §1): split, patterns, the gate, the sandbox, the
-process, the refusal check, and the audit (``policy.decision`` once per line, then
-``command.outcome``). Failures come back as text for the model, never as exceptions."""
+"""The path every command takes: split, patterns, the gate, the sandbox, the process, the
+refusal check, and the audit (``policy.decision`` once per line, then ``command.outcome``).
+Failures come back as text for the model, never as exceptions. See docs/policy.md, "The path a
+command takes".
+"""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ SHELL = "/bin/sh"
 
 @dataclass(frozen=True, slots=True)
 class CommandSettings:
-    """The operator's settings for commands (policy.md §3)."""
+    """The operator's settings for commands (docs/policy.md, "Configuration")."""
 
     timeout_seconds: int = 60
     """``commandTimeoutSeconds``: a model's command's default limit; 0 = none."""
@@ -101,7 +103,7 @@ class CommandRunner:
         stop: asyncio.Event | None = None,
         kill_now: asyncio.Event | None = None,
     ) -> Ran | Refused:
-        """Policy, gate, sandbox, run (policy.md §1). ``record`` writes under the call's id."""
+        """Policy, gate, sandbox, run. ``record`` writes under the call's id."""
         # Before the policy parses it: a line that can never run must not hold up the chat.
         refusal = line_refusal(line)
         if refusal:
@@ -147,7 +149,7 @@ class CommandRunner:
         kill_now: asyncio.Event | None = None,
     ) -> Ran | Refused:
         """A ``!`` command: the lists and the sandbox, no classifier and no approval (typing it
-        is the approval), no time limit (policy.md §10)."""
+        is the approval), no time limit."""
         refusal = line_refusal(line)
         if refusal:
             return self._refuse(

@@ -1,4 +1,4 @@
-"""``current_date``: the current local date and time, with its zone (agent.md §6.1)."""
+"""``current_date``: the current local date and time, with its zone."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""``edit_file``: write, append to, or change one place in a text file (agent.md §6.4).
+"""``edit_file``: write, append to, or change one place in a text file.
 
 Every write is atomic (a temporary file beside the target, renamed over it) and confined: the
 real target must lie inside the working directory or a configured writable root, and never
-inside ``WISP_HOME`` (policy.md §5.2, checked as real paths, so a symlink cannot lead out).
+inside ``WISP_HOME`` (checked as real paths, so a symlink cannot lead out).
 An edit that lands is recorded as ``file.write``.
 """
 
@@ -28,7 +28,7 @@ from wisp.tools.output import split_lines
 
 MODES = ("write", "append", "replace")
 REPLACE_MAX_BYTES = 1 << 20
-"""``replace`` reads the whole file to edit it: larger files are refused (§6.4)."""
+"""``replace`` reads the whole file to edit it: larger files are refused."""
 
 
 class EditFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
@@ -59,7 +59,7 @@ class EditFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
 
 def _parameters() -> dict[str, Any]:
     schema = schema_of(EditFileArgs)
-    # Checked by hand for §6.4's own error text, but offered to the model as the enum it is.
+    # Checked by hand for the tool's own error text, but offered to the model as the enum it is.
     schema["properties"]["mode"]["enum"] = list(MODES)
     return schema
 
@@ -112,7 +112,7 @@ class EditFileTool:
         landed = await asyncio.to_thread(_edit, path, real, args.mode, args.content, find, line)
         if isinstance(landed, str):
             return landed
-        context.record(landed.record)  # after the edit lands (§6.4)
+        context.record(landed.record)  # after the edit lands
         return landed.result
 
 

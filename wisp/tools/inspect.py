@@ -1,4 +1,4 @@
-"""``inspect``: wisp's own state, read-only: its config, status, approvals and audit (§6.5).
+"""``inspect``: wisp's own state, read-only: its config, status, approvals and audit.
 
 Every view is capped at 4 KiB. API keys and other secrets in the config are shown only as
 ``set (config.json)`` or ``unset`` (``wisp.config.secrets``).
@@ -28,7 +28,7 @@ from wisp.tools.output import bounded, hold_back
 
 VIEWS = ("config", "status", "approvals", "audit")
 CAP = 4096
-"""Every view's bytes at most (§6.5)."""
+"""Every view's bytes at most."""
 AUDIT_LAST = 20
 AUDIT_LAST_MAX = 100
 SUMMARY_WIDTH = 160
@@ -51,7 +51,7 @@ class InspectArgs(msgspec.Struct, kw_only=True):
 
 class Sandbox(msgspec.Struct, rename="camel"):
     """How commands are confined, as the command runner reports it; None when this
-    conversation runs no commands. wisp never claims a sandbox it does not have (D6)."""
+    conversation runs no commands. wisp never claims a sandbox it does not have."""
 
     mechanism: str | None = None
 

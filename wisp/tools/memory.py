@@ -1,10 +1,11 @@
-"""``memory``: this conversation's memory, read back on request (agent.md §6.9, §7).
+"""``memory``: this conversation's memory, read back on request.
 
 ``recall`` works in full over the conversation store: an entry, a turn, the task (the first
-prompt, while there are no facts), a kept output, paged within B with the §7.1 modifiers.
-Facts, the running summary, ``note``, ``task TEXT``, ``summarise`` and ``condense`` need parts
-this wisp does not have yet (facts, the output readers, a model for memory): they answer with
-what is true, never a guess. Every call is recorded as ``context.memory``.
+prompt, while there are no facts), a kept output, paged within B with the modifiers of
+``memory_page``. Facts, the running summary, ``note``, ``task TEXT``, ``summarise`` and
+``condense`` need parts this wisp does not have yet (facts, the output readers, a model for
+memory): they answer with what is true, never a guess. Every call is recorded as
+``context.memory``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ _NUMBER = re.compile(r"\d+")
 _COMMAND_NOTICE = re.compile(
     r"ran `(?P<line>.*?)` themselves in (?P<dir>.+?) at .*?\(exit status (?P<status>-?\d+)"
 )
-"""A person's command notice (§5.2), for its label line."""
+"""The notice of a command the person ran (``!cmd``), for its label line."""
 
 
 class MemoryArgs(msgspec.Struct, kw_only=True):
@@ -85,7 +86,7 @@ class MemoryTool:
         '"from line N", "matching TEXT", "lines A-B", "head K" or "tail K" at the end.'
     )
     parameters = schema_of(MemoryArgs)
-    # Not among §5.1's read-only tools: note and task change what the conversation holds.
+    # Not read-only: note and task change what the conversation holds.
     read_only = False
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
@@ -158,7 +159,7 @@ def _recall_record(request: str, recalled: Recalled) -> ContextMemory:
 
 
 def recall(request: str, view: ConversationView, budget: int) -> Recalled:
-    """What ``recall <request>`` finds (§7.1), paged within ``budget`` bytes."""
+    """What ``recall <request>`` finds, paged within ``budget`` bytes."""
     what, modifiers = split_modifiers(request)
     lowered = what.lower()
     store: ConversationStore = view.store
@@ -263,7 +264,8 @@ def _recall_output(
     )
     kept = view.home / "output" / view.session / output_id
     try:
-        # The output store holds an output whole when its result had to be cut (§4.2).
+        # The output store holds an output whole when its result had to be cut (docs/turn.md,
+        # "Output budget").
         text = kept.read_text(errors="replace")
         source = "kept whole in the output store"
     except OSError:

@@ -1,6 +1,6 @@
 """Paging what ``memory`` recalls: the modifiers at a request's end, and one page within B.
 
-Modifiers (agent.md §7.1): ``from line N`` (also ``at line N``, ``starting at line N``,
+Modifiers: ``from line N`` (also ``at line N``, ``starting at line N``,
 ``offset N``), ``matching TEXT`` (the matching lines with their numbers, and a count of the
 rest), ``lines A-B``, ``head [K]``, ``tail [K]``. Line numbers are those of the whole recalled
 text, so a page's ``[more: …]`` hint and the held-back marker's numbers agree.

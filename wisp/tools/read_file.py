@@ -1,4 +1,4 @@
-"""``read_file``: a page of a text file's lines, numbered, with where the next page starts (§6.3).
+"""``read_file``: a page of a text file's lines, numbered, with where the next page starts.
 
 A page holds at most ``limit`` lines and at most B bytes (the tool-output budget), so a result
 never needs the output store. Reading is lazy and bounded: the file is read line by line, and
@@ -24,7 +24,7 @@ from wisp.tools.output import bounded
 END_OF_FILE = "[end of file]"
 NO_LINES = "(no lines in range)"
 _BINARY_PROBE = 8192
-"""A NUL byte in this much of the file's start means it is binary (§6.3: "the first chunk")."""
+"""A NUL byte in this much of the file's start means it is binary."""
 _MARKER_ROOM = 64
 """Bytes kept free of lines for the page's last line (``[more: call again with offset N]``)."""
 

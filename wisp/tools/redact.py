@@ -1,4 +1,4 @@
-"""Masking credential-shaped values in text the person typed (policy.md §12).
+"""Masking credential-shaped values in text the person typed (answers to the model's questions).
 
 ``mask_credentials`` replaces each value that looks like a secret with ``[masked: <kind>]`` and
 says which kinds it found. The rules run in order, the precise shapes first, so a GitHub token

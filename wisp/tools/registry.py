@@ -2,7 +2,7 @@
 
 A tool is registered by name with a factory that makes it from the config in force, or
 returns None when that config leaves it out (``memory`` without ``context.memory``). The
-built-ins register through ``register`` in the spec's order (agent.md §6), exactly as a
+built-ins register through ``register`` in ``BUILTIN_TOOLS``'s order, exactly as a
 plugin's ``register(registry)`` would; there is no global registry, each caller builds one.
 """
 
@@ -31,8 +31,9 @@ BUILTIN_TOOLS = (
     "current_date", "run_command", "read_file", "edit_file", "inspect", "system_info", "ask",
     "memory",
 )  # fmt: skip
-"""The built-ins this wisp has, in the spec's registry order (notify comes later, in its
-place). ``run_command`` and ``ask`` need what the face provides: a command runner, an asker."""
+"""The built-ins this wisp has, in the order they are offered to the model (notify comes
+later, in its place). ``run_command`` and ``ask`` need what the face provides: a command runner,
+an asker."""
 
 
 class ToolRegistry:
@@ -67,7 +68,7 @@ class ToolRegistry:
 def register(
     registry: ToolRegistry, *, runner: CommandRunner | None = None, asker: Asker | None = None
 ) -> None:
-    """Register the built-in tools, in the spec's order. Without a ``runner`` there is no
+    """Register the built-in tools, in ``BUILTIN_TOOLS``'s order. Without a ``runner`` there is no
     ``run_command``, and without an ``asker`` no ``ask``."""
     registry.register("current_date", lambda config: CurrentDateTool())
     if runner is not None:
@@ -96,5 +97,5 @@ def _edit_file(config: Config) -> Tool:
 
 
 def _memory(config: Config) -> Tool | None:
-    # §7: a conversation has memory only when the config asks for it.
+    # A conversation has memory only when the config asks for it.
     return MemoryTool() if config.settings.context.memory else None

@@ -1,5 +1,5 @@
 """``run_command``: runs a shell line on this machine, checked, confined and recorded
-(agent.md §6.2, policy.md §1 and §4)."""
+(docs/policy.md, "The path a command takes"; docs/sandbox.md, "Running a command")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``system_info``: this machine's ports, disks, folders, processes, memory, battery, system and
-network, as short tables (agent.md §6.7).
+network, as short tables.
 
 (Python wisp, issue 3) Everything is read from ``/proc``, ``/sys`` and ``/etc`` with the
 standard library; no external program runs, so it works on a bare machine and needs no
@@ -56,7 +56,7 @@ class SystemInfoArgs(msgspec.Struct, kw_only=True):
 
 def _parameters() -> dict[str, Any]:
     schema = schema_of(SystemInfoArgs)
-    # §6.7: process is required (empty except for topic process), which some models need in
+    # ``process`` is marked required (empty except for topic process), which some models need in
     # order to send it at all; a call without it is still accepted.
     schema["required"] = ["topic", "process"]
     return schema
