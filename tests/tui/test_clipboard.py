@@ -130,6 +130,8 @@ async def test_selected_text_is_copied_by_osc52_when_there_is_no_system_clipboar
         note = app.transcript.query(Entry).first()
         await pilot.mouse_down(note, offset=(1, 0))
         await pilot.hover(note, offset=(4, 0))
+        # The drag reaches "wisp" before the button is let go, however busy the machine.
+        await wait_for(pilot, lambda: app.screen.get_selected_text() == "wisp")
         await pilot.mouse_up(note, offset=(4, 0))
         await wait_for(pilot, lambda: any(data.startswith("\x1b]52;") for data in written))
         assert osc52("wisp") in written
