@@ -6,20 +6,39 @@ or one that comes after the text or the cursor has moved, no longer applies and 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from textual.screen import Screen
 
 from wisp.protocol import Complete, Completions
 
 from .screens.dialog import Dialog
 
 if TYPE_CHECKING:
-    from .app import WispApp
+    from .backend import Backend
+    from .widgets.prompt import Prompt
+    from .widgets.transcript import Transcript
+
+
+class CompletingApp(Protocol):
+    """What completion uses of the app: the screen shown, wisp, the input, the transcript."""
+
+    @property
+    def screen(self) -> Screen[object]: ...
+
+    backend: Backend
+
+    @property
+    def prompt(self) -> Prompt: ...
+
+    @property
+    def transcript(self) -> Transcript: ...
 
 
 class Completing:
     """The one completion request in flight, if any."""
 
-    def __init__(self, app: WispApp) -> None:
+    def __init__(self, app: CompletingApp) -> None:
         self._app = app
         self._count = 0
         self._asked: Complete | None = None

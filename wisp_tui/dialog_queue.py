@@ -7,23 +7,47 @@ note, with no answer sent. A dialog arriving over a panel closes the panel.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wisp.protocol import Answer, Approval, Choice, Choose, Question
 
 if TYPE_CHECKING:
-    from .app import WispApp
+    from .backend import Backend
     from .screens.dialog import Dialog
     from .screens.model_picker import PickerAnswer
     from .screens.question import QuestionAnswer
+    from .widgets.transcript import Transcript
 
 Request = Approval | Question | Choice
+
+
+class DialogApp(Protocol):
+    """What the queue uses of the app: its screens, wisp, the transcript, and whether it is
+    quitting or showing a panel."""
+
+    backend: Backend
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def is_quitting(self) -> bool: ...
+
+    @property
+    def is_panel_shown(self) -> bool: ...
+
+    def push_screen(self, screen: Any, callback: Callable[[Any], Any] | None = None) -> Any: ...
+
+    def pop_screen(self) -> Any: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
 
 
 class DialogQueue:
     """The requests not yet answered, the first of them shown."""
 
-    def __init__(self, app: WispApp) -> None:
+    def __init__(self, app: DialogApp) -> None:
         self._app = app
         self._waiting: list[Request] = []
         self._shown: Dialog[Any] | None = None
