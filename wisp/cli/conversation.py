@@ -16,9 +16,9 @@ from wisp import protocol as p
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import system_prompt
 from wisp.agent.recorder import Recorder
-from wisp.agent.types import ModelUnavailable, ResolvedModel, Tool, ToolContext
+from wisp.agent.types import ResolvedModel, Tool, ToolContext
 from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import HostHello, ModelFallback, ModelResolved, SessionStart
+from wisp.audit.kinds import HostHello, ModelResolved, SessionStart
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
 from wisp.cli.chat_models import ChatModels
 from wisp.cli.commands import (
@@ -28,12 +28,10 @@ from wisp.cli.commands import (
 )
 from wisp.cli.context import Context, audit_settings
 from wisp.cli.faces import Face, askers_for
-from wisp.cli.model_files import ConfigModelFiles
+from wisp.cli.model_choice import ModelChoice
 from wisp.cli.own_programs import own_argv
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
-from wisp.models.registry import resolve_model
-from wisp.models.selection import canonical_selection
 from wisp.store import ConversationStore, PendingEntry, transcripts
 from wisp.tools.inspect import InspectTool
 from wisp.tools.registry import default_tools
@@ -67,8 +65,9 @@ class ChatSession:
         self.config = config
         self.log = log
         self.face = face
-        self._client: Any = None  # an httpx.AsyncClient, made when a server model needs one
         self.recorder = Recorder(log)
+        self.choice = ModelChoice(context, options, lambda: self.config, self.recorder.record)
+        """Which model runs, and the HTTP client of the servers that serve it."""
         self.notes: list[str] = []
         self.save_name = options.save or options.resume
         self._hold: transcripts.TranscriptLock | None = None
@@ -156,8 +155,7 @@ class ChatSession:
         conversation = getattr(self, "conversation", None)
         if conversation is not None:
             await conversation.resolved.backend.aclose()
-        if self._client is not None:
-            await self._client.aclose()
+        await self.choice.aclose()
         if self._hold is not None:
             self._hold.release()
         self.log.close()
@@ -166,7 +164,7 @@ class ChatSession:
 
     async def switch_model(self, name: str) -> list[str]:
         """/model NAME: the new model over the same store."""
-        model = await self._resolve(name)
+        model = await self.choice.resolve(name)
         old = self.conversation
         await old.resolved.backend.aclose()
         self.notes = []
@@ -209,63 +207,20 @@ class ChatSession:
         return self.context.home.root / "transcripts"
 
     async def _first_model(self) -> ResolvedModel:
-        """The model the session starts on. A chat whose configured model (not one named with
-        --model) is unavailable starts on local instead, and says why; a one-shot never falls
-        back (docs/models.md, "Falling back at start")."""
-        named = self.options.model
-        selection = named or self.config.settings.model
-        try:
-            return await self._resolve(selection)
-        except ModelUnavailable as exc:
-            if named or self.options.entry_point != "chat" or selection == "local":
-                raise
-            self.recorder.record(ModelFallback(model=selection, reason=str(exc), fallback="local"))
-            self.notes.append(f"{selection} is unavailable ({exc}); this chat runs on local")
-            self._start_notes.append(self.notes[-1])
-            return await self._resolve("local")
-
-    async def _resolve(self, selection: str) -> ResolvedModel:
-        self._refuse_disabled(selection)
-        return await resolve_model(
-            selection,
-            config=self.config,
-            environ=self.context.environ,
-            client=self.http() if _is_served(selection) else None,
-            model_files=ConfigModelFiles(
-                self.context, source=self.options.entry_point, record=self.recorder.record
-            ),
-        )
-
-    def _refuse_disabled(self, selection: str) -> None:
-        """A disabled model is refused wherever it is chosen, by any spelling."""
-        disabled = self.config.settings.models.disabled
-        if not disabled:
-            return
-        wanted = canonical_selection(selection)
-        for spelling in disabled:
-            try:
-                same = canonical_selection(spelling) == wanted
-            except ModelUnavailable:
-                same = spelling == selection
-            if same:
-                raise ModelUnavailable(
-                    f"model '{selection}' is disabled; enable it with wisp models enable "
-                    f"{selection}, or /models enable {selection} in chat"
-                )
+        model, fell_back = await self.choice.first()
+        if fell_back is not None:
+            self.notes.append(fell_back)
+            self._start_notes.append(fell_back)
+        return model
 
     @property
     def http_client(self) -> Any:
         """The session's HTTP client if one was made, else None."""
-        return self._client
+        return self.choice.http_client
 
     def http(self) -> Any:
-        """The session's HTTP client, made on first use: a ``local`` or ``script:`` session
-        never pays for importing httpx (startup is most of a short chat's wait)."""
-        if self._client is None:
-            import httpx
-
-            self._client = httpx.AsyncClient()
-        return self._client
+        """The session's HTTP client, made on first use."""
+        return self.choice.http()
 
     def _tools(self, model: ResolvedModel, no_tools: bool) -> list[Tool]:
         tools: list[Tool] = []
@@ -400,9 +355,3 @@ def save_if_asked(session: ChatSession) -> str | None:
         f'saved to {path}; continue with: wisp --resume {quoted} "…" '
         f"(or wisp chat --resume {quoted})"
     )
-
-
-def _is_served(selection: str) -> bool:
-    """Whether a model is reached over HTTP (and so needs the session's client)."""
-    scheme = selection.strip().partition(":")[0].lower()
-    return scheme in ("ollama", "llamacpp", "lmstudio", "openai")
