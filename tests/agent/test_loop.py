@@ -297,3 +297,45 @@ async def test_a_typed_command_is_stored_for_the_next_turn(
     await conversation.run_turn("what did I run?", events.append)
     messages = compose(conversation.instructions, conversation.store, [], memory=False)
     assert [m.content for m in messages if m.role == "user"][:1] == ["[the person ran `ls` …]"]
+
+
+class RecordingBackend:
+    """A backend that remembers each request before the real one answers it."""
+
+    def __init__(self, backend) -> None:
+        self.backend = backend
+        self.requests: list = []
+
+    def stream(self, request):
+        self.requests.append(request)
+        return self.backend.stream(request)
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+
+async def test_an_empty_reply_is_asked_once_more_without_tools(
+    make_conversation, write_script, sink, events
+):
+    conversation = await make_conversation(write_script({"text": ""}, {"text": "It is noon."}))
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    result = await conversation.run_turn("what time is it?", events.append)
+    assert (result.outcome, result.text) == ("ok", "It is noon.")
+    first, again = recording.requests
+    assert first.tools and not again.tools
+    nudge = again.messages[-1]
+    assert nudge.role == "user" and "Your reply was empty" in nudge.content
+    # The nudge is not part of the conversation: only the prompt and the answer are stored.
+    assert [e.kind for e in conversation.store][-2:] == ["prompt", "response"]
+    assert "Your reply was empty" not in [e.text for e in conversation.store]
+
+
+async def test_silence_twice_ends_the_turn_saying_the_model_gave_no_answer(
+    make_conversation, write_script, sink, events
+):
+    conversation = await make_conversation(write_script({"text": ""}, {"text": "  \n"}))
+    result = await conversation.run_turn("hello?", events.append)
+    assert result.outcome == "error"
+    assert result.error is not None and result.error.startswith("the model gave no answer")
+    assert sink.events[-1].kind == "error" and sink.events[-1].details.context == "turn"

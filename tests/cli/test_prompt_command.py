@@ -52,6 +52,25 @@ def test_a_prompt_prints_the_reply_and_its_checked_lines(run_wisp, script, audit
     assert response["usage"] == {"input": 300, "output": 30, "cached": 0, "reasoning": 0}
 
 
+def test_a_model_that_stays_silent_is_said_plainly_and_exits_1(run_wisp, script) -> None:
+    result = run_wisp("-m", f"script:{script({'text': ''}, {'text': ''})}", "hello?")
+    assert result.returncode == 1
+    assert result.stdout.strip() == ""
+    assert "wisp: the model gave no answer" in result.stderr
+
+
+def test_chat_says_so_when_the_model_stays_silent(run_wisp, script) -> None:
+    message = json.dumps({"type": "message", "text": "hello?"}) + "\n"
+    silent = script({"text": ""}, {"text": ""})
+    result = run_wisp("chat", "--json", "-m", f"script:{silent}", input=message)
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    notes = [line["text"] for line in lines if line["type"] == "note"]
+    assert any(note.startswith("error: the model gave no answer") for note in notes)
+    end = next(line for line in lines if line["type"] == "turn" and line["phase"] == "end")
+    assert end["outcome"] == "error"
+
+
 def test_a_failed_turn_exits_1_with_the_reason(run_wisp, script) -> None:
     result = run_wisp("-m", f"script:{script({'error': 'the model fell over'})}", "hi")
     assert result.returncode == 1

@@ -26,6 +26,7 @@ from wisp.agent.recorder import Recorder
 from wisp.agent.text import utf8_len
 from wisp.agent.types import (
     ChatRequest,
+    Message,
     ModelError,
     ResolvedModel,
     TextDelta,
@@ -52,6 +53,12 @@ Emit = Callable[[AgentEvent], None]
 DEFAULT_MAX_STEPS = 25
 COMMAND_STOP_GRACE = 5.0  # SIGTERM, SIGKILL 2 s later, and the pipes drained
 MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
+EMPTY_REPLY_NUDGE = (
+    "Your reply was empty. Answer my last message now, in plain text, from what you already "
+    "know and the results above."
+)
+"""Sent (not stored) when a reply ends with nothing, for the one request asked again."""
+NO_ANSWER = "the model gave no answer (its reply was empty, and again when asked once more)"
 
 
 def output_budget(context_size: int | None) -> int:
@@ -240,7 +247,9 @@ class Conversation:
             messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
             reply = await self._request(turn, ChatRequest(messages, specs), emit)
             if not reply.calls:
-                return reply.text
+                if reply.text.strip():
+                    return reply.text
+                return await self._answer_after_silence(turn, emit)
             if reply.text:
                 turn.pending.append(PendingEntry("response", reply.text))
             calls = [
@@ -256,6 +265,17 @@ class Conversation:
             f"the model made {self.max_steps} requests without a final reply; "
             "the turn was stopped there"
         )
+
+    async def _answer_after_silence(self, turn: _Turn, emit: Emit) -> str:
+        """The model ended its reply with nothing (small models do): it is asked once more,
+        with no tools and a plain request for the answer. Nothing again fails the turn with a
+        message saying so, never a silent, empty answer."""
+        messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
+        messages.append(Message(role="user", content=EMPTY_REPLY_NUDGE))
+        reply = await self._request(turn, ChatRequest(messages, []), emit)
+        if reply.calls or not reply.text.strip():
+            raise ModelError(NO_ANSWER)
+        return reply.text
 
     async def _call(self, turn: _Turn, call: ToolCall, budget: int) -> None:
         done = await self._audited.run(
