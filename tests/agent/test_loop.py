@@ -96,8 +96,12 @@ async def test_a_failing_tool_is_a_failed_call_not_a_failed_turn(
 async def test_the_step_limit_ends_the_turn_with_an_error(
     make_conversation, write_script, sink, events
 ):
-    call = {"tool_calls": [{"name": "current_date", "arguments": {}}]}
-    conversation = await make_conversation(write_script(*[call] * 6))
+    zones = ["UTC", "Europe/Paris", "Asia/Tokyo", "America/Lima", "Africa/Cairo", "Asia/Dubai"]
+    calls = [
+        {"tool_calls": [{"name": "current_date", "arguments": {"timeZone": zone}}]}
+        for zone in zones  # a different call each time: no repeat ends it first
+    ]
+    conversation = await make_conversation(write_script(*calls))
     result = await conversation.run_turn("loop forever", events.append)
     assert result.outcome == "error"
     assert result.error == (
@@ -339,3 +343,46 @@ async def test_silence_twice_ends_the_turn_saying_the_model_gave_no_answer(
     assert result.outcome == "error"
     assert result.error is not None and result.error.startswith("the model gave no answer")
     assert sink.events[-1].kind == "error" and sink.events[-1].details.context == "turn"
+
+
+ECHO_AGAIN = {"tool_calls": [{"name": "echo", "arguments": {"text": "again"}}]}
+
+
+async def test_the_second_identical_call_is_told_it_repeats(
+    make_conversation, write_script, sink, events
+):
+    conversation = await make_conversation(write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": "ok"}))
+    result = await conversation.run_turn("echo", events.append)
+    assert result.outcome == "ok"
+    outputs = [e.details.output for e in sink.events if e.kind == "tool.result"]
+    assert outputs[0] == "again"
+    assert outputs[1].startswith("note: you already made this exact call in this turn")
+    assert outputs[1].endswith("\nagain")
+    assert "tools.withdrawn" not in kinds(sink)
+
+
+async def test_a_third_identical_call_withdraws_the_tools_and_asks_for_the_answer(
+    make_conversation, write_script, sink, events
+):
+    script = write_script(ECHO_AGAIN, ECHO_AGAIN, ECHO_AGAIN, {"text": "It said again."})
+    conversation = await make_conversation(script)
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    result = await conversation.run_turn("echo", events.append)
+    assert (result.outcome, result.text) == ("ok", "It said again.")
+    (withdrawn,) = [e for e in sink.events if e.kind == "tools.withdrawn"]
+    assert (withdrawn.details.tool, withdrawn.details.repeat) == ("echo", 3)
+    last = recording.requests[-1]
+    assert last.tools == [] and "three times" in last.messages[-1].content
+    assert all(request.tools for request in recording.requests[:-1])
+
+
+async def test_calling_on_after_the_tools_are_withdrawn_ends_the_turn_plainly(
+    make_conversation, write_script, sink, events
+):
+    conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 4))
+    result = await conversation.run_turn("echo", events.append)
+    assert result.outcome == "error"
+    assert result.error is not None
+    assert result.error.startswith("the model kept calling echo with the same arguments")
+    assert kinds(sink).count("tool.call") == 3  # the fourth call never ran

@@ -29,6 +29,7 @@ CONTRACT_FIELDS: dict[str, set[str]] = {
     "model.fallback": {"model", "reason", "fallback"},
     "prompt": {"text", "schema", "think"},
     "turn.stopped": {"seconds", "killed"},
+    "tools.withdrawn": {"tool", "arguments", "repeat"},  # added for models that loop (issue 14)
     "response": {"text", "condensed", "seconds", "usage"},
     "model.reasoning": {"phase", "text", "bytes", "tokens", "seconds"},
     "tool.call": {"tool", "arguments"},

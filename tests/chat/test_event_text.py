@@ -458,3 +458,10 @@ def test_turn_stopped_and_killed():
 )
 def test_everything_else_shows_nothing(kind):
     assert text_of(kind, text="hello") is None
+
+
+def test_tools_withdrawn_says_why():
+    line = text_of("tools.withdrawn", tool="read_file", arguments={"path": "a"}, repeat=3)
+    assert line == (
+        "  · read_file called a third time with the same arguments: no more tools this turn"
+    )

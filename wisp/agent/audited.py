@@ -29,6 +29,14 @@ HINTS = {"read_file": READ_FILE_HINT, "run_command": COMMAND_HINT}
 DEFAULT_HINT = "call it with narrower arguments to see part of it"
 
 
+REPEAT_NOTE = (
+    "note: you already made this exact call in this turn; the result is below again. Do not "
+    "call it a third time: use the results you have.\n"
+)
+"""Put before the result of the second identical call of a turn (what the model and the log
+get alike)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CallRecord:
     """What one audited call produced: the output the model got and the events' ids."""
@@ -37,6 +45,9 @@ class CallRecord:
     seconds: float
     call_event: str
     result_event: str | None
+    repeat: int = 1
+    """How many times the turn has made this call, this one included (same tool, same
+    arguments)."""
 
 
 class AuditedTools:
@@ -86,17 +97,21 @@ class AuditedTools:
                 message = f"{type(exc).__name__}: {exc}"
                 record(Error(message=message, context=f"tool {call.name}"), call=call.id)
                 seconds = time.monotonic() - started
-                return CallRecord(f"error: {message}", seconds, call_event, None)
+                return CallRecord(
+                    f"error: {message}", seconds, call_event, None, self._repeats[key]
+                )
         output = self._within_budget(call, output, budget, keeper)
         seconds = time.monotonic() - started
         repeat = self._repeats[key]
+        if repeat == 2:
+            output = REPEAT_NOTE + output  # small models loop; the third time ends the tools
         result = ToolResult(
             tool=call.name, output=output, bytes=utf8_len(output), seconds=round(seconds, 6)
         )
         if repeat > 1:
             result.repeat = repeat
         result_event = record(result, call=call.id)
-        return CallRecord(output, seconds, call_event, result_event)
+        return CallRecord(output, seconds, call_event, result_event, repeat)
 
     def _within_budget(self, call: ToolCall, output: str, budget: int, keeper: _Keeper) -> str:
         if utf8_len(output) <= budget:

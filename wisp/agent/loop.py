@@ -44,6 +44,7 @@ from wisp.audit.kinds import (
     ModelReasoning,
     Prompt,
     Response,
+    ToolsWithdrawn,
     TurnStopped,
 )
 from wisp.audit.kinds import Usage as UsageDetails
@@ -59,6 +60,15 @@ EMPTY_REPLY_NUDGE = (
 )
 """Sent (not stored) when a reply ends with nothing, for the one request asked again."""
 NO_ANSWER = "the model gave no answer (its reply was empty, and again when asked once more)"
+LOOP_NUDGE = (
+    "You called {} with the same arguments three times. No more tools in this turn: answer my "
+    "last message now, in plain text, from the results you have."
+)
+"""Sent (not stored) with the one request after a call's third repeat, no tools offered."""
+LOOPED = (
+    "the model kept calling {} with the same arguments and gave no answer (tools were "
+    "withdrawn after the third identical call)"
+)
 
 
 def output_budget(context_size: int | None) -> int:
@@ -84,6 +94,9 @@ class _Turn:
     answered: set[str] = field(default_factory=set)
     call_events: dict[str, str] = field(default_factory=dict)
     """Each call's ``tool.call`` event id, as ``AuditedTools.run`` returned it."""
+    looped: str | None = None
+    """The tool the model called a third time with the same arguments: no more tools this
+    turn, and one request for the answer."""
 
 
 @dataclass(slots=True)
@@ -245,11 +258,17 @@ class Conversation:
         budget = output_budget(self.resolved.context_size)
         for _ in range(self.max_steps):
             messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
-            reply = await self._request(turn, ChatRequest(messages, specs), emit)
+            offered = specs
+            if turn.looped is not None:
+                offered = []
+                messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
+            reply = await self._request(turn, ChatRequest(messages, offered), emit)
             if not reply.calls:
                 if reply.text.strip():
                     return reply.text
                 return await self._answer_after_silence(turn, emit)
+            if turn.looped is not None:
+                raise ModelError(LOOPED.format(turn.looped))
             if reply.text:
                 turn.pending.append(PendingEntry("response", reply.text))
             calls = [
@@ -288,6 +307,10 @@ class Conversation:
         turn.pending.append(PendingEntry("toolOutput", value, tuple(sources), utc_now()))
         turn.answered.add(call.id)
         turn.call_events[call.id] = done.call_event
+        if done.repeat >= 3 and turn.looped is None:
+            turn.looped = call.name
+            withdrawn = ToolsWithdrawn(tool=call.name, arguments=call.arguments, repeat=done.repeat)
+            self.recorder.record(withdrawn, call=call.id)
 
     async def _request(self, turn: _Turn, request: ChatRequest, emit: Emit) -> _Reply:
         reply = _Reply()

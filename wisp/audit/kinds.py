@@ -141,6 +141,17 @@ class TurnStopped(Details, kw_only=True):
     killed: bool
 
 
+@register("tools.withdrawn", written_by="Agent")
+class ToolsWithdrawn(Details, kw_only=True):
+    """The model made the same call (tool and arguments) a third time in a turn: no tools are
+    offered for the rest of the turn, and the model is asked once for its answer from the
+    results so far. A kind of this wisp's own, for small models that loop."""
+
+    tool: str
+    arguments: Any
+    repeat: int
+
+
 @register("response", written_by="Agent")
 class Response(Details, kw_only=True):
     """The model's reply that ended a turn, with the tokens it used when the runtime reports

@@ -31,6 +31,7 @@ from wisp.audit.kinds import (
     ModelRouted,
     PolicyDecision,
     ToolResult,
+    ToolsWithdrawn,
     TurnStopped,
 )
 from wisp.audit.kinds import ToolCall as ToolCallEvent
@@ -41,6 +42,7 @@ SHORTENED_CHARACTERS = 100
 """``shorten`` keeps this many characters."""
 NAMED_PATHS = 3
 """A sandbox note names this many paths, then ``and N more``."""
+WITHDRAWN = "no more tools this turn"
 
 
 def shorten(text: str) -> str:
@@ -86,6 +88,8 @@ def event_text(details: Details, call: str | None) -> str | None:
             return thought_line(_given(details.seconds, 0.0), _given(details.tokens, 0))
         case InquirySettled():
             return _inquiry_settled(details)
+        case ToolsWithdrawn(tool=tool):
+            return f"  · {tool} called a third time with the same arguments: {WITHDRAWN}"
         case TurnStopped(seconds=seconds, killed=killed):
             return f"  · stopped by you after {seconds:.1f} s{' (killed)' if killed else ''}"
         case _:
