@@ -321,3 +321,31 @@ def test_working_line_is_not_drawn_when_nothing_runs(tracker):
     tracker.start_turn()
     tracker.end()
     assert tracker.working_line() is None
+
+
+# -- writing the reply -------------------------------------------------------------------------
+
+
+def test_streaming_text_is_writing_the_reply_once(tracker, clock):
+    tracker.start_turn()
+    clock.at(0.8)
+    assert tracker.on_text() == running("writing the reply", 0.8)
+    assert tracker.on_text() is None  # a change, not a line per fragment
+
+
+def test_text_after_a_tool_result_is_writing_again(tracker, clock):
+    tracker.start_turn()
+    event(tracker, "tool.call", "⚙ read_file a")
+    assert tracker.on_text() is None  # a call runs: text now is not what happens
+    event(tracker, "tool.result", tool="read_file")
+    clock.at(2.0)
+    assert tracker.on_text() == running("writing the reply", 2.0)
+
+
+def test_text_changes_nothing_while_stopping_or_for_a_typed_command(tracker):
+    tracker.start_typed("make")
+    assert tracker.on_text() is None
+    tracker.end()
+    tracker.start_turn()
+    tracker.stopping()
+    assert tracker.on_text() is None

@@ -70,3 +70,23 @@ def test_the_event_lines_do_not_depend_on_the_audit_log(
 
 def log_bytes(home: Path) -> int:
     return sum(path.stat().st_size for path in (home / "logs").rglob("*") if path.is_file())
+
+
+def test_the_activity_says_writing_the_reply_once_text_streams(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path
+) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": [{"text": "A reply of a few fragments."}]}))
+    done = subprocess.run(
+        [str(wisp_script), "chat", "--json", "-m", f"script:{script}"],
+        input=json.dumps({"type": "message", "text": "hi"}) + "\n",
+        env=wisp_env, cwd=tmp_path, capture_output=True, text=True, timeout=HANG,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [p.decode_outbound(line.encode()) for line in done.stdout.splitlines()]
+    first_delta = next(i for i, line in enumerate(lines) if isinstance(line, p.Delta))
+    doing = [line.doing for line in lines if isinstance(line, p.Activity)]
+    assert doing[:2] == ["waiting for the model", "writing the reply"]
+    assert doing.count("writing the reply") == 1
+    assert isinstance(lines[first_delta - 1], p.Activity)
+    assert lines[first_delta - 1].doing == "writing the reply"

@@ -30,6 +30,7 @@ from wisp.audit.kinds import ToolCall as ToolCallEvent
 from wisp.chat.event_text import call_summary, shorten
 
 WAITING = "waiting for the model"
+WRITING = "writing the reply"
 
 
 def activity(
@@ -93,6 +94,14 @@ class ActivityTracker:
             return None
         following = _following(details)
         return None if following is None else self._change(following)
+
+    def on_text(self) -> p.Activity | None:
+        """The reply's text is streaming: ``writing the reply``, when the turn was waiting for
+        the model (a change only once, not per fragment)."""
+        current = self._current
+        if current is None or self._typed is not None or current.doing != WAITING:
+            return None
+        return self._change(_running(WRITING))
 
     def stopping(self) -> p.Activity | None:
         """An ``interrupt`` arrived: ``stopping the turn`` or ``stopping <command>``; None when

@@ -216,6 +216,8 @@ class ChatLoop:
         """The session's one stream: the reply's fragments, and every event it records."""
         match event:
             case TextFragment(text=text):
+                if self._running == "turn" and (writing := self.tracker.on_text()) is not None:
+                    self.write(writing)
                 self.write(p.Delta(text=text))
             case AuditEvent():
                 self._recorded(event)
