@@ -133,11 +133,13 @@ def main() -> int:
         empty = Path(folder) / "empty.json"
         empty.write_text(json.dumps({"responses": []}))
         long = Path(folder) / "long.json"
-        long.write_text(json.dumps({"responses": [{"text": "word " * (characters // 5)}]}))
+        # No stretch repeats itself (wisp cuts a reply that does), and the cap lets it through.
+        words = " ".join(f"w{n}" for n in range(characters))[:characters]
+        long.write_text(json.dumps({"responses": [{"text": words}]}))
+        home.mkdir()
+        (home / "config.json").write_text(json.dumps({"agent": {"maxReplyTokens": 1_000_000}}))
         slow = Path(folder) / "slow.json"
-        slow.write_text(
-            json.dumps({"responses": [{"text": "a slow reply " * 200, "delay_ms": 50}]})
-        )
+        slow.write_text(json.dumps({"responses": [{"text": words[:2600], "delay_ms": 50}]}))
         starts, bases, rates, stops, trips = [], [], [], [], []
         count = 0
         first_status_seconds(env, empty)  # warm the file cache once, untimed

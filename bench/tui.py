@@ -77,7 +77,14 @@ PARAGRAPH = (
 
 
 def reply_text(characters: int) -> str:
-    return (PARAGRAPH * (characters // len(PARAGRAPH) + 1))[:characters]
+    """``characters`` of Markdown, numbered paragraphs so that no stretch repeats itself (wisp
+    cuts a reply that does)."""
+    paragraphs, size, n = [], 0, 0
+    while size < characters:
+        n += 1
+        paragraphs.append(f"Part {n}: {PARAGRAPH}")
+        size += len(paragraphs[-1])
+    return "".join(paragraphs)[:characters]
 
 
 # Children: each prints one JSON line of results on stdout.
@@ -90,7 +97,14 @@ def child_env(folder: Path) -> tuple[dict[str, str], Path]:
     env = {k: v for k, v in os.environ.items() if k not in ("WISP_LOG", "WISP_BIN")}
     env["HOME"] = str(home)
     env["WISP_HOME"] = str(home / ".wisp")
+    allow_long_replies(home / ".wisp")
     return env, work
+
+
+def allow_long_replies(wisp_home: Path) -> None:
+    """A config whose reply cap lets the longest reply here through whole."""
+    wisp_home.mkdir(parents=True, exist_ok=True)
+    (wisp_home / "config.json").write_text(json.dumps({"agent": {"maxReplyTokens": 1_000_000}}))
 
 
 def make_wisp_app(folder: Path, responses: list[dict[str, object]]):

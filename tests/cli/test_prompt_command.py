@@ -71,6 +71,17 @@ def test_chat_says_so_when_the_model_stays_silent(run_wisp, script) -> None:
     assert end["outcome"] == "error"
 
 
+def test_a_reply_that_repeats_itself_is_cut_with_a_note(run_wisp, script, audit_lines) -> None:
+    runaway = "I'm a wizard, a wizard, " * 2000  # 48,000 characters
+    result = run_wisp("-m", f"script:{script({'text': runaway})}", "hello, who are you?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("I'm a wizard, a wizard, ")
+    assert len(result.stdout) < 2000  # cut soon after the loop showed, not at the end
+    assert "(the reply was cut: it kept repeating itself)" in result.stderr.splitlines()
+    response = next(e["details"] for e in audit_lines() if e["kind"] == "response")
+    assert response["text"] == result.stdout.rstrip("\n")
+
+
 def test_a_failed_turn_exits_1_with_the_reason(run_wisp, script) -> None:
     result = run_wisp("-m", f"script:{script({'error': 'the model fell over'})}", "hi")
     assert result.returncode == 1

@@ -217,11 +217,20 @@ async def test_a_chat_whose_save_fails_says_so_at_the_turn_and_exits_non_zero(
     assert isinstance(session.lines[-1], p.Exit)
 
 
+BIG_REPLY = " ".join(f"word{n}" for n in range(12_000))  # about 100 kB, no word twice
+
+
+def allow_a_long_reply(home: Path) -> None:
+    """WISP_HOME whose config lets one reply run to 100 kB (the default cap cuts sooner)."""
+    home.mkdir(mode=0o700)
+    (home / "config.json").write_text(json.dumps({"agent": {"maxReplyTokens": 50_000}}))
+
+
 def test_a_one_shot_on_a_full_disk_prints_the_reply_then_one_error(
     run_wisp, script, wisp_home
 ) -> None:
-    big = "word " * 20_000  # 100 kB: more than the 64 kB disk holds
-    wisp_home.mkdir(mode=0o700)
+    big = BIG_REPLY  # more than the 64 kB disk holds
+    allow_a_long_reply(wisp_home)
     with tiny_tmpfs(wisp_home / "transcripts") as folder:
         result = run_wisp("-m", f"script:{script({'text': big})}", "--save", "big", "hi")
         leftovers = sorted(name for name in os.listdir(folder) if name != "big.lock")
@@ -236,8 +245,8 @@ def test_a_one_shot_on_a_full_disk_prints_the_reply_then_one_error(
 async def test_a_chat_on_a_full_disk_keeps_going_and_exits_non_zero(
     chat, script, wisp_home
 ) -> None:
-    big = "word " * 20_000
-    wisp_home.mkdir(mode=0o700)
+    big = BIG_REPLY
+    allow_a_long_reply(wisp_home)
     with tiny_tmpfs(wisp_home / "transcripts") as folder:
         session = await chat(
             "-m", f"script:{script({'text': big}, {'text': 'small'})}", "--save", "big"

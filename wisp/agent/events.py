@@ -41,5 +41,13 @@ class TurnResult:
     ran: str | None = None
     cited: str | None = None
     unknown_entries: list[int] = field(default_factory=list)
+    cut: str | None = None
+    """Why the reply was cut short, for the note under it (it kept repeating itself, or ran
+    past its token cap); None when it ended on its own."""
     killed: bool = False
     """A stopped turn whose work a second stop killed at once."""
+
+
+def cut_note(why: str) -> str:
+    """The note under a reply cut short: ``(the reply was cut: it kept repeating itself)``."""
+    return f"(the reply was cut: {why})"

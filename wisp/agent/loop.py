@@ -23,6 +23,7 @@ from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import calls_by_id, compose, reference
 from wisp.agent.events import AgentEvent, TextFragment, TurnResult
 from wisp.agent.recorder import Recorder
+from wisp.agent.runaway import RunawayGuard, reply_cap
 from wisp.agent.text import utf8_len
 from wisp.agent.types import (
     ChatRequest,
@@ -94,6 +95,8 @@ class _Turn:
     answered: set[str] = field(default_factory=set)
     call_events: dict[str, str] = field(default_factory=dict)
     """Each call's ``tool.call`` event id, as ``AuditedTools.run`` returned it."""
+    cut: str | None = None
+    """Why the reply was cut short (it kept repeating itself, or ran past its cap)."""
     looped: str | None = None
     """The tool the model called a third time with the same arguments: no more tools this
     turn, and one request for the answer."""
@@ -124,6 +127,7 @@ class Conversation:
         audit_file: Path | None,
         max_steps: int = DEFAULT_MAX_STEPS,
         memory: bool = False,
+        max_reply_tokens: int = 0,
     ) -> None:
         self.resolved = model
         self.tools = tools
@@ -135,6 +139,8 @@ class Conversation:
         self.working_directory = working_directory
         self.audit_file = audit_file
         self.max_steps = max_steps
+        self.max_reply_tokens = max_reply_tokens
+        """``agent.maxReplyTokens``: 0 sizes a reply's cap by the window."""
         self.memory = memory
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
@@ -315,22 +321,27 @@ class Conversation:
     async def _request(self, turn: _Turn, request: ChatRequest, emit: Emit) -> _Reply:
         reply = _Reply()
         thinking = _Thinking(self, turn)
+        guard = RunawayGuard(reply_cap(self.max_reply_tokens, self.resolved.context_size))
         text: list[str] = []
-        async for event in self.resolved.backend.stream(request):
-            match event:
-                case ThinkingDelta(text=fragment):
-                    thinking.add(fragment)
-                case TextDelta(text=fragment):
-                    thinking.end()
-                    text.append(fragment)
-                    emit(TextFragment(fragment))
-                case ToolCallRequested():
-                    thinking.end()
-                    reply.calls.append(event)
-                case UsageReport(usage=usage):
-                    self.last_input_tokens = usage.input or self.last_input_tokens
-                    turn.usage = usage if turn.usage is None else turn.usage + usage
-                    thinking.reported_tokens = usage.reasoning or None
+        async with contextlib.aclosing(self.resolved.backend.stream(request)) as stream:
+            async for event in stream:
+                match event:
+                    case ThinkingDelta(text=fragment):
+                        thinking.add(fragment)
+                    case TextDelta(text=fragment):
+                        thinking.end()
+                        text.append(fragment)
+                        emit(TextFragment(fragment))
+                        if (why := guard.add(fragment)) is not None:
+                            turn.cut = why  # the request is closed: the model stops here
+                            break
+                    case ToolCallRequested():
+                        thinking.end()
+                        reply.calls.append(event)
+                    case UsageReport(usage=usage):
+                        self.last_input_tokens = usage.input or self.last_input_tokens
+                        turn.usage = usage if turn.usage is None else turn.usage + usage
+                        thinking.reported_tokens = usage.reasoning or None
         thinking.end()
         reply.text = "".join(text)
         return reply
@@ -349,6 +360,7 @@ class Conversation:
         turn.pending.append(PendingEntry("response", text, (self._source(event),)))
         result = self._store(turn, "ok", seconds)
         result.text = text
+        result.cut = turn.cut
         self._check(result, text)
         return result
 

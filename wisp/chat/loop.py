@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 
 from wisp import protocol as p
-from wisp.agent.events import AgentEvent, TextFragment, TurnResult
+from wisp.agent.events import AgentEvent, TextFragment, TurnResult, cut_note
 from wisp.audit.event import AuditEvent
 from wisp.chat.activity import ActivityTracker
 from wisp.chat.event_text import event_text
@@ -206,6 +206,8 @@ class ChatLoop:
         finally:
             self._running = None
         self.write(p.Output(text=""))
+        if result.cut is not None:
+            self.write(p.Note(text=cut_note(result.cut)))
         if result.outcome == "error":
             self.write(p.Note(text=f"error: {result.error}"))
         self.save()  # before the end line: once a front end sees it, the turn is on disk

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from wisp.agent.events import AgentEvent, TextFragment, TurnResult
+from wisp.agent.events import AgentEvent, TextFragment, TurnResult, cut_note
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import ModelReasoning
 from wisp.chat.event_text import event_text
@@ -39,6 +39,8 @@ class OneShotFace:
         if not self.ends_with_newline:
             self.out.write("\n")
             self.out.flush()
+        if result.cut is not None:
+            self.note(cut_note(result.cut))
         for line in (result.ran, result.cited):
             if line:
                 self.note(line)

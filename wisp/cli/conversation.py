@@ -281,6 +281,7 @@ class ChatSession:
             working_directory=Path.cwd(),
             audit_file=self.context.home.audit_file if self.log_enabled else None,
             max_steps=self.config.settings.agent.max_steps,
+            max_reply_tokens=self.config.settings.agent.max_reply_tokens,
             memory="memory" in names,
         )
         conversation.turn = turn
@@ -299,6 +300,7 @@ class ChatSession:
             working_directory=old.working_directory,
             audit_file=old.audit_file,
             max_steps=old.max_steps,
+            max_reply_tokens=old.max_reply_tokens,
             memory=old.memory,
         )
         conversation.turn = old.turn

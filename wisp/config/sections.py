@@ -68,6 +68,7 @@ class Audit(msgspec.Struct, frozen=True, rename="camel"):
 
 class Agent(msgspec.Struct, frozen=True, rename="camel"):
     max_steps: int
+    max_reply_tokens: int
 
 
 class Models(msgspec.Struct, frozen=True, rename="camel"):

@@ -83,6 +83,15 @@ SETTINGS: dict[str, Setting] = {
             "The most model requests one turn may make before it is stopped with an error.",
         ),
         Setting(
+            "agent.maxReplyTokens",
+            Annotated[int, msgspec.Meta(ge=0, le=1_000_000)],
+            0,
+            "an integer from 0 to 1000000",
+            "The most tokens one reply may run to before it is cut, with a note (about four "
+            "characters a token); 0 sizes it by the model's window: half of it, at least 1,024 "
+            "and at most 16,384 (the most when the window is unknown).",
+        ),
+        Setting(
             "systemPromptExtension",
             str,
             "",

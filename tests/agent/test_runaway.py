@@ -1,0 +1,58 @@
+"""Runaway replies: a reply that repeats itself, or runs past its cap, is cut, and says why."""
+
+from __future__ import annotations
+
+import pytest
+
+from wisp.agent.runaway import RunawayGuard, repeats_itself, reply_cap
+
+WIZARD = "I'm a wizard, a wizard, " * 40
+PROSE = " ".join(f"Sentence {n} says something new about item {n * 7}." for n in range(60))
+
+
+def feed(guard: RunawayGuard, text: str, piece: int = 4) -> str | None:
+    for at in range(0, len(text), piece):
+        if (why := guard.add(text[at : at + piece])) is not None:
+            return why
+    return None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [WIZARD, "The same line again.\n" * 40, "ha" * 300, "x" * 500],
+    ids=["phrase", "line", "syllable", "character"],
+)
+def test_a_reply_repeating_itself_is_cut(text: str) -> None:
+    assert feed(RunawayGuard(cap_tokens=100_000), text) == "it kept repeating itself"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PROSE,
+        "\n".join(f"{n}. step {n}: run `make test-{n}`" for n in range(80)),
+        "| a | b |\n|---|---|\n" + "".join(f"| {n} | {n * n} |\n" for n in range(60)),
+    ],
+    ids=["prose", "numbered list", "table"],
+)
+def test_a_long_reply_that_moves_on_is_not(text: str) -> None:
+    assert feed(RunawayGuard(cap_tokens=100_000), text) is None
+
+
+def test_a_reply_past_its_cap_is_cut() -> None:
+    assert feed(RunawayGuard(cap_tokens=100), PROSE) == (
+        "it ran past 100 tokens (agent.maxReplyTokens)"
+    )
+
+
+def test_the_cap_follows_the_window_unless_set() -> None:
+    assert reply_cap(0, 8192) == 4096
+    assert reply_cap(0, 2048) == 1024
+    assert reply_cap(0, 131_072) == 16_384
+    assert reply_cap(0, None) == 16_384
+    assert reply_cap(500, 8192) == 500
+
+
+def test_repeats_need_four_copies_over_400_characters() -> None:
+    assert not repeats_itself("abc " * 50)  # 200 characters
+    assert repeats_itself("abc " * 120)
