@@ -116,19 +116,22 @@ def install_paths() -> tuple[str, ...]:
 
 
 def _namespace_works() -> bool:
+    return _passes(
+        [*helper_argv(), "--probe-namespace"], NAMESPACE_PROBE_SECONDS, "mount namespace"
+    )
+
+
+def _passes(argv: list[str], seconds: float, what: str) -> bool:
+    """Whether a probe runs and exits 0; why not goes to the diagnostic log."""
     try:
         done = subprocess.run(
-            [*helper_argv(), "--probe-namespace"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=NAMESPACE_PROBE_SECONDS,
-            check=False,
+            argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=seconds, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        logger.info("mount namespace probe failed: %s", exc)
+        logger.info("%s probe failed: %s", what, exc)
         return False
     if done.returncode != 0:
-        logger.info("mount namespace probe failed: %s", done.stderr.decode(errors="replace"))
+        logger.info("%s probe failed: %s", what, done.stderr.decode(errors="replace").strip())
         return False
     return True
 
@@ -143,19 +146,8 @@ def working_bwrap() -> str | None:
     path = shutil.which("bwrap", path=SYSTEM_PROGRAM_PATH)
     if path is None:
         return None
-    try:
-        done = subprocess.run(
-            [path, "--bind", "/", "/", "--unshare-net", "--", "/bin/true"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=BWRAP_PROBE_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        logger.info("bwrap probe failed: %s", exc)
-        return None
-    if done.returncode != 0:
-        logger.info("bwrap probe failed: %s", done.stderr.decode(errors="replace").strip())
+    probe = [path, "--bind", "/", "/", "--unshare-net", "--", "/bin/true"]
+    if not _passes(probe, BWRAP_PROBE_SECONDS, "bwrap"):
         return None
     return path
 
