@@ -271,3 +271,20 @@ async def test_a_long_reply_keeps_only_its_newest_blocks_live_and_reads_whole(
         assert "".join([*parts, live[0].live_source]) == reply
         text = transcript_text(app)
         assert text.count("Paragraph 149:") == 1 and text.count("echo 19") == 1
+
+
+async def test_a_long_reply_that_arrived_in_one_append_is_archived_when_it_ends(make_app, wait_for):
+    """The first fragment is appended at once and mounts its blocks in the stream's own time,
+    with nothing held for the end to append: ending the reply still moves the old blocks."""
+    from wisp_tui.widgets.reply import FREEZE_BLOCKS, Reply
+
+    reply = "\n\n".join(f"Paragraph {n}." for n in range(FREEZE_BLOCKS * 2))
+    app = make_app([])
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = await started(pilot, wait_for)
+        await transcript.write_reply(reply)
+        await transcript.end_reply()
+        live = [entry for entry in transcript.live_entries if isinstance(entry, Reply)]
+        assert len(live) == 1 and len(live[0].children) <= FREEZE_BLOCKS
+        parts = [e.text for e in transcript.archive.entries if e.kind == "reply"]
+        assert "".join([*parts, live[0].live_source]) == reply

@@ -138,6 +138,10 @@ class Reply(Markdown):
             # append holds the widget's lock, so taking it waits for the last one.
             async with self.lock:
                 pass
+            # The stream's timed appends may have mounted the whole reply already, with no
+            # held text left to append below: the blocks they mounted are moved on here.
+            if between is not None:
+                await between()
         for at in range(0, len(held), FINISH_PIECE):
             await self.append(held[at : at + FINISH_PIECE])
             if between is not None:
