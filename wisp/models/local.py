@@ -26,7 +26,6 @@ from wisp.agent.types import (
     ModelUnavailable,
     ResolvedModel,
     StreamEvent,
-    TextDelta,
     ThinkingDelta,
     Usage,
     UsageReport,
@@ -35,7 +34,7 @@ from wisp.config.paths import model_path
 from wisp.models.local_engine import NEEDS_EXTRA, Engine, Generated, Prompt, Sampling
 from wisp.models.local_files import ModelFiles, checked
 from wisp.models.local_window import ModelShape, choose_window, read_gguf_metadata
-from wisp.models.parsing import TextCallFilter, ThinkSplitter, complete_call
+from wisp.models.reply.stream import ReplyParser
 from wisp.models.selection import canonical_name
 
 if TYPE_CHECKING:
@@ -87,8 +86,7 @@ class LocalBackend:
             engine.render, request.messages, request.tools, self._template_options(request)
         )
         self._check_fits(prompt)
-        splitter = ThinkSplitter(thinking=prompt.starts_thinking)
-        calls = TextCallFilter([tool.name for tool in request.tools])
+        parser = ReplyParser(request.tools, thinking=prompt.starts_thinking)
         reply: list[str] = []
         thinking: list[str] = []
         finished = Generated(None, 0)
@@ -97,15 +95,10 @@ class LocalBackend:
                 finished = piece
                 continue
             reply.append(piece)
-            for event in _through_calls(splitter.feed(piece), calls, thinking):
+            for event in _noting_thinking(parser.text(piece), thinking):
                 yield event
-        for event in _through_calls(splitter.finish(), calls, thinking):
+        for event in _noting_thinking(parser.finish(), thinking):
             yield event
-        shown, found = calls.finish()
-        if shown:
-            yield TextDelta(shown)
-        for call in found:
-            yield complete_call(call, request.tools)
         if finished.reason == "length" and request.max_tokens is None:
             # Nothing capped the reply, so the window did: condense and retry.
             raise ContextOverflow(
@@ -213,18 +206,10 @@ def _counts(engine: Engine, reply: list[str], thinking: list[str]) -> tuple[int,
     return engine.count("".join(reply)), engine.count("".join(thinking))
 
 
-def _through_calls(
-    events: list[StreamEvent], calls: TextCallFilter, thinking: list[str]
-) -> list[StreamEvent]:
-    """Thinking passes as it is; reply text goes through the call filter first."""
-    out: list[StreamEvent] = []
-    for event in events:
-        if isinstance(event, ThinkingDelta):
-            thinking.append(event.text)
-            out.append(event)
-        elif isinstance(event, TextDelta) and (shown := calls.feed(event.text)):
-            out.append(TextDelta(shown))
-    return out
+def _noting_thinking(events: list[StreamEvent], thinking: list[str]) -> list[StreamEvent]:
+    """``events`` unchanged; the thinking among them kept in ``thinking``, to count its tokens."""
+    thinking += [event.text for event in events if isinstance(event, ThinkingDelta)]
+    return events
 
 
 # -- resolving ------------------------------------------------------------------------------
