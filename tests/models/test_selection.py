@@ -82,3 +82,16 @@ def test_system_points_to_local() -> None:
         ModelUnavailable, match=r"^unknown model 'system': the built-in model is local$"
     ):
         parse_selection("system")
+
+
+def test_a_local_name_that_is_no_path_names_a_pulled_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``local:NAME`` (no ``/``, no ``~``, no ``.gguf``) is the name ``wisp models pull hf:…``
+    records, the same wherever it is typed; a file is still named by its path."""
+    monkeypatch.chdir(tmp_path)
+    assert canonical_selection("local:Qwen2.5-1.5B-Instruct-Q4_K_M") == (
+        "local:Qwen2.5-1.5B-Instruct-Q4_K_M"
+    )
+    assert canonical_selection("local:model.gguf") == f"local:{tmp_path / 'model.gguf'}"
+    assert canonical_selection("local:./model") == f"local:{tmp_path / 'model'}"

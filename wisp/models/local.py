@@ -35,7 +35,7 @@ from wisp.models.local_engine import NEEDS_EXTRA, Engine, Generated, Prompt, Sam
 from wisp.models.local_files import ModelFiles, checked
 from wisp.models.local_window import ModelShape, choose_window, read_gguf_metadata
 from wisp.models.reply.stream import ReplyParser
-from wisp.models.selection import canonical_name
+from wisp.models.selection import canonical_name, is_local_name
 
 if TYPE_CHECKING:
     from wisp.config.sections import Local
@@ -240,14 +240,14 @@ async def resolve(
     ``files`` keeps the checksum of a ``local:PATH`` file, checked before each load."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise ModelUnavailable(NEEDS_EXTRA)
-    path = default_model_path() if not name else Path(canonical_name("local", name))
+    path = default_model_path() if not name else _model_file(name, section)
     if not path.is_file():
         raise ModelUnavailable(f"local: no model file at {path}")
     try:
         metadata = await asyncio.to_thread(read_gguf_metadata, path)
     except (OSError, ValueError) as exc:
         raise ModelUnavailable(f"local: cannot read {path} as a GGUF model: {exc}") from exc
-    model_name = path.name.removesuffix(".gguf")
+    model_name = name if is_local_name(name) else path.name.removesuffix(".gguf")
     entry = section.models.entry(model_name)
     declared = _declared_capabilities(entry, model_name)
     shape = ModelShape.from_metadata(metadata, path.stat().st_size)
@@ -274,7 +274,7 @@ async def resolve(
         can_reason="reasoning" in capabilities,
     )
     return ResolvedModel(
-        selection="local" if not name else f"local:{path}",
+        selection="local" if not name else f"local:{name if is_local_name(name) else path}",
         backend_name="local",
         backend=LocalBackend(path, options, files if name else None),
         capabilities=capabilities,
@@ -283,6 +283,19 @@ async def resolve(
         context_size=window,
         context_note=note,
     )
+
+
+def _model_file(name: str, section: Local) -> Path:
+    """The file ``local:NAME`` loads: a path, or a pulled model's recorded ``file``."""
+    if not is_local_name(name):
+        return Path(canonical_name("local", name))
+    file = section.models.entry(name).get("file")
+    if not isinstance(file, str) or not file:
+        raise ModelUnavailable(
+            f"local:{name}: no model of that name; pull one (wisp models pull hf:OWNER/REPO) "
+            f"or name a file (local:./{name}.gguf)"
+        )
+    return Path(file)
 
 
 def _declared_capabilities(entry: dict[str, Any], name: str) -> list[Capability]:

@@ -61,11 +61,24 @@ def canonical_name(scheme: str, name: str) -> str:
     if scheme in _GGUF_ID_SCHEMES and _is_gguf_path_id(name):
         # llama-server lists a model started with -m by its path; people say its file name.
         return os.path.basename(name)[: -len(".gguf")]
+    if scheme == LOCAL and is_local_name(name):
+        return name  # a pulled model's name, not a path (docs/models.md, "Pulling from the Hub")
     if scheme in _PATH_SCHEMES or name.startswith(("/", "~")):
         return os.path.realpath(os.path.expanduser(name))
     if scheme == "ollama" and ":" not in name.rsplit("/", 1)[-1]:
         return f"{name}:latest"
     return name
+
+
+def is_local_name(name: str) -> bool:
+    """Whether ``local:NAME`` names a model by its entry (``local.models."NAME".file``, as
+    ``wisp models pull hf:…`` records it) rather than a file: no ``/``, no ``~``, no ``.gguf``."""
+    return (
+        "/" not in name
+        and not name.startswith("~")
+        and not name.lower().endswith(".gguf")
+        and name not in (".", "..")
+    )
 
 
 def _is_gguf_path_id(name: str) -> bool:
