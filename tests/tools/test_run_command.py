@@ -73,3 +73,29 @@ def test_a_long_output_held_back_by_run_command_is_kept_under_the_id_its_marker_
     stored = wisp_home / "output" / result["session"] / result["call"]
     assert stored.read_text() == whole
     assert kept[0]["details"]["totalBytes"] == len(whole)
+
+
+def test_on_a_small_window_a_call_may_still_send_the_parameters_it_was_not_offered(
+    tmp_path: Path, wisp_env: dict[str, str], audit_lines
+) -> None:
+    # A small window is not offered workingDirectory or timeoutSeconds (to save prompt
+    # tokens); a model that sends them anyway is still taken at its word.
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    arguments = {"command": "pwd", "workingDirectory": str(folder), "timeoutSeconds": 30}
+    call = {"name": "run_command", "arguments": arguments}
+    script = tmp_path / "script.json"
+    responses = [{"tool_calls": [call]}, {"text": "done"}]
+    script.write_text(json.dumps({"responses": responses, "contextSize": 4096}))
+    done = subprocess.run(
+        [str(WISP), "--yes", "-m", f"script:{script}", "where am I?"],
+        cwd=tmp_path, env=wisp_env, capture_output=True, text=True, timeout=HANG,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = audit_lines()
+    decision = next(e["details"] for e in events if e["kind"] == "policy.decision")
+    outcome = next(e["details"] for e in events if e["kind"] == "command.outcome")
+    assert decision["workingDirectory"] == str(folder)
+    assert outcome["timeoutSeconds"] == 30
+    assert outcome["stdout"].strip() == str(folder)

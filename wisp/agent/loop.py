@@ -22,6 +22,7 @@ from wisp.agent import checks
 from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import calls_by_id, compose, reference
 from wisp.agent.events import AgentEvent, TextFragment, TurnResult
+from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.runaway import RunawayGuard, reply_cap
 from wisp.agent.text import utf8_len
@@ -35,7 +36,6 @@ from wisp.agent.types import (
     Tool,
     ToolCall,
     ToolCallRequested,
-    ToolSpec,
     Usage,
     UsageReport,
 )
@@ -260,7 +260,7 @@ class Conversation:
         return self._succeeded(turn, text)
 
     async def _loop(self, turn: _Turn, emit: Emit) -> str:
-        specs = [ToolSpec(t.name, t.description, t.parameters) for t in self.tools]
+        specs = tool_specs(self.tools, self.resolved.context_size)  # the same for every request
         budget = output_budget(self.resolved.context_size)
         for _ in range(self.max_steps):
             messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)

@@ -239,7 +239,10 @@ class ToolContext:
 
 
 class Tool(Protocol):
-    """One tool the model can call. Ordinary failures are results starting ``error:``."""
+    """One tool the model can call. Ordinary failures are results starting ``error:``.
+
+    A tool may also have ``extra_parameters``: the names of optional parameters a small window
+    is not offered (``wisp.agent.prompt.small_window_schema``); it must still take them."""
 
     name: str
     description: str

@@ -59,7 +59,7 @@ _SECRET = re.compile(
 
 
 class AskArgs(msgspec.Struct, kw_only=True, rename="camel"):
-    question: Annotated[str, msgspec.Meta(description="One question, at most 500 characters")]
+    question: Annotated[str, msgspec.Meta(description="One question, under 500 characters")]
     options: (
         Annotated[
             list[str],
@@ -109,11 +109,11 @@ class AskTool:
 
     name = "ask"
     description = (
-        "Asks the person a question and waits for the answer. Ask only when you cannot go on "
-        "without the person's choice or knowledge, one thing at a time; give options when the "
-        "answer is a choice among a few. Never ask for a password, token or key."
+        "Ask the person one question when you cannot go on without their answer; never for a "
+        "password or key."
     )
     parameters = schema_of(AskArgs)
+    extra_parameters = ("options", "timeoutSeconds")
     read_only = False  # it changes nothing, but calling it again asks the person again
 
     def __init__(

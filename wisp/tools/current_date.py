@@ -19,9 +19,7 @@ class CurrentDateArgs(msgspec.Struct, kw_only=True, rename="camel"):
     time_zone: (
         Annotated[
             str,
-            msgspec.Meta(
-                description="An IANA time zone such as Europe/London; default the local zone"
-            ),
+            msgspec.Meta(description="An IANA zone such as Asia/Tokyo; default: the local zone"),
         ]
         | UnsetType
     ) = UNSET
@@ -35,8 +33,9 @@ class CurrentDateTool:
     """Returns the current date and time as ``2026-10-04T14:05:12+01:00 (Europe/London)``."""
 
     name = "current_date"
-    description = "Returns the current local date and time, or the time in a given IANA zone."
+    description = "Today's date and the time now."
     parameters = schema_of(CurrentDateArgs)
+    extra_parameters = ("timeZone",)
     read_only = True
 
     def __init__(self, clock: Callable[[], datetime] = _now, etc: Path = Path("/etc")) -> None:

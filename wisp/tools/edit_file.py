@@ -32,29 +32,11 @@ REPLACE_MAX_BYTES = 1 << 20
 
 
 class EditFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
-    path: Annotated[str, msgspec.Meta(description="The file; relative to the working directory")]
-    mode: Annotated[
-        str,
-        msgspec.Meta(
-            description="write replaces the whole file (creating it); append adds at the end; "
-            "replace changes one line (line) or one exact text (find)"
-        ),
-    ]
-    content: Annotated[
-        str,
-        msgspec.Meta(
-            description="The text to write or append; for replace, the whole new line (with "
-            "line) or the replacement for find"
-        ),
-    ]
-    find: (
-        Annotated[str, msgspec.Meta(description="replace: the exact text to replace, once")]
-        | UnsetType
-    ) = UNSET
-    line: (
-        Annotated[int, msgspec.Meta(description="replace: the line number, from read_file")]
-        | UnsetType
-    ) = UNSET
+    path: Annotated[str, msgspec.Meta(description="Relative to the working folder")]
+    mode: str
+    content: str
+    find: str | UnsetType = UNSET
+    line: int | UnsetType = UNSET
 
 
 def _parameters() -> dict[str, Any]:
@@ -77,9 +59,8 @@ class EditFileTool:
 
     name = "edit_file"
     description = (
-        "Writes a text file. mode write replaces the whole file (creating it); append adds "
-        "content at the end; replace changes one line given line (from read_file) with content "
-        "as the whole new line, or the one place where find occurs with content. Read first."
+        "Change a text file (read it first): write the whole file, append to it, or replace one "
+        "line (by number) or one exact text (find) with content."
     )
     parameters = _parameters()
     read_only = False

@@ -37,7 +37,7 @@ NO_EVENTS = "no matching audit events"
 
 
 class InspectArgs(msgspec.Struct, kw_only=True):
-    what: Annotated[str, msgspec.Meta(description="config, status, approvals, or audit")]
+    what: str
     last: (
         Annotated[int, msgspec.Meta(description="audit: the latest N events (20; at most 100)")]
         | UnsetType
@@ -75,11 +75,11 @@ class InspectTool:
 
     name = "inspect"
     description = (
-        "Shows wisp's own state, read-only: what=config (settings in force), status (session, "
-        "turn, model, tools, audit file, version, sandbox), approvals, or audit (recent audit "
-        "events, one line each; filter with last, kind, session)."
+        "Wisp's own state; what: config (its settings), status (session, model), approvals, or "
+        "audit (recent events)."
     )
     parameters = schema_of(InspectArgs)
+    extra_parameters = ("last", "kind", "session")
     read_only = True
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:

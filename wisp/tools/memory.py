@@ -57,8 +57,7 @@ class MemoryArgs(msgspec.Struct, kw_only=True):
     request: Annotated[
         str,
         msgspec.Meta(
-            description='What to do, such as "recall entry 7", "recall turn 3", '
-            '"recall entry 7 from line 41", "recall entry 7 matching error" or "recall task"'
+            description='Such as "recall entry 7", "recall turn 3" or "recall entry 7 from line 41"'
         ),
     ]
 
@@ -80,10 +79,8 @@ class MemoryTool:
 
     name = "memory"
     description = (
-        "This conversation's memory (not the machine's RAM, which is system_info). Earlier turns "
-        "may reach you only as references; recall what they left out instead of guessing or "
-        'running a tool again: "recall entry N", "recall turn N", "recall task", with '
-        '"from line N", "matching TEXT", "lines A-B", "head K" or "tail K" at the end.'
+        "Recall what earlier turns of this conversation held (not RAM): recall entry N, turn N "
+        'or task, maybe ending "from line N", "matching TEXT", "lines A-B", "head K", "tail K".'
     )
     parameters = schema_of(MemoryArgs)
     # Not read-only: note and task change what the conversation holds.

@@ -30,10 +30,8 @@ _MARKER_ROOM = 64
 
 
 class ReadFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
-    path: Annotated[
-        str, msgspec.Meta(description="The file to read; relative to the working directory")
-    ]
-    offset: Annotated[int, msgspec.Meta(description="The first line to read, from 1")] = 1
+    path: Annotated[str, msgspec.Meta(description="Relative to the working folder")]
+    offset: Annotated[int, msgspec.Meta(description="First line to read, from 1")] = 1
     limit: Annotated[int, msgspec.Meta(description="How many lines to read at most")] = 100
 
 
@@ -47,10 +45,10 @@ class ReadFileTool:
 
     name = "read_file"
     description = (
-        "Reads a page of numbered lines (N<TAB>text) from a text file; "
-        "follow the [more: call again with offset N] hint for the next page."
+        "Read a text file's numbered lines, 100 at a time; its last line says how to read on."
     )
     parameters = schema_of(ReadFileArgs)
+    extra_parameters = ("limit",)
     read_only = True
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:

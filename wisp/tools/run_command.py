@@ -29,18 +29,18 @@ HEADER_ROOM = 256  # the result's own lines (exit status, stream names, the sand
 
 
 class RunCommandArgs(msgspec.Struct, kw_only=True, rename="camel"):
-    command: Annotated[str, msgspec.Meta(description="A POSIX shell line, run with /bin/sh -c.")]
+    command: str
     working_directory: Annotated[
         str | UnsetType,
-        msgspec.Meta(description="Absolute path to run in; default: wisp's working directory."),
+        msgspec.Meta(description="Absolute path to run in; default: wisp's working directory"),
     ] = UNSET
     timeout_seconds: Annotated[
         int | UnsetType,
-        msgspec.Meta(description="Kill the command after this many seconds (capped)."),
+        msgspec.Meta(description="Kill the command after this many seconds (capped)"),
     ] = UNSET
     outside_sandbox: Annotated[
         bool | UnsetType,
-        msgspec.Meta(description="Ask to run without wisp's sandbox; usually refused."),
+        msgspec.Meta(description="Ask to run without wisp's sandbox; usually refused"),
     ] = UNSET
 
 
@@ -49,11 +49,11 @@ class RunCommandTool:
 
     name = "run_command"
     description = (
-        "Runs a shell command on this machine and returns its exit status and output. Writes "
-        "are confined to the working directory and temporary folders; risky commands need the "
-        "person's approval."
+        "Run a shell command, e.g. `ls`, `git status`, `wc -l FILE`, `grep -rn TEXT .`, and get "
+        "its output. Risky commands need approval."
     )
     parameters = schema_of(RunCommandArgs)
+    extra_parameters = ("workingDirectory", "timeoutSeconds", "outsideSandbox")
     read_only = False
 
     def __init__(self, runner: CommandRunner) -> None:

@@ -43,13 +43,13 @@ _PSEUDO_FILESYSTEMS = frozenset((
 
 
 class SystemInfoArgs(msgspec.Struct, kw_only=True):
-    topic: Annotated[Topic, msgspec.Meta(description="What to report on")]
+    topic: Topic
     process: Annotated[
-        str, msgspec.Meta(description="The process name or id, for topic process; else empty")
+        str, msgspec.Meta(description="For topic process: a name or id; else empty")
     ] = ""
     port: Annotated[int, msgspec.Meta(description="ports: only this TCP port")] | UnsetType = UNSET
     path: (
-        Annotated[str, msgspec.Meta(description="folderSizes: the folder (~ expands; home)")]
+        Annotated[str, msgspec.Meta(description="folderSizes: the folder; default: home")]
         | UnsetType
     ) = UNSET
 
@@ -83,12 +83,11 @@ class SystemInfoTool:
 
     name = "system_info"
     description = (
-        "Reports on this machine, read-only; prefer it to shell for these. topic: ports "
-        "(listening TCP ports, their processes), freeSpace (disks), folderSizes (biggest entries "
-        "of path), processes (the busiest), memory (RAM and swap), process (one by name), "
-        "battery, system (OS, kernel, CPU, uptime), network (interfaces and addresses)."
+        "Facts about this machine, better than commands for them: topic ports, freeSpace "
+        "(disks), folderSizes, processes, memory (RAM), process, battery, system (OS), network."
     )
     parameters = _parameters()
+    extra_parameters = ("port", "path")
     read_only = True
 
     def __init__(self, machine: Machine | None = None) -> None:
