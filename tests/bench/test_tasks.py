@@ -1,0 +1,188 @@
+"""bench/tasks.py, the task suite, judged on scripted models (``script:``, instant replies).
+
+A scripted model that does every task right must pass them all; one that fails must be
+blamed on the model or on wisp as the failure deserves. The real runs through ``wisp``
+subprocesses are the suite's own machinery; the failures wisp itself prevents (a call left as
+text, a fourth identical call, a silent reply, a reply past the cap) cannot be produced
+through today's wisp, so they are judged on runs made by hand.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "tasks.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_tasks", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_tasks"] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+tasks = _load()
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def text(words: str, tokens: int = 0) -> dict[str, Any]:
+    reply: dict[str, Any] = {"text": words}
+    if tokens:
+        reply["usage"] = {"input": tokens, "output": 5}
+    return reply
+
+
+def right_replies(never: Path) -> dict[str, list[dict[str, Any]]]:
+    """What a model that does each task right answers, request by request."""
+    return {
+        "read": [call("read_file", path="notes.txt"), text("The code word is PELICAN.")],
+        "date": [call("current_date"), text(f"Today is {dt.date.today().isoformat()}.")],
+        "list": [call("run_command", command="ls"), text("alpha.txt, beta.py and gamma.md")],
+        "count": [call("run_command", command="wc -l data.csv"), text("It has 37 lines.")],
+        "config": [
+            call(
+                "edit_file",
+                path="settings.json",
+                mode="replace",
+                find='"port": 8080',
+                content='"port": 9090',
+            ),
+            text("The port is now 9090."),
+        ],
+        "branch": [
+            call("run_command", command="git branch --show-current"),
+            text("You are on feature/pelican-42."),
+        ],
+        "find": [
+            call("run_command", command="grep -rl 'legacy cache' ."),
+            text("It is in src/server.py."),
+        ],
+        "log": [
+            call("read_file", path="app.log"),
+            text("The database refused the connection to db.internal:5432."),
+        ],
+        "greeting": [text("Hello! I am a model wisp runs.", tokens=321)],
+        "no-tool": [text("Paris", tokens=300)],
+        "refused": [
+            call("run_command", command="sudo apt-get update"),
+            text("wisp's policy refused it: sudo runs as another user."),
+        ],
+        # The story's first words stream, then it waits for a file that never comes: the
+        # SIGINT, sent once text has streamed, is what ends it.
+        "interrupt": [{"text": "Once upon a time, " * 20, "wait_for_file": str(never)}],
+    }
+
+
+def scripts(folder: Path, replies: dict[str, list[dict[str, Any]]]) -> str:
+    """One script file per task; the model name the suite expands per task."""
+    folder.mkdir(exist_ok=True)
+    for name, responses in replies.items():
+        body = {"responses": responses, "contextSize": 8192}
+        (folder / f"{name}.json").write_text(json.dumps(body))
+    return f"script:{folder}/{{task}}.json"
+
+
+def test_a_model_that_does_each_task_right_passes_them_all(tmp_path: Path) -> None:
+    model = scripts(tmp_path / "right", right_replies(tmp_path / "never"))
+    report = tasks.run_suite(model, tasks.TASKS, timeout=300, jobs=4)
+    failed = {v.task: v.reason for v in report.tasks if not v.passed}
+    assert failed == {}
+    summary = report.summary
+    assert summary["passed"] == len(tasks.TASKS) >= 12
+    assert summary["wispFailures"] == summary["callsLeftAsText"] == summary["emptyReplies"] == 0
+    assert summary["firstRequestPromptTokens"] == 300
+    assert report.wisp.endswith("wisp/__init__.py")
+
+
+def test_a_model_that_fails_is_blamed_for_what_it_did(tmp_path: Path) -> None:
+    repeat = call("read_file", path="notes.txt")
+    replies = {
+        # The wrong tool, then a wrong answer.
+        "read": [call("current_date"), text("I do not know.")],
+        # The right tool with the wrong file.
+        "log": [call("read_file", path="other.log"), text("There is no error.")],
+        # The right call, then an answer that ignores its result.
+        "count": [call("run_command", command="wc -l data.csv"), text("It has 12 lines.")],
+        # The same call three times: wisp withdraws the tools, and the answer is still wrong.
+        "date": [repeat, repeat, repeat, text("I could not find it.")],
+        "find": [*[call("read_file", path="src/server.py")] * 3, text("In no file.")],
+        # Empty twice: wisp asks again, then fails the turn saying so.
+        "greeting": [text(""), text("")],
+        # A reply that repeats itself: wisp cuts it.
+        "no-tool": [text("I am a wizard, a wizard. " * 200)],
+    }
+    model = scripts(tmp_path / "wrong", replies)
+    chosen = tasks.tasks_named(",".join(replies))
+    report = tasks.run_suite(model, chosen, timeout=300, jobs=4)
+    why = {v.task: (v.blame, v.reason) for v in report.tasks}
+    assert why["read"] == ("model", "wrong tool: called current_date")
+    assert why["log"][0] == "model" and why["log"][1].startswith("wrong arguments: read_file")
+    assert why["count"][0] == "model"
+    assert why["count"][1].startswith("wrong answer from right results")
+    assert why["date"][0] == "model" and why["date"][1].startswith("wrong tool")
+    assert why["find"][0] == "model"
+    assert why["find"][1].startswith("loop: read_file called 3 times")
+    assert why["greeting"] == ("model", "empty reply (wisp asked again, then said so)")
+    assert why["no-tool"][0] == "model" and why["no-tool"][1].startswith("runaway reply")
+    summary = report.summary
+    assert summary["passed"] == summary["wispFailures"] == 0
+    assert (summary["loopsBroken"], summary["emptyReplies"], summary["runawaysCut"]) == (2, 1, 1)
+
+
+def made_run(tmp_path: Path, stdout: str, events: list[dict[str, Any]], code: int = 0) -> Any:
+    resolved = {
+        "kind": "model.resolved",
+        "details": {"tools": ["current_date", "read_file", "run_command"], "contextSize": 4096},
+    }
+    return tasks.Run(tmp_path, code, stdout, "", [resolved, *events], 1.0)
+
+
+def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "tool.call", "details": {"tool": name, "arguments": arguments}}
+
+
+@pytest.mark.parametrize(
+    ("stdout", "reason"),
+    [
+        ('```json\n{"name": "current_date", "arguments": {}}\n```', "a call to current_date left"),
+        ('<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>', "a call to"),
+        ("[current_date()]", "a call to current_date left as text"),
+        ("", "a silent empty reply"),
+        ("word " * 3000, "a runaway past the cap"),
+    ],
+)
+def test_what_wisp_should_have_caught_is_blamed_on_wisp(
+    tmp_path: Path, stdout: str, reason: str
+) -> None:
+    date = tasks.tasks_named("date")[0]
+    verdict = tasks.judge(date, made_run(tmp_path, stdout, []))
+    assert verdict.blame == "wisp"
+    assert verdict.reason.startswith(reason)
+
+
+def test_a_fourth_identical_call_is_a_loop_wisp_let_through(tmp_path: Path) -> None:
+    read = tasks.tasks_named("read")[0]
+    calls = [tool_call("read_file", {"path": "notes.txt"})] * 4
+    verdict = tasks.judge(read, made_run(tmp_path, "PELICAN", calls))
+    assert verdict.blame == "wisp"
+    assert verdict.reason.startswith("a loop past the third repeat")
+
+
+def test_a_json_example_in_prose_naming_no_offered_tool_is_an_answer(tmp_path: Path) -> None:
+    no_tool = tasks.tasks_named("no-tool")[0]
+    stdout = 'Paris. For example {"name": "paris", "country": "France"}'
+    verdict = tasks.judge(no_tool, made_run(tmp_path, stdout, []))
+    assert verdict.passed and not verdict.text_call
