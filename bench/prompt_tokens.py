@@ -132,7 +132,7 @@ def main() -> int:
             total = instructions + tools
             which = "default + memory" if memory else "default (7)"
             mark = ("yes" if total <= BUDGET else "no") if window <= SMALL else "(not asked)"
-            print(f"| {window:,} | {which} | {instructions} | {tools} | {total:,} | {mark} |")
+            print(f"| {window:,} | {which} | {instructions} | {tools:,} | {total:,} | {mark} |")
 
     engine = Engine(path, window=SMALL, threads=None)
     messages, specs = first_request(SMALL)

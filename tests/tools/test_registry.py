@@ -70,6 +70,14 @@ def test_every_tool_offers_an_object_schema_and_says_if_it_only_reads() -> None:
     assert read_only == {"current_date", "read_file", "inspect", "system_info"}
 
 
+def test_every_description_opens_with_a_whole_sentence() -> None:
+    # Chat's /tools shows a tool's description up to its first ". ": an abbreviation such as
+    # "e.g. " there would cut it mid-sentence.
+    for tool in default_tools(config({"context": {"memory": True}})):
+        first = tool.description.split(". ")[0]
+        assert not first.endswith(("e.g", "i.e", "etc")), (tool.name, first)
+
+
 class EchoTool:
     name = "echo"
     description = "Says its text back."

@@ -49,8 +49,8 @@ class RunCommandTool:
 
     name = "run_command"
     description = (
-        "Run a shell command, e.g. `ls`, `git status`, `wc -l FILE`, `grep -rn TEXT .`, and get "
-        "its output. Risky commands need approval."
+        "Run a shell command such as `ls`, `git status`, `wc -l FILE` or `grep -rn TEXT .` and "
+        "get its output. Risky commands need approval."
     )
     parameters = schema_of(RunCommandArgs)
     extra_parameters = ("workingDirectory", "timeoutSeconds", "outsideSandbox")
