@@ -1,6 +1,6 @@
 """What the instructions and the tools cost a request, in the embedded model's tokens.
 
-    python bench/prompt_tokens.py           # a few seconds: the tokenizer, then the model loads
+    python bench/prompt_tokens.py           # under a minute: counts, then two turns on local
     python bench/prompt_tokens.py --show    # also prints the first request as the model reads it
 
 Counts, with the tokenizer of the GGUF ``local`` runs (SmolLM2-135M-Instruct, from
@@ -24,22 +24,48 @@ rendering with tools is no longer than the one without, the request is rendered 
 with the tools placed in the system message as Qwen's and Hermes' templates place them (a
 ``# Tools`` preamble, a ``<tools>`` block of one JSON object a line, and how to write a
 ``<tool_call>``): what a template that offers tools costs on top.
+
+Last, the prompt cache: two turns of a real ``Conversation`` on ``local`` (greedy, each reply
+capped at 48 tokens by the runtime; the tools a chat gives this model: none, since it cannot
+call them), each turn a one-line question. The second turn's request repeats the first's (the
+same instructions, the first question and its reply) and adds the new question, so the runtime
+should evaluate only the new tokens: evaluated = prompt - cached (as the backend reports them),
+new = the second prompt - (the first prompt + its reply). Issue 14's mark: evaluated / new <=
+1.1.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import dataclasses
 import json
+import os
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from wisp.agent.compose import compose
+from wisp.agent.loop import Conversation
 from wisp.agent.prompt import system_prompt, tool_specs
-from wisp.agent.types import Message, Tool, ToolSpec
+from wisp.agent.recorder import Recorder
+from wisp.agent.types import (
+    Backend,
+    ChatRequest,
+    Message,
+    StreamEvent,
+    Tool,
+    ToolSpec,
+    Usage,
+    UsageReport,
+)
+from wisp.audit import AuditLog, MemorySink
 from wisp.config import Config
-from wisp.models.local import default_model_path
+from wisp.models.local import default_model_path, resolve
 from wisp.policy.types import Asker
 from wisp.store import ConversationStore, PendingEntry
 from wisp.tools.command_runner import CommandRunner
@@ -48,6 +74,9 @@ from wisp.tools.registry import default_tools
 SMALL, LARGE = 8192, 32768
 BUDGET = 800
 QUESTION = "What is today's date?"
+TURNS = ("What is the capital of France?", "And the capital of Italy?")
+REPLY_TOKENS = 48
+CACHE_MARK = 1.1
 TOOLS_PREAMBLE = (
     "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
     "You are provided with function signatures within <tools></tools> XML tags:\n<tools>"
@@ -107,6 +136,71 @@ def with_tools_placed(messages: list[Message], specs: list[ToolSpec]) -> list[Me
     return [Message(role="system", content=system), *messages[1:]]
 
 
+@dataclass
+class CappedReplies:
+    """The local backend with every reply capped at ``REPLY_TOKENS`` by the runtime (so that
+    it still reports its token counts), keeping each request's counts."""
+
+    inner: Backend
+    usages: list[Usage] = field(default_factory=list)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        capped = dataclasses.replace(request, max_tokens=REPLY_TOKENS)
+        async with contextlib.aclosing(self.inner.stream(capped)) as events:
+            async for event in events:
+                if isinstance(event, UsageReport):
+                    self.usages.append(event.usage)
+                yield event
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def two_turns(home: Path) -> list[Usage]:
+    """Two turns of a chat on ``local``: each request's token counts."""
+    config = Config(Path(os.devnull), {})
+    model = await resolve("", config.settings.local)
+    backend = model.backend = CappedReplies(model.backend)
+    tools = chat_tools(memory=False) if model.can_call_tools else []
+    instructions = chat_instructions(tools)
+    store = ConversationStore()
+    store.add(PendingEntry("instructions", instructions), turn=None, origin="carried", time=None)
+    conversation = Conversation(
+        model=model,
+        tools=tools,
+        store=store,
+        recorder=Recorder(AuditLog(MemorySink(), session="be4c4be4c4be4c4b"), lambda _: None),
+        instructions=instructions,
+        home=home,
+        config=config,
+        working_directory=home,
+        audit_file=None,
+    )
+    try:
+        for question in TURNS:
+            result = await conversation.run_turn(question, lambda _: None)
+            assert result.outcome == "ok", result
+    finally:
+        await backend.aclose()
+    return backend.usages
+
+
+def report_cache(usages: list[Usage]) -> None:
+    if len(usages) != len(TURNS):
+        print(f"\nThe prompt cache: {len(usages)} requests reported their tokens, not 2")
+        return
+    first, second = usages
+    evaluated = second.input - second.cached
+    new = second.input - (first.input + first.output)
+    ratio = evaluated / new if new > 0 else float("inf")
+    mark = "met" if ratio <= CACHE_MARK else "missed"
+    print()
+    print("The prompt cache on local, two one-line turns (tokens as the backend reports them):")
+    print(f"  turn 1: prompt {first.input}, reply {first.output}")
+    print(f"  turn 2: prompt {second.input}, cached {second.cached}, evaluated {evaluated}")
+    print(f"  new tokens in turn 2: {new}; evaluated / new = {ratio:.2f} (<= {CACHE_MARK}: {mark})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--show", action="store_true", help="print the first request's text")
@@ -148,9 +242,12 @@ def main() -> int:
         print("  (this model's template drops the tools, so they cost nothing and are not seen)")
         print(f"  with the tools placed Qwen's way:     {len(placed.tokens)} tokens")
         shown = placed
+    engine.close()
     if options.show:
         print()
         print(vocab.detokenize(shown.tokens, special=True).decode(errors="replace"))
+    with tempfile.TemporaryDirectory() as home:
+        report_cache(asyncio.run(two_turns(Path(home))))
     return 0
 
 
