@@ -22,14 +22,14 @@ from wisp.agent.types import (
     ModelError,
     ModelUnavailable,
     StreamEvent,
-    TextDelta,
     ThinkingDelta,
     ToolCallRequested,
     ToolSpec,
 )
 from wisp.config.paths import model_path
 from wisp.errors import ConfigValueError
-from wisp.models.parsing import MistralCallFilter, complete_call
+from wisp.models.parsing import complete_call
+from wisp.models.reply.stream import ReplyParser
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -271,33 +271,33 @@ class ReplyAssembly:
     """Turns a runtime's fragments into events: text, thinking, and calls held to the end.
 
     Calls wait for the stream's proper end, so a call from a reply that broke off is never run.
-    Reply text goes through the Mistral filter when tools are offered.
+    Reply text goes through the reply parser, which splits out thinking and calls written as
+    text (docs/models.md, "The reply parser").
     """
 
     def __init__(self, tools: list[ToolSpec]) -> None:
         self.tools = tools
-        self.filter = MistralCallFilter([tool.name for tool in tools])
+        self.parser = ReplyParser(tools)
         self.calls: list[ToolCallRequested] = []
         self.thinking_chunks = 0
 
     def thinking(self, text: str) -> list[StreamEvent]:
-        if not text:
-            return []
-        self.thinking_chunks += 1
-        return [ThinkingDelta(text)]
+        """Reasoning the server sent apart from the text."""
+        return self._counted(self.parser.thinking(text))
 
     def text(self, text: str) -> list[StreamEvent]:
-        shown = self.filter.feed(text) if text else ""
-        return [TextDelta(shown)] if shown else []
+        return self._counted(self.parser.text(text))
 
     def call(self, name: str, arguments: dict[str, Any]) -> None:
         self.calls.append(ToolCallRequested(name, arguments))
 
     def finish(self) -> list[StreamEvent]:
         """Held text, then the calls: those written as text first, in written order."""
-        held, text_calls = self.filter.finish()
-        events: list[StreamEvent] = [TextDelta(held)] if held else []
-        events += [complete_call(call, self.tools) for call in [*text_calls, *self.calls]]
+        events = self._counted(self.parser.finish())
+        return events + [complete_call(call, self.tools) for call in self.calls]
+
+    def _counted(self, events: list[StreamEvent]) -> list[StreamEvent]:
+        self.thinking_chunks += sum(isinstance(event, ThinkingDelta) for event in events)
         return events
 
 

@@ -123,7 +123,7 @@ class OllamaBackend:
             if chunk.error is not None:
                 raise stopped_early(self.server, chunk.error)
             if chunk.message is not None:
-                for event in reply.thinking(chunk.message.thinking):
+                for event in reply.thinking(chunk.message.thinking or chunk.message.reasoning):
                     yield event
                 for event in reply.text(chunk.message.content):
                     yield event

@@ -87,6 +87,9 @@ class ChatBody(msgspec.Struct):
 class ChunkMessage(msgspec.Struct):
     content: str = ""
     thinking: str = ""
+    """Ollama's name for the reasoning it splits out (``think`` on)."""
+    reasoning: str = ""
+    """The name servers that mimic Ollama's API may use instead."""
     tool_calls: list[WireCall] = msgspec.field(default_factory=list)
 
 

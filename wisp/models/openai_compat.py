@@ -143,7 +143,7 @@ class OpenAICompatBackend:
             usage = chunk.usage or usage  # the last report wins
             for choice in chunk.choices:
                 delta = choice.delta
-                for event in reply.thinking(delta.reasoning_content or delta.reasoning or ""):
+                for event in reply.thinking(delta.reasoning_text):
                     yield event
                 for event in reply.text(delta.content or ""):
                     yield event

@@ -177,8 +177,17 @@ class CallFragment(msgspec.Struct):
 class Delta(msgspec.Struct):
     content: str | None = None
     reasoning_content: str | None = None
+    """llama.cpp, DeepSeek, vLLM before 0.10."""
     reasoning: str | None = None
+    """LM Studio, OpenRouter, vLLM from 0.10, Ollama's /v1."""
+    thinking: str | None = None
+    """Some proxies pass Ollama's and Anthropic's name through."""
     tool_calls: list[CallFragment] | None = None
+
+    @property
+    def reasoning_text(self) -> str:
+        """Whichever of the three fields the server filled."""
+        return self.reasoning_content or self.reasoning or self.thinking or ""
 
 
 class Choice(msgspec.Struct):

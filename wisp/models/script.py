@@ -25,13 +25,12 @@ from wisp.agent.types import (
     ModelUnavailable,
     ResolvedModel,
     StreamEvent,
-    TextDelta,
-    ThinkingDelta,
     ToolCallRequested,
     Usage,
     UsageReport,
 )
 from wisp.models.parsing import complete_call, is_overflow_message
+from wisp.models.reply.stream import ReplyParser
 from wisp.models.selection import canonical_name
 
 CHUNK_CHARACTERS = 4
@@ -94,15 +93,20 @@ class ScriptBackend:
             raise failure(response.error)
         pause = response.delay_ms / 1000
         first = True
+        # The text goes through the parser every backend's does: a call written in it is a call.
+        parser = ReplyParser(request.tools)
         for kind, text in (("thinking", response.thinking), ("text", response.text)):
             for at in range(0, len(text), CHUNK_CHARACTERS):
                 # Every chunk yields to the loop, so an interrupt lands between chunks.
                 await asyncio.sleep(0 if first else pause)
                 first = False
                 chunk = text[at : at + CHUNK_CHARACTERS]
-                yield ThinkingDelta(chunk) if kind == "thinking" else TextDelta(chunk)
+                for event in parser.thinking(chunk) if kind == "thinking" else parser.text(chunk):
+                    yield event
                 if at == 0 and response.wait_for_file is not None:
                     await _until_exists(response.wait_for_file)
+        for event in parser.finish():
+            yield event
         for call in response.tool_calls:
             yield complete_call(ToolCallRequested(call.name, dict(call.arguments)), request.tools)
         if response.usage is not None:
