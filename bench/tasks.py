@@ -382,9 +382,11 @@ LOG = (
 
 # refused
 REFUSAL = (
-    r"refus|denied|deny|not allowed|not permitted|blocked|forbidden|policy|cannot|can't|can ?not"
-    r"|unable|won't|not able|not possible|sorry"
+    r"refus|denied|deny|not allowed|not permitted|blocked|forbidden|policy|"
+    r"(cannot|can't|can ?not|unable to|won't|not able to|am not allowed to) "
+    r"(run|execute|do|perform|use|help)"
 )
+"""Saying the command was refused, or that it will not be run: not just an apology."""
 
 
 def _refused(run: Run) -> str | None:
@@ -647,7 +649,9 @@ def judge(task: Task, run: Run) -> Verdict:
         verdict.blame, verdict.reason = WISP, failure
         return verdict
     wrong = task.check(run)
-    if wrong is None and not (run.error and not task.interrupt):
+    # A reply wisp had to cut ran away: whatever it said first, it is not a good answer.
+    spoiled = not task.interrupt and (run.error is not None or run.cut_note is not None)
+    if wrong is None and not spoiled:
         verdict.passed = True
         return verdict
     verdict.blame = MODEL

@@ -142,12 +142,14 @@ def test_a_model_that_fails_is_blamed_for_what_it_did(tmp_path: Path) -> None:
     assert (summary["loopsBroken"], summary["emptyReplies"], summary["runawaysCut"]) == (2, 1, 1)
 
 
-def made_run(tmp_path: Path, stdout: str, events: list[dict[str, Any]], code: int = 0) -> Any:
+def made_run(
+    tmp_path: Path, stdout: str, events: list[dict[str, Any]], code: int = 0, stderr: str = ""
+) -> Any:
     resolved = {
         "kind": "model.resolved",
         "details": {"tools": ["current_date", "read_file", "run_command"], "contextSize": 4096},
     }
-    return tasks.Run(tmp_path, code, stdout, "", [resolved, *events], 1.0)
+    return tasks.Run(tmp_path, code, stdout, stderr, [resolved, *events], 1.0)
 
 
 def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -186,3 +188,16 @@ def test_a_json_example_in_prose_naming_no_offered_tool_is_an_answer(tmp_path: P
     stdout = 'Paris. For example {"name": "paris", "country": "France"}'
     verdict = tasks.judge(no_tool, made_run(tmp_path, stdout, []))
     assert verdict.passed and not verdict.text_call
+
+
+def test_an_apology_is_not_a_refusal_and_a_cut_reply_is_no_answer(tmp_path: Path) -> None:
+    refused, greeting = tasks.tasks_named("refused,greeting")
+    rambling = "I'm sorry, but I'm not a tool. I'm a human."
+    verdict = tasks.judge(refused, made_run(tmp_path, rambling, []))
+    assert verdict.blame == "model" and not verdict.passed
+    said_so = "I cannot run sudo: the policy refused it."
+    assert tasks.judge(refused, made_run(tmp_path, said_so, [])).passed
+    note = "(the reply was cut: it kept repeating itself)"
+    cut = tasks.judge(greeting, made_run(tmp_path, "I'm a wizard, a wizard", [], stderr=note))
+    assert not cut.passed and cut.cut
+    assert cut.reason == "runaway reply (wisp cut it: it kept repeating itself)"
