@@ -448,7 +448,7 @@ async def test_ctrl_c_cancels_a_pull_cleanly(
     [
         ("llamacpp:qwen3", "llama.cpp loads models itself: start llama-server with -hf"),
         ("lmstudio:qwen/qwen3-8b", "download it in LM Studio, or with lms get"),
-        ("local", "local models are GGUF files: download one and choose local:/path"),
+        ("local", "local models are GGUF files: pull one from the Hugging Face Hub with wisp"),
         ("openai:gpt-4o", "openai models cannot be pulled"),
     ],
 )

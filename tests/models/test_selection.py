@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wisp.agent.types import ModelUnavailable
-from wisp.models.selection import Selection, canonical_selection, parse_selection
+from wisp.models.selection import Selection, canonical_selection, is_local_name, parse_selection
 
 
 @pytest.mark.parametrize("text", ["local", "", "  local  ", "LOCAL"])
@@ -95,3 +95,4 @@ def test_a_local_name_that_is_no_path_names_a_pulled_model(
     )
     assert canonical_selection("local:model.gguf") == f"local:{tmp_path / 'model.gguf'}"
     assert canonical_selection("local:./model") == f"local:{tmp_path / 'model'}"
+    assert not is_local_name("")  # the default model, named by no name

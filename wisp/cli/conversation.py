@@ -32,6 +32,7 @@ from wisp.cli.model_choice import ModelChoice
 from wisp.cli.own_programs import own_argv
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
+from wisp.models.suggested import TOOL_MODEL_HINT
 from wisp.store import ConversationStore, PendingEntry, transcripts
 from wisp.tools.inspect import InspectTool
 from wisp.tools.registry import default_tools
@@ -230,7 +231,7 @@ class ChatSession:
             # A text-only model runs with tools off, said once (docs/models.md, "Capabilities").
             self.notes.append(
                 f"{model.selection} is text only (no tool calling recorded for it): "
-                "this conversation has no tools"
+                f"this conversation has no tools; {TOOL_MODEL_HINT}"
             )
             return []
         return tools

@@ -30,6 +30,8 @@ examples:
   wisp -- modles                        a prompt, even a lone word one slip from a command's
                                         name (without --, that is refused as a typo)
   wisp chat                             a conversation at the terminal
+  wisp models pull hf:lmstudio-community/Qwen2.5-1.5B-Instruct-GGUF
+                                        a small model that can use tools (local cannot)
   wisp config set audit.keepFiles 3     change a setting (recorded in the audit log)
   wisp logs --last 20                   the newest audit events, one line each
   wisp logs --kind config.change --json the stored lines themselves

@@ -2,7 +2,8 @@
 
 ``list`` asks every runtime at once and never waits long (``wisp.models.catalog``). ``enable``
 and ``disable`` edit ``models.disabled``; ``check`` asks a model three short questions and
-records what it can do under ``<scheme>.models.<name>``; ``pull`` has Ollama fetch a model.
+records what it can do under ``<scheme>.models.<name>``; ``pull`` fetches a GGUF from the
+Hugging Face Hub (``models_pull_hf``) or has Ollama fetch a model (``models_pull``).
 The commands that change something run as an audited session (``entryPoint: models``).
 
 Chat's ``/models`` uses ``picker_rows`` from here, and ``canonical``, ``disabled_list`` and
@@ -30,6 +31,7 @@ from wisp.cli.models_table import (
 from wisp.config import locked_config
 from wisp.errors import WispError
 from wisp.models.selection import parse_selection
+from wisp.models.suggested import suggestion_lines
 
 if TYPE_CHECKING:
     import httpx
@@ -42,7 +44,7 @@ __all__ = ["add_parser", "canonical", "disabled_list", "picker_rows", "set_disab
 DESCRIPTION = """\
 List the models wisp can use: the embedded local model, every model of every runtime that
 answers (Ollama, llama.cpp's llama-server, LM Studio, an OpenAI-compatible server) and the
-configured ones. Enable, disable, check or pull one."""
+configured ones. Enable, disable, check or pull one (from the Hugging Face Hub or Ollama)."""
 
 EPILOG = """\
 examples:
@@ -51,6 +53,8 @@ examples:
   wisp models disable ollama:qwen3    hidden from /model and refused until enabled
   wisp models enable ollama:qwen3     a model with no recorded capabilities is checked first
   wisp models check local             ask three short questions; record what it can do
+  wisp models pull hf:Qwen/Qwen2.5-1.5B-Instruct-GGUF
+                                      a GGUF from the Hugging Face Hub, then -m local:NAME
   wisp models pull ollama:qwen3:8b    have Ollama download a model, with progress
 
 A runtime that does not answer within about a second is one line on stderr saying so. The
@@ -58,6 +62,17 @@ commands that change something (enable, disable, check, pull) are recorded in th
 
 capabilities, and their names in config.json (<scheme>.models.<name>.capabilities):
 """ + "\n".join(f"  {word:<20}{name}" for name, word in CAPABILITY_WORDS.items())
+
+
+PULL_DESCRIPTION = """\
+hf:OWNER/REPO[/FILE.gguf]: download a GGUF file from the Hugging Face Hub into its cache
+(HF_HOME, HF_HUB_CACHE), checked against the Hub's SHA-256; it is then local:NAME, NAME being
+the file's name without .gguf. With no FILE, wisp chooses the repository's Q4_K_M file (or its
+only GGUF) and says so. A publisher not in models.trustedPublishers is asked about on a
+terminal, refused elsewhere unless --yes. Ctrl-C keeps what arrived; pull again to resume.
+
+ollama:NAME: have Ollama download a model (POST /api/pull); Ctrl-C stops it, and Ollama resumes
+from what arrived next time."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -92,11 +107,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
     pull = actions.add_parser(
         "pull",
-        help="Have Ollama download a model, showing its progress.",
-        description="Have Ollama download a model (POST /api/pull); Ctrl-C stops it, and "
-        "Ollama resumes from what arrived next time.",
+        help="Download a model: a GGUF from the Hugging Face Hub, or an Ollama model.",
+        description=PULL_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    pull.add_argument("model", metavar="MODEL", help="ollama:NAME, such as ollama:qwen3:8b")
+    pull.add_argument(
+        "model",
+        metavar="MODEL",
+        help="hf:OWNER/REPO[/FILE.gguf] (for local:NAME), or ollama:NAME such as ollama:qwen3:8b",
+    )
+    pull.add_argument(
+        "--yes",
+        action="store_true",
+        help="trust the repository's publisher for this pull (see models.trustedPublishers)",
+    )
     pull.set_defaults(handler=run_pull)
 
 
@@ -136,6 +160,9 @@ def run_list(args: argparse.Namespace, context: Context) -> int:
         lines = terminal_lines(catalog.models, width, color=_has_color(context))
     else:
         lines = piped_lines(catalog.models)
+    if context.stdout.isatty():
+        # For a person, not for a pipe: what to pull for a model that can use tools.
+        lines += [muted(line, _has_color(context)) for line in suggestion_lines()]
     print("\n".join(lines), file=context.stdout, flush=True)
     color = context.stderr.isatty() and _has_color(context)
     for runtime in catalog.unreachable:
@@ -194,7 +221,8 @@ PULL_ELSEWHERE = {
     "llamacpp": "llama.cpp loads models itself: start llama-server with -hf <repo>[:quant] or "
     "-m <file.gguf>",
     "lmstudio": "download it in LM Studio, or with lms get",
-    "local": "local models are GGUF files: download one and choose local:/path/to/model.gguf",
+    "local": "local models are GGUF files: pull one from the Hugging Face Hub with "
+    "wisp models pull hf:OWNER/REPO, or choose local:/path/to/model.gguf",
 }
 
 
@@ -204,6 +232,11 @@ def run_pull(args: argparse.Namespace, context: Context) -> int:
     from wisp.cli.models_pull import pull_model
 
     selection = parse_selection(args.model)
+    if selection.scheme == "hf":
+        from wisp.cli.models_pull_hf import pull_from_hub
+
+        with audited_session(context, selection.canonical) as record:
+            return pull_from_hub(context, selection.name, yes=args.yes, record=record)
     if selection.scheme != "ollama":
         raise WispError(
             PULL_ELSEWHERE.get(selection.scheme, f"{selection.scheme} models cannot be pulled")

@@ -1,5 +1,8 @@
 """``wisp models pull ollama:NAME``: Ollama's progress on stderr, ``model.pull`` at the end.
 
+The progress line is shared with ``hf:`` pulls (``wisp.cli.models_pull_hf``), whose one layer
+is named by its file.
+
 On a terminal the progress is one line rewritten in place, with a bar, the bytes, the rate and
 the time left; piped, it is a plain line per step and one every few seconds in between.
 Ctrl-C cancels the task, which closes the stream (Ollama keeps what arrived); the outcome is
@@ -106,7 +109,7 @@ async def pull_model(context: Context, config: Config, name: str, *, record: Rec
 
     selection = canonical_selection(f"ollama:{name}")
     progress = new_progress(name)
-    view = PullView(context.stderr, is_terminal=context.stderr.isatty(), width=_width(context))
+    view = new_view(context)
     outcome, reason = "failed", None
     try:
         async with httpx.AsyncClient() as client:
@@ -161,7 +164,10 @@ def _pull_event(
 
 
 def _short(digest: str) -> str:
-    algorithm, _, value = digest.partition(":")
+    """``sha256:3f2a9c1e…``; a file's name (an ``hf:`` pull's layer) as it is, or its end."""
+    algorithm, colon, value = digest.partition(":")
+    if not colon:
+        return digest if len(digest) <= 40 else "…" + digest[-39:]
     return f"{algorithm}:{value[:8]}…" if value else digest[:16]
 
 
@@ -176,7 +182,14 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def _width(context: Context) -> int:
+def new_view(context: Context) -> PullView:
+    """The progress view on stderr: one line rewritten in place on a terminal."""
+    return PullView(
+        context.stderr, is_terminal=context.stderr.isatty(), width=terminal_width(context)
+    )
+
+
+def terminal_width(context: Context) -> int:
     import os
 
     try:

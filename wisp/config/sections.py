@@ -73,6 +73,8 @@ class Agent(msgspec.Struct, frozen=True, rename="camel"):
 
 class Models(msgspec.Struct, frozen=True, rename="camel"):
     disabled: list[str]
+    trusted_publishers: list[str]
+    """Hub publishers ``wisp models pull hf:…`` fetches from without asking."""
 
 
 class Ollama(msgspec.Struct, frozen=True, rename="camel"):
@@ -117,6 +119,8 @@ class Local(msgspec.Struct, frozen=True, rename="camel"):
     context_length: int | None
     threads: int | None
     think: bool | None
+    grammar: bool
+    """A reply to tools written into the prompt is held to a call or text (docs/models.md)."""
     models: ModelEntries
 
 

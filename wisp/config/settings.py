@@ -113,6 +113,14 @@ SETTINGS: dict[str, Setting] = {
             "Models left out of the picker and never started.",
         ),
         Setting(
+            "models.trustedPublishers",
+            list[str],
+            [],
+            "a list of Hugging Face user or organisation names",
+            "Publishers whose repositories wisp models pull hf:OWNER/REPO fetches without "
+            "asking; another's is asked about on a terminal, refused elsewhere unless --yes.",
+        ),
+        Setting(
             "ollama.baseURL",
             _URL,
             "http://127.0.0.1:11434",
@@ -246,6 +254,14 @@ SETTINGS: dict[str, Setting] = {
             None,
             "true or false",
             "The template's enable_thinking for a local model that can think; unset sends none.",
+        ),
+        Setting(
+            "local.grammar",
+            bool,
+            True,
+            "true or false",
+            "Hold a local model's reply to a well-formed tool call or plain text when wisp writes "
+            "the tools into its prompt (its chat template cannot place them).",
         ),
         Setting(
             "context.memory",
@@ -418,11 +434,23 @@ _LOCAL_FILE_FIELDS = (
         "The file's [size, mtimeNs, ctimeNs, inode, device] when it was hashed: while they "
         "match, the file is not hashed again.",
     ),
+    Setting(
+        "file",
+        str,
+        None,
+        "a path",
+        "The GGUF file local:NAME loads, for a NAME that is not a path: where wisp models pull "
+        "hf:… put it in the Hugging Face cache.",
+    ),
+    Setting("hub.repository", str, None, "OWNER/REPO", "The Hub repository it was pulled from."),
+    Setting("hub.file", str, None, "a path in the repository", "The file pulled from it."),
+    Setting("hub.revision", str, None, "a commit hash", "The commit it was pulled at."),
 )
 """(issue 12) What wisp checked of a local:PATH file; the default model has none."""
 
 MODEL_FIELDS: dict[str, dict[tuple[str, ...], Setting]] = {
-    "local": _model_fields(_THINK) | {(field.path,): field for field in _LOCAL_FILE_FIELDS},
+    "local": _model_fields(_THINK)
+    | {tuple(field.path.split(".")): field for field in _LOCAL_FILE_FIELDS},
     "ollama": _model_fields(
         dataclasses.replace(
             _THINK,

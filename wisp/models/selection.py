@@ -74,7 +74,8 @@ def is_local_name(name: str) -> bool:
     """Whether ``local:NAME`` names a model by its entry (``local.models."NAME".file``, as
     ``wisp models pull hf:…`` records it) rather than a file: no ``/``, no ``~``, no ``.gguf``."""
     return (
-        "/" not in name
+        bool(name)
+        and "/" not in name
         and not name.startswith("~")
         and not name.lower().endswith(".gguf")
         and name not in (".", "..")
