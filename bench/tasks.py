@@ -314,7 +314,7 @@ def _today(run: Run) -> str | None:
 
 
 # list
-LISTED = ("alpha.txt", "beta.py", "gamma.md")
+LISTED = ("alpha.txt", "beta.py", "gamma.cfg")
 
 # count
 CSV_LINES = 37

@@ -50,7 +50,7 @@ def right_replies(never: Path) -> dict[str, list[dict[str, Any]]]:
     return {
         "read": [call("read_file", path="notes.txt"), text("The code word is PELICAN.")],
         "date": [call("current_date"), text(f"Today is {dt.date.today().isoformat()}.")],
-        "list": [call("run_command", command="ls"), text("alpha.txt, beta.py and gamma.md")],
+        "list": [call("run_command", command="ls"), text("alpha.txt, beta.py and gamma.cfg")],
         "count": [call("run_command", command="wc -l data.csv"), text("It has 37 lines.")],
         "config": [
             call(
