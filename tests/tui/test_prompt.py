@@ -11,8 +11,6 @@ from wisp_tui.widgets.prompt import UNSANDBOXED_COMMAND_PLACEHOLDER
 from wisp_tui.widgets.prompt_area import MAX_ROWS
 
 # The script pauses `delay_ms` between 4-character chunks: this reply takes about a second.
-SLOW_REPLY = [{"text": "Done, slowly.", "delay_ms": 300}]
-
 
 async def started(pilot, wait_for) -> None:
     await wait_for(pilot, lambda: pilot.app.status_bar.status is not None)
@@ -214,8 +212,11 @@ async def test_the_cursor_index_counts_code_points_over_the_whole_text(make_app,
         assert prompt.text == "e\u0301\n/model" and prompt.cursor_index == 9
 
 
-async def test_keys_typed_while_busy_are_held_and_replayed_in_order(make_app, wait_for):
-    app = make_app(SLOW_REPLY)
+async def test_keys_typed_while_busy_are_held_and_replayed_in_order(make_app, wait_for, tmp_path):
+    # The reply waits for a file, not a delay: however slow the machine, the turn is still
+    # running while the keys are typed.
+    go_on = tmp_path / "go-on"
+    app = make_app([{"text": "Done, slowly.", "wait_for_file": str(go_on)}])
     async with app.run_test(size=(100, 30)) as pilot:
         await started(pilot, wait_for)
         prompt = app.prompt
@@ -227,6 +228,7 @@ async def test_keys_typed_while_busy_are_held_and_replayed_in_order(make_app, wa
         assert prompt.text == "" and len(prompt.held) == 6
         busy = str(prompt.query_one("#busy").render())
         assert busy.endswith(" · 6 keys held"), busy
+        go_on.touch()
         await wait_for(pilot, lambda: not prompt.is_busy)
         await wait_for(pilot, lambda: not prompt.held)
         # The `!` into the empty box entered command mode, as if typed now.
