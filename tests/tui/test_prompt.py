@@ -10,7 +10,6 @@ from wisp_tui.screens.approval import ApprovalScreen
 from wisp_tui.widgets.prompt import UNSANDBOXED_COMMAND_PLACEHOLDER
 from wisp_tui.widgets.prompt_area import MAX_ROWS
 
-# The script pauses `delay_ms` between 4-character chunks: this reply takes about a second.
 
 async def started(pilot, wait_for) -> None:
     await wait_for(pilot, lambda: pilot.app.status_bar.status is not None)
