@@ -5,11 +5,18 @@ its own ``HF_HOME`` and ``WISP_HOME``."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
+import os
+import pty
+import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +28,7 @@ from huggingface_hub import constants
 from tests.hang import HANG
 from tests.models.conftest import smollm2_gguf
 from tests.models.fake_hub import FakeHub, HubFile, HubRepo, serving
+from wisp.models.suggested import TOOL_MODEL_HINT
 
 REPO = "acme/Tiny-GGUF"
 FILE = "tiny-Q4_K_M.gguf"
@@ -279,11 +287,110 @@ def test_a_pulled_model_is_listed_and_answers_as_local_name(
     answer = wisp(env, "-m", "local:smollm2-135m-q4_k_m", "What is the capital of France?")
     assert answer.returncode == 0, answer.stderr
     assert answer.stdout.strip()
+    for line in answer.stderr.splitlines():
+        if "is text only" in line:  # and in the same line, how to get a model that is not
+            assert line.endswith(f"; {TOOL_MODEL_HINT}"), line
     [resolved] = events(wisp_home, "model.resolved")
     assert resolved["model"] == "local:smollm2-135m-q4_k_m"
 
 
+def test_on_a_terminal_the_person_is_asked_and_always_adds_the_publisher(
+    env: dict[str, str], hub: FakeHub, wisp_home: Path
+) -> None:
+    with Terminal(["models", "pull", f"hf:{REPO}"], env) as terminal:
+        terminal.wait_for("Pull it? [y]es once, [a]lways trust acme, [N]o: ")
+        assert "published by acme, licence apache-2.0, whom models.trustedPublishers" in (
+            terminal.text
+        )
+        terminal.type(b"a\r")
+        assert terminal.finish() == 0, terminal.text
+    assert f"use it: wisp -m local:{NAME}" in terminal.text
+    asked = events(wisp_home, "model.publisher")[-1]
+    assert (asked["decision"], asked["asked"]) == ("always", True)
+    config = json.loads((wisp_home / "config.json").read_text())
+    assert config["models"]["trustedPublishers"] == ["acme"]
+    [change] = [c for c in events(wisp_home, "config.change") if "trusted" in c["path"]]
+    assert (change["path"], change["old"], change["new"]) == (
+        "models.trustedPublishers",
+        None,
+        ["acme"],
+    )
+
+
+def test_on_a_terminal_the_listing_ends_with_models_that_can_call_tools(
+    env: dict[str, str],
+) -> None:
+    with Terminal(["models"], env) as terminal:
+        assert terminal.finish() == 0, terminal.text
+    assert "small models that can call tools, for wisp models pull:" in terminal.text
+    assert "hf:lmstudio-community/Qwen2.5-1.5B-Instruct-GGUF" in terminal.text
+    piped = wisp(env, "models")
+    assert "small models" not in piped.stdout + piped.stderr  # a pipe gets the table alone
+
+
+def test_help_says_how_to_get_a_model_that_can_use_tools(env: dict[str, str]) -> None:
+    helped = wisp(env, "--help")
+    assert "wisp models pull hf:lmstudio-community/Qwen2.5-1.5B-Instruct-GGUF" in helped.stdout
+    assert "a small model that can use tools (local cannot)" in helped.stdout
+
+
 # -- helpers -----------------------------------------------------------------------------------
+
+
+class Terminal:
+    """``wisp`` with a terminal for stdin, stdout and stderr, as a person runs it."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.main_fd, sub_fd = pty.openpty()
+        fcntl.ioctl(sub_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 200, 0, 0))
+        script = str(Path(sys.executable).parent / "wisp")
+        try:
+            self.process = subprocess.Popen(
+                [script, *args], env=env, stdin=sub_fd, stdout=sub_fd, stderr=sub_fd,
+                start_new_session=True,
+            )  # fmt: skip
+        finally:
+            os.close(sub_fd)
+        self.raw = b""
+
+    @property
+    def text(self) -> str:
+        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", self.raw).decode(errors="replace")
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.main_fd, keys)
+
+    def wait_for(self, text: str) -> None:
+        """Until ``text`` is on the terminal; fails after HANG seconds without new output."""
+        while text not in self.text:
+            if not self._read():
+                raise AssertionError(f"{text!r} never came: {self.text!r}")
+
+    def finish(self) -> int:
+        """Read to the end; the exit status."""
+        while self._read():
+            pass
+        return self.process.wait(timeout=HANG)
+
+    def _read(self) -> bool:
+        ready, _, _ = select.select([self.main_fd], [], [], HANG)
+        if not ready:
+            return False
+        try:
+            chunk = os.read(self.main_fd, 65536)
+        except OSError:  # EIO: every writer has closed
+            return False
+        self.raw += chunk
+        return bool(chunk)
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        os.close(self.main_fd)
 
 
 def wait_for(condition: Callable[[], bool], process: subprocess.Popen[str]) -> None:

@@ -140,9 +140,9 @@ def _refusal(plan: Plan, *, asked: bool) -> str:
 
 def _add_trusted(context: Context, publisher: str, record: Record) -> None:
     with locked_config(context.home.config_file) as config:
-        old = config.get(TRUSTED)
-        listed = [item for item in old if isinstance(item, str)] if isinstance(old, list) else []
-        new = [*listed, publisher]
+        stored = config.get(TRUSTED)
+        old = stored if isinstance(stored, list) else None  # None: unset (or not a list)
+        new = [*(item for item in old or [] if isinstance(item, str)), publisher]
         node = config.data.setdefault("models", {})
         node["trustedPublishers"] = new
         save_config(config)
