@@ -165,6 +165,10 @@ def test_a_broken_connection_is_resumed_within_the_pull(
     done = wisp(env, "models", "pull", f"hf:{REPO}/{FILE}")
     assert done.returncode == 0, done.stderr
     assert hub.ranges() == [None, f"bytes={CHUNK}-"]
+    assert "wisp: the connection broke; huggingface_hub resumes from where it broke" in (
+        done.stderr
+    )
+    assert "Trying to resume" not in done.stderr  # the library's raw lines are not shown
     assert (blobs(hf_home) / SHA256).read_bytes() == DATA
     [pull] = events(wisp_home, "model.pull")
     assert (pull["outcome"], pull["fetched"]) == ("fetched", len(DATA))

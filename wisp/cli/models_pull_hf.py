@@ -10,15 +10,18 @@ against the Hub's, is recorded beside its entry ``local.models."NAME"`` with the
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from wisp.audit.kinds import ConfigChange, ModelPublisher, ModelPull
 from wisp.cli.context import Context
 from wisp.cli.model_files import ConfigModelFiles, model_section, store_model_section
-from wisp.cli.models_pull import new_view
+from wisp.cli.models_pull import PullView, new_view
 from wisp.cli.models_session import Record
 from wisp.config import locked_config, save_config
 from wisp.config.paths import shell_word
@@ -48,13 +51,14 @@ def pull_from_hub(context: Context, name: str, *, yes: bool, record: Record) -> 
 
     outcome, reason, pulled = "failed", None, None
     try:
-        pulled = hub_pull.fetch(plan, on_progress)
+        with _resumes_said(context, view):
+            pulled = hub_pull.fetch(plan, on_progress)
         on_progress(pulled.size, pulled.size, "checked")  # a last line, whole
         outcome = "linked" if pulled.reused else "fetched"
     except KeyboardInterrupt:
         outcome, reason = "cancelled", "interrupted (Ctrl-C)"
         raise
-    except WispError as exc:
+    except (WispError, OSError) as exc:
         reason = str(exc)
         raise
     finally:
@@ -67,6 +71,31 @@ def pull_from_hub(context: Context, name: str, *, yes: bool, record: Record) -> 
     _record_model(context, plan, pulled, record)
     print(_summary(plan, pulled, seconds), file=context.stdout, flush=True)
     return 0
+
+
+@contextlib.contextmanager
+def _resumes_said(context: Context, view: PullView) -> Iterator[None]:
+    """huggingface_hub's own note of a broken connection it resumes, said in wisp's words on a
+    line of its own rather than as the library's two raw lines."""
+    source = logging.getLogger("huggingface_hub.file_download")
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "resume" in record.getMessage():
+                view.finish()
+                context.warn("the connection broke; huggingface_hub resumes from where it broke")
+
+    handler = Said(logging.WARNING)
+    level, propagate = source.level, source.propagate
+    source.addHandler(handler)
+    source.setLevel(logging.WARNING)
+    source.propagate = False
+    try:
+        yield
+    finally:
+        source.removeHandler(handler)
+        source.setLevel(level)
+        source.propagate = propagate
 
 
 # -- the publisher -----------------------------------------------------------------------------

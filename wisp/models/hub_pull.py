@@ -167,7 +167,8 @@ def fetch(plan: Plan, on_progress: Progress) -> Pulled:
     from huggingface_hub import constants, get_hf_file_metadata, hf_hub_download, hf_hub_url
 
     url = hf_hub_url(plan.repository, plan.filename, revision=plan.revision)
-    meta = _hub_call(lambda: get_hf_file_metadata(url), HubRef(plan.repository, plan.filename))
+    ref = HubRef(plan.repository, plan.filename, plan.revision)
+    meta = _hub_call(lambda: get_hf_file_metadata(url), ref)
     sha256 = (meta.etag or "").lower()
     if not SHA256.fullmatch(sha256) or meta.commit_hash is None:
         raise ModelError(
@@ -181,7 +182,8 @@ def fetch(plan: Plan, on_progress: Progress) -> Pulled:
         blob.unlink(missing_ok=True)  # rewritten since it arrived: fetched anew
         blobs.mkdir(parents=True, exist_ok=True)
         fetched = _fetch_blob(meta.location, blob, sha256, meta.size, on_progress)
-    link = hf_hub_download(plan.repository, plan.filename, revision=meta.commit_hash)
+    commit = meta.commit_hash
+    link = _hub_call(lambda: hf_hub_download(plan.repository, plan.filename, revision=commit), ref)
     size = blob.stat().st_size
     on_progress(size, size)
     return Pulled(Path(link), sha256, size, meta.commit_hash, fetched, reused)
@@ -196,6 +198,7 @@ def cache_folder() -> Path:
 
 def _fetch_blob(url: str, blob: Path, sha256: str, size: int | None, on_progress: Progress) -> int:
     """Download to ``<blob>.incomplete`` (resuming what is there), check it, move it in."""
+    import httpx2
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers, disable_progress_bars
 
@@ -205,8 +208,14 @@ def _fetch_blob(url: str, blob: Path, sha256: str, size: int | None, on_progress
         already = file.tell()
         counting = _Counting(file, already, size or 0, on_progress)
         on_progress(already, size or 0)
-        http_get(url, counting, resume_size=already, headers=build_hf_headers(),
-                 expected_size=size)  # fmt: skip
+        try:
+            http_get(url, counting, resume_size=already, headers=build_hf_headers(),
+                     expected_size=size)  # fmt: skip
+        except httpx2.HTTPError as exc:  # the library resumed a few times, then gave up
+            raise ModelError(
+                f"the download broke off at {counting.written:,} bytes: {_first_line(exc)}; "
+                "what arrived is kept: pull again to resume from it"
+            ) from exc
         file.flush()
         if not _matches(partial, sha256):
             partial.unlink(missing_ok=True)
