@@ -209,6 +209,18 @@ def test_an_interrupted_pull_leaves_the_cache_whole_and_the_next_resumes(
     assert (resumed["outcome"], resumed["fetched"]) == ("fetched", len(DATA) - CHUNK)
 
 
+def test_a_left_part_longer_than_the_file_is_dropped_not_resumed_from(
+    env: dict[str, str], hub: FakeHub, hf_home: Path
+) -> None:
+    trust(env, "acme")
+    blobs(hf_home).mkdir(parents=True)
+    (blobs(hf_home) / f"{SHA256}.incomplete").write_bytes(b"x" * (len(DATA) + 10))
+    done = wisp(env, "models", "pull", f"hf:{REPO}/{FILE}")
+    assert done.returncode == 0, done.stderr
+    assert hub.ranges() == [None]
+    assert (blobs(hf_home) / SHA256).read_bytes() == DATA
+
+
 def test_a_file_that_does_not_match_its_checksum_is_refused_and_not_kept(
     env: dict[str, str], hub: FakeHub, hf_home: Path, wisp_home: Path
 ) -> None:
@@ -218,7 +230,7 @@ def test_a_file_that_does_not_match_its_checksum_is_refused_and_not_kept(
     hub.repos[REPO].files[1].served = bytes(tampered)
     done = wisp(env, "models", "pull", f"hf:{REPO}/{FILE}")
     assert done.returncode == 1
-    assert "does not have the SHA-256 the Hub gives for it" in done.stderr
+    assert f"hf:{REPO}/{FILE}: the file that arrived does not have the SHA-256" in done.stderr
     assert not [p for p in blobs(hf_home).iterdir()]  # neither the blob nor the partial
     assert entry(wisp_home) == {}
     [pull] = events(wisp_home, "model.pull")

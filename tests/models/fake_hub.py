@@ -177,6 +177,8 @@ class _Handler(BaseHTTPRequestHandler):
         )
         if match := re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range") or ""):
             start = int(match.group(1))
+            if start >= len(data):
+                return self._send(416, b"", {"Content-Range": f"bytes */{len(data)}"})
             status = 206
             headers["Content-Range"] = f"bytes {start}-{len(data) - 1}/{len(data)}"
         body = data[start:]

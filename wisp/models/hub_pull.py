@@ -181,7 +181,8 @@ def fetch(plan: Plan, on_progress: Progress) -> Pulled:
     if not reused:
         blob.unlink(missing_ok=True)  # rewritten since it arrived: fetched anew
         blobs.mkdir(parents=True, exist_ok=True)
-        fetched = _fetch_blob(meta.location, blob, sha256, meta.size, on_progress)
+        label = f"hf:{plan.repository}/{plan.filename}"
+        fetched = _fetch_blob(meta.location, blob, sha256, meta.size, on_progress, label)
     commit = meta.commit_hash
     link = _hub_call(lambda: hf_hub_download(plan.repository, plan.filename, revision=commit), ref)
     size = blob.stat().st_size
@@ -196,7 +197,9 @@ def cache_folder() -> Path:
     return Path(constants.HF_HUB_CACHE)
 
 
-def _fetch_blob(url: str, blob: Path, sha256: str, size: int | None, on_progress: Progress) -> int:
+def _fetch_blob(
+    url: str, blob: Path, sha256: str, size: int | None, on_progress: Progress, label: str
+) -> int:
     """Download to ``<blob>.incomplete`` (resuming what is there), check it, move it in."""
     import httpx2
     from huggingface_hub.file_download import http_get
@@ -205,6 +208,9 @@ def _fetch_blob(url: str, blob: Path, sha256: str, size: int | None, on_progress
     disable_progress_bars()  # wisp draws its own line
     partial = blob.with_name(blob.name + ".incomplete")
     with _locked_append(partial) as file:
+        if size is not None and file.tell() > size:
+            file.truncate(0)  # longer than the file can be: not a part of it
+            file.seek(0)
         already = file.tell()
         counting = _Counting(file, already, size or 0, on_progress)
         on_progress(already, size or 0)
@@ -213,16 +219,16 @@ def _fetch_blob(url: str, blob: Path, sha256: str, size: int | None, on_progress
                      expected_size=size)  # fmt: skip
         except httpx2.HTTPError as exc:  # the library resumed a few times, then gave up
             raise ModelError(
-                f"the download broke off at {counting.written:,} bytes: {_first_line(exc)}; "
-                "what arrived is kept: pull again to resume from it"
+                f"{label}: the download broke off at {counting.written:,} bytes: "
+                f"{_first_line(exc)}; what arrived is kept: pull again to resume from it"
             ) from exc
         file.flush()
         if not _matches(partial, sha256):
             partial.unlink(missing_ok=True)
             raise ChecksumMismatch(
-                f"{blob.name[:12]}…: the file that arrived does not have the SHA-256 the Hub "
-                "gives for it; wisp deleted it and kept nothing. Try again; if it happens again, "
-                "the file or the connection has been tampered with"
+                f"{label}: the file that arrived does not have the SHA-256 the Hub gives for it "
+                f"({sha256[:12]}…); wisp deleted it and kept nothing. Try again; if it happens "
+                "again, the file or the connection has been tampered with"
             )
         partial.chmod(0o644)
         os.replace(partial, blob)
