@@ -138,3 +138,26 @@ def test_a_reply_opening_with_the_closing_tag_had_an_empty_thought() -> None:
 def test_thinking_and_reasoning_tags_are_thinking_too() -> None:
     assert split(["<thinking>a</thinking>b"]) == ("a", "b")
     assert split(["<reasoning>a</reasoning>b"]) == ("a", "b")
+
+
+def test_a_long_held_call_is_not_read_again_on_every_piece(monkeypatch) -> None:
+    """Reading a held span again on each piece is quadratic: a call writing a whole file
+    would stall the stream. It is read again once it has grown by an eighth."""
+    import wisp.models.reply.stream as stream
+
+    reads = 0
+    real_read_at = stream.read_at
+
+    def counted(*args, **kwargs):
+        nonlocal reads
+        reads += 1
+        return real_read_at(*args, **kwargs)
+
+    monkeypatch.setattr(stream, "read_at", counted)
+    content = "x = 1; " * 4000
+    raw = '{"name": "read_file", "arguments": {"path": "' + content + '"}}'
+    parser = ReplyParser(TOOLS)
+    for at in range(0, len(raw), 4):
+        assert shown(parser.text(raw[at : at + 4])) == ""
+    assert parser.finish() == [ToolCallRequested("read_file", {"path": content})]
+    assert reads < 200  # pieces: 7,000

@@ -32,13 +32,21 @@ class CallScanner:
         """Space at the end of what was shown, held: if a call follows, it goes with it."""
         self._shown = False
         self._after_call = False
+        self._recheck_at = 0
+        """Held text is read again once the buffer is this long."""
         self.calls: list[ToolCallRequested] = []
 
     def feed(self, text: str) -> str:
         if not self._offered:
             return text
         self._buffer += text
-        return self._scan(final=False)
+        if len(self._buffer) < self._recheck_at:
+            return ""
+        shown = self._scan(final=False)
+        # A long held span (a call writing a whole file) is read again only after it grows by
+        # an eighth: linear work in all, where reading it on every piece would be quadratic.
+        self._recheck_at = len(self._buffer) + len(self._buffer) // 8
+        return shown
 
     def finish(self) -> str:
         """What was held, at the reply's end (the calls are in ``calls``)."""
