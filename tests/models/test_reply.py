@@ -5,6 +5,8 @@ The forms themselves are in the corpus (test_text_calls.py); these tests look at
 
 from __future__ import annotations
 
+import random
+
 from wisp.agent.types import TextDelta, ThinkingDelta, ToolCallRequested, ToolSpec
 from wisp.models.reply.stream import ReplyParser
 from wisp.models.reply.think import ThinkSplitter
@@ -161,3 +163,34 @@ def test_a_long_held_call_is_not_read_again_on_every_piece(monkeypatch) -> None:
         assert shown(parser.text(raw[at : at + 4])) == ""
     assert parser.finish() == [ToolCallRequested("read_file", {"path": content})]
     assert reads < 200  # pieces: 7,000
+
+
+FRAGMENTS = [
+    "Sure. ", "\n", "```", "```json\n", "```bash\n", "{", "}", "[", "]", '"name": ', '"read_file"',
+    '"arguments": {}', ", ", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "read_file",
+    "[ARGS]", "(", ")", 'path="a"', "<think>", "</think>", "functools[", "<|python_tag|>",
+    "<function=read_file>", "</function>", "é", "_x", "<", "f", "`",
+]  # fmt: skip
+
+
+def test_any_mix_of_markers_and_text_parses_the_same_whole_or_in_pieces() -> None:
+    """Seeded mixes of every form's pieces: never an error, and the same events however the
+    reply is cut, with nothing shown that the whole reply does not show."""
+    rng = random.Random(14)
+    for _ in range(300):
+        raw = "".join(rng.choices(FRAGMENTS, k=rng.randint(1, 14)))
+        whole = ReplyParser(TOOLS)
+        expected = whole.text(raw) + whole.finish()
+        for size in (1, 3):
+            parser = ReplyParser(TOOLS)
+            events = [
+                e for at in range(0, len(raw), size) for e in parser.text(raw[at : at + size])
+            ]
+            events += parser.finish()
+            assert joined(events) == joined(expected), raw
+
+
+def joined(events: list) -> tuple[str, str, list]:
+    thought = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
+    calls = [e for e in events if isinstance(e, ToolCallRequested)]
+    return shown(events), thought, calls

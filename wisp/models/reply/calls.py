@@ -124,7 +124,7 @@ def may_begin(char: str, line_start: bool) -> bool:
     """Could a call begin at ``char``? Cheap, so ordinary prose passes at once."""
     if char in "{[<f":
         return True
-    return line_start and (char == "`" or char.isalpha() or char == "_")
+    return line_start and (char == "`" or (char.isascii() and (char.isalpha() or char == "_")))
 
 
 def _undecided(at: int, reading: Reading) -> Verdict:
@@ -347,7 +347,7 @@ def _item(text: str, at: int, reading: Reading, *, bare: bool) -> _Item | Text |
         return _bracket_item(text, at, reading, bare=bare)
     if text.startswith(_FUNCTION, at) or (char == "<" and _FUNCTION.startswith(text[at:])):
         return _function_tag(text, at, reading)
-    if bare and (char.isalpha() or char == "_"):
+    if bare and _IDENTIFIER.match(text, at):
         return _named_item(text, at, reading)
     return None
 
@@ -379,7 +379,7 @@ def _bracket_item(
                 return None
             return MORE
         return _json_item(text, at, reading)
-    if bare and (text[inner].isalpha() or text[inner] == "_"):
+    if bare and _IDENTIFIER.match(text, inner):
         if not _names_a_tool(text, inner, reading, then="("):
             return None
         end = value_end(text, at, python=True)
