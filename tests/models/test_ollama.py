@@ -323,6 +323,28 @@ async def test_thinking_chunks_are_thinking_and_count_as_reasoning(
     ]
 
 
+async def test_think_tags_in_the_content_are_thinking(ollama: FakeOllama, resolve: Resolve) -> None:
+    ollama.install("qwen3:latest", capabilities=["completion"])
+    ollama.reply_with(ollama.line("<think>Let me"), ollama.line("</think>Yes."), ollama.done(10, 1))
+    events = await collect(await resolve("qwen3"), ask())
+    assert events[:2] == [ThinkingDelta("Let me"), TextDelta("Yes.")]
+
+
+async def test_a_call_written_in_the_content_is_a_call(
+    ollama: FakeOllama, resolve: Resolve
+) -> None:
+    ollama.install("qwen3:latest")
+    ollama.reply_with(
+        ollama.line('<tool_call>\n{"name": "weather", '),
+        ollama.line('"arguments": {"city": "Oslo"}}\n</tool_call>'),
+        ollama.done(30, 12),
+    )
+    events = await collect(await resolve("qwen3"), ask(tools=[WEATHER]))
+    assert [e for e in events if not isinstance(e, UsageReport)] == [
+        ToolCallRequested("weather", {"city": "Oslo", "units": ""})
+    ]
+
+
 async def test_think_is_sent_only_to_a_model_that_can_think(
     ollama: FakeOllama, resolve: Resolve
 ) -> None:

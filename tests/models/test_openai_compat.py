@@ -305,6 +305,30 @@ async def test_reasoning_content_and_reasoning_are_thinking() -> None:
     ]
 
 
+async def test_a_thinking_field_and_think_tags_in_the_content_are_thinking_too() -> None:
+    body = sse(
+        chunk(thinking="Hmm"),
+        chunk(content="<think>so</think>"),
+        chunk(content="Yes"),
+        chunk("stop"),
+        "[DONE]",
+    )
+    assert await stream(body) == [ThinkingDelta("Hmm"), ThinkingDelta("so"), TextDelta("Yes")]
+
+
+async def test_a_call_written_in_the_content_is_a_call_after_the_text_before_it() -> None:
+    body = sse(
+        chunk(content="Checking.\n```json\n"),
+        chunk(content='{"name": "weather", "arguments": {"city": "Oslo"}}\n```'),
+        chunk("stop"),
+        "[DONE]",
+    )
+    assert await stream(body, ask(tools=[WEATHER])) == [
+        TextDelta("Checking."),
+        ToolCallRequested("weather", {"city": "Oslo", "days": []}),
+    ]
+
+
 async def test_reported_reasoning_tokens_are_used() -> None:
     usage = {
         "prompt_tokens": 5,
