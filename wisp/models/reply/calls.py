@@ -167,7 +167,10 @@ def _closed(
 
 
 def _all_items(body: str, offered: Offered) -> list[ToolCallRequested] | None:
-    """The calls ``body`` is made of, all of it; ``None`` if anything else is in it."""
+    """The calls ``body`` is made of, all of it; ``None`` if anything else is in it. A fence
+    around them (``<tool_call>```json {…}```</tool_call>``, as small models write) is dropped."""
+    fenced = _FENCED_JSON.match(body)
+    body = fenced.group(1) if fenced else body
     verdict = _items(body, 0, Reading(offered, final=True, line_start=True), bare=True)
     if isinstance(verdict, Taken) and not body[verdict.end :].strip():
         return verdict.calls
