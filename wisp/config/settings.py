@@ -246,7 +246,8 @@ SETTINGS: dict[str, Setting] = {
             Annotated[int, msgspec.Meta(ge=1, le=1024)],
             None,
             "an integer from 1 to 1024",
-            "CPU threads the local model generates with; unset is llama-cpp-python's default.",
+            "CPU threads the local model reads prompts and generates with; unset is half the "
+            "CPUs, at least 1.",
         ),
         Setting(
             "local.think",

@@ -13,6 +13,7 @@ import asyncio
 import functools
 import importlib.metadata
 import importlib.util
+import os
 import threading
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -133,11 +134,17 @@ class LocalBackend:
     def _load(self) -> Engine:
         """The file checked against its record, then that very file loaded (not whatever its
         name leads to by then); one written to while it loaded is refused."""
-        window, threads = self.options.window, self.options.threads
+        window, threads = self.options.window, self.options.threads or default_threads()
         if self.files is None:
-            return Engine(self.path, window=window, threads=threads)
+            return Engine(self.path, window=window, threads=threads, batch_threads=threads)
         with checked(self.path, self.options.name, self.files) as file:
-            engine = Engine(file.load_path, window=window, threads=threads, shown=self.path)
+            engine = Engine(
+                file.load_path,
+                window=window,
+                threads=threads,
+                batch_threads=threads,
+                shown=self.path,
+            )
             if not file.is_unchanged():
                 engine.close()
                 raise ModelUnavailable(f"local: {self.path} changed while wisp loaded it")
@@ -219,6 +226,20 @@ def _noting_thinking(events: list[StreamEvent], thinking: list[str]) -> list[Str
 
 
 # -- resolving ------------------------------------------------------------------------------
+
+
+def default_threads() -> int:
+    """Half the CPUs wisp may use, at least 1, for reading the prompt and for generating alike.
+
+    Measured (bench/local_tokens.py --sweep; docs/performance.md, "The embedded model: threads,
+    grammar, tools"): on 2 cores shared with other work, 1 thread read and wrote faster than 2,
+    since llama.cpp's threads wait on each other at every step and any other busy process
+    stalls them all."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, cpus // 2)
 
 
 def default_model_path() -> Path:

@@ -23,6 +23,7 @@ PROBE_TOOL = "wisp_probe_tool_0f6c"
 
 CALL_FORM = '{"name": "TOOL_NAME", "arguments": {...}}'
 
+_ROOT = "root ::= call | text"
 _TEXT_RULE = "text ::= [^{ \\t\\r\\n] [^\\x00]*"
 """Free text, starting with neither ``{`` nor white space (a call cannot hide behind either)."""
 
@@ -118,6 +119,11 @@ def call_grammar(tools: list[ToolSpec]) -> str:
     return _grammar(key)
 
 
+def calls_only(grammar: str) -> str:
+    """``grammar`` (from ``call_grammar``) with text no longer allowed: a call, whole."""
+    return grammar.replace(_ROOT, "root ::= call", 1)
+
+
 @functools.cache
 def _grammar(key: str) -> str:
     from llama_cpp.llama_grammar import SchemaConverter
@@ -135,7 +141,7 @@ def _grammar(key: str) -> str:
         prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False
     )
     converter.visit(converter.resolve_refs({"oneOf": choices}, "tools"), "call")
-    return f"root ::= call | text\n{_TEXT_RULE}\n{converter.format_grammar()}"
+    return f"{_ROOT}\n{_TEXT_RULE}\n{converter.format_grammar()}"
 
 
 def _arguments(parameters: Any) -> dict[str, Any]:
