@@ -15,9 +15,9 @@ UNKNOWN_WINDOW_TOKENS = AUTO_MAX_TOKENS
 TAIL = 4096
 """Characters of the reply's end the repetition check looks at."""
 CHECK_EVERY = 256
+"""Characters of new text between two repetition checks."""
 PROBE = 16
 """Characters compared first, for each unit length."""
-"""Characters of new text between two repetition checks."""
 LONGEST_UNIT = 300
 """The longest repeated unit looked for: a line or a sentence."""
 SHORTEST_SPAN = 400
