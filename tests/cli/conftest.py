@@ -12,6 +12,10 @@ import pytest
 
 from tests.hang import HANG
 
+# The backends' servers, shared with tests/models: pytest gives a conftest's fixtures to its own
+# folder only, so this one takes them in by name.
+from tests.models.conftest import llama_server, loopback, ollama, refused_url  # noqa: F401
+
 
 class WispCli(Protocol):
     def __call__(

@@ -8,42 +8,22 @@ log records the tool call, and the printed answer does not hold the JSON.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from tests.hang import HANG
+from tests.models import conftest as servers
 
 WISP = str(Path(sys.executable).parent / "wisp")
 QUESTION = "What is today's date?"
 CALL_TEXT = 'Let me check.\n```json\n{"name": "current_date", "arguments": {}}\n```\n'
 ANSWER = "Today is the date the tool gave."
 AuditLines = Callable[[], list[dict[str, Any]]]
-
-
-def _model_servers() -> ModuleType:
-    """tests/models/conftest.py, whose loopback servers these tests share; pytest keeps a
-    conftest's fixtures to its own folder, so they are taken from it."""
-    path = Path(__file__).resolve().parents[1] / "models" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("wisp_tests_model_servers", path)
-    assert spec is not None and spec.loader is not None
-    module = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
-    if spec.name not in sys.modules:
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-_servers = _model_servers()
-loopback = _servers.loopback
-ollama = _servers.ollama
-Reply = _servers.Reply
 
 
 async def run_wisp(env: dict[str, str], *args: str) -> tuple[int, str, str]:
@@ -100,8 +80,8 @@ async def test_script_a_call_in_the_text_is_run(
 def ollama_lines(text: str) -> Any:
     """An /api/chat reply streaming ``text`` a few characters a line, then done."""
     pieces = [text[at : at + 5] for at in range(0, len(text), 5)]
-    lines = [_servers.ollama_line(piece) for piece in pieces] + [_servers.ollama_done(10, 5)]
-    return Reply(lines=[line + "\n" for line in lines], content_type="application/x-ndjson")
+    lines = [servers.ollama_line(piece) for piece in pieces] + [servers.ollama_done(10, 5)]
+    return servers.Reply(lines=[line + "\n" for line in lines], content_type="application/x-ndjson")
 
 
 async def test_ollama_a_call_in_the_text_is_run(
@@ -128,7 +108,7 @@ def sse_reply(text: str) -> Any:
     ]
     events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     lines = [f"data: {json.dumps(event)}\n\n" for event in events] + ["data: [DONE]\n\n"]
-    return Reply(lines=lines, content_type="text/event-stream")
+    return servers.Reply(lines=lines, content_type="text/event-stream")
 
 
 LISTINGS: dict[str, dict[tuple[str, str], Any]] = {
@@ -151,7 +131,7 @@ async def test_openai_compatible_a_call_in_the_text_is_run(
     audit_lines: AuditLines,
 ) -> None:
     for route, body in LISTINGS[scheme].items():
-        loopback.routes[route] = lambda _, body=body: Reply(body=body)
+        loopback.routes[route] = lambda _, body=body: servers.Reply(body=body)
     loopback.routes[("POST", "/v1/chat/completions")] = replies_in_turn(
         sse_reply(CALL_TEXT), sse_reply(ANSWER)
     )

@@ -4,7 +4,6 @@ server running the embedded GGUF (issue 6's acceptance), with a fresh WISP_HOME.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import io
 import json
 import signal
@@ -13,13 +12,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import msgspec
 import pytest
 
 from tests.hang import HANG
+from tests.models import conftest as servers
 
 WISP = str(Path(sys.executable).parent / "wisp")
 SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1"
@@ -28,24 +27,6 @@ LAYER_B = "sha256:" + "77bb0011" * 8
 AuditLines = Callable[[], list[dict[str, Any]]]
 
 
-def _model_servers() -> ModuleType:
-    """tests/models/conftest.py, whose loopback Ollama and llama-cpp-python server these tests
-    share; pytest keeps a conftest's fixtures to its own folder, so they are taken from it."""
-    path = Path(__file__).resolve().parents[1] / "models" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("wisp_tests_model_servers", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_servers = _model_servers()
-loopback = _servers.loopback
-ollama = _servers.ollama
-llama_server = _servers.llama_server
-refused_url = _servers.refused_url
-ollama_pull_lines = _servers.ollama_pull_lines
 FakeOllama = Any
 HEADINGS = [
     "MODEL", "RUNTIME", "PARAMS", "SIZE", "FORMAT", "CONTEXT", "FROM", "WHERE", "ENABLED",
@@ -256,7 +237,7 @@ async def test_enabling_a_model_with_nothing_recorded_checks_it_first(
 async def test_enabling_a_model_that_cannot_reply_leaves_it_disabled(
     bare_env: dict[str, str], wisp_home: Path, loopback: Any, audit_lines: AuditLines
 ) -> None:
-    reply = _servers.Reply
+    reply = servers.Reply
     loopback.routes[("GET", "/v1/models")] = lambda _: reply(body={"data": [{"id": "m"}]})
     loopback.routes[("POST", "/v1/chat/completions")] = lambda _: reply(
         500, {"error": {"message": "out of memory"}}
@@ -346,7 +327,9 @@ async def test_pull_shows_progress_and_records_what_it_fetched(
     bare_env: dict[str, str], wisp_home: Path, ollama: FakeOllama, audit_lines: AuditLines
 ) -> None:
     write_config(wisp_home, {"ollama": {"baseURL": ollama.base_url}})
-    ollama.pull_with(ollama_pull_lines((LAYER_A, 5_000_000, 1_000_000), (LAYER_B, 2_000, 2_000)))
+    ollama.pull_with(
+        servers.ollama_pull_lines((LAYER_A, 5_000_000, 1_000_000), (LAYER_B, 2_000, 2_000))
+    )
     done = await wisp(bare_env, "models", "pull", "ollama:qwen3:8b")
     assert done.code == 0, done.err
     assert done.out.startswith(
@@ -385,7 +368,7 @@ async def test_pulling_what_is_all_here_is_linked(
     bare_env: dict[str, str], wisp_home: Path, ollama: FakeOllama, audit_lines: AuditLines
 ) -> None:
     write_config(wisp_home, {"ollama": {"baseURL": ollama.base_url}})
-    ollama.pull_with(ollama_pull_lines((LAYER_A, 1_000, 1_000)))
+    ollama.pull_with(servers.ollama_pull_lines((LAYER_A, 1_000, 1_000)))
     done = await wisp(bare_env, "models", "pull", "ollama:qwen3")
     assert done.out.startswith("pulled ollama:qwen3:latest: 0 layers fetched (0 B), 1 already")
     assert events(audit_lines, "model.pull")[0]["details"]["outcome"] == "linked"
@@ -409,7 +392,7 @@ async def test_a_pull_cut_off_fails_saying_what_arrived_is_kept(
     bare_env: dict[str, str], wisp_home: Path, ollama: FakeOllama, audit_lines: AuditLines
 ) -> None:
     write_config(wisp_home, {"ollama": {"baseURL": ollama.base_url}})
-    ollama.pull_with(ollama_pull_lines((LAYER_A, 10_000_000, 0))[:3], then="drop")
+    ollama.pull_with(servers.ollama_pull_lines((LAYER_A, 10_000_000, 0))[:3], then="drop")
     done = await wisp(bare_env, "models", "pull", "ollama:qwen3")
     assert done.code == 1
     assert "wisp: Ollama stopped pulling qwen3 before it was done (" in done.err
@@ -421,8 +404,8 @@ async def test_ctrl_c_cancels_a_pull_cleanly(
     bare_env: dict[str, str], wisp_home: Path, ollama: FakeOllama, audit_lines: AuditLines
 ) -> None:
     write_config(wisp_home, {"ollama": {"baseURL": ollama.base_url}})
-    first = ollama_pull_lines((LAYER_A, 10_000_000, 0), steps=10)[:3]  # 0, then 1 MB of it
-    second = ollama_pull_lines((LAYER_B, 5_000_000, 0))[1:2]  # its first report: [2/2]
+    first = servers.ollama_pull_lines((LAYER_A, 10_000_000, 0), steps=10)[:3]  # 0, then 1 MB of it
+    second = servers.ollama_pull_lines((LAYER_B, 5_000_000, 0))[1:2]  # its first report: [2/2]
     ollama.pull_with(first + second, then="hang")
     process = await asyncio.create_subprocess_exec(
         WISP, "models", "pull", "ollama:qwen3", env=bare_env, stdin=asyncio.subprocess.DEVNULL,
