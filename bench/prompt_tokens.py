@@ -51,7 +51,7 @@ from typing import Any, cast
 
 from wisp.agent.compose import compose
 from wisp.agent.loop import Conversation
-from wisp.agent.prompt import system_prompt, tool_specs
+from wisp.agent.prompt import instructions_for, tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.types import (
     Backend,
@@ -97,13 +97,6 @@ def chat_tools(*, memory: bool) -> list[Tool]:
     return default_tools(config, runner=runner, asker=asker)
 
 
-def chat_instructions(tools: list[Tool]) -> str:
-    names = [tool.name for tool in tools]
-    return system_prompt(
-        has_tools=bool(tools), has_memory="memory" in names, extension=None, instructions=None
-    )
-
-
 def wire(spec: ToolSpec) -> dict[str, Any]:
     function = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
     return {"type": "function", "function": function}
@@ -115,14 +108,14 @@ def tools_json(specs: list[ToolSpec]) -> str:
 
 def counts(count: Callable[[str], int], *, memory: bool, window: int) -> tuple[int, int]:
     tools = chat_tools(memory=memory)
-    instructions = count(chat_instructions(tools))
+    instructions = count(instructions_for(tools))
     return instructions, count(tools_json(tool_specs(tools, window)))
 
 
 def first_request(window: int) -> tuple[list[Message], list[ToolSpec]]:
     """The messages and tools of a new chat's first request, as the agent composes them."""
     tools = chat_tools(memory=False)
-    instructions = chat_instructions(tools)
+    instructions = instructions_for(tools)
     store = ConversationStore()
     store.add(PendingEntry("instructions", instructions), turn=None, origin="carried", time=None)
     messages = compose(instructions, store, [PendingEntry("prompt", QUESTION)], memory=False)
@@ -162,7 +155,7 @@ async def two_turns(home: Path) -> list[Usage]:
     model = await resolve("", config.settings.local)
     backend = model.backend = CappedReplies(model.backend)
     tools = chat_tools(memory=False) if model.can_call_tools else []
-    instructions = chat_instructions(tools)
+    instructions = instructions_for(tools)
     store = ConversationStore()
     store.add(PendingEntry("instructions", instructions), turn=None, origin="carried", time=None)
     conversation = Conversation(

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import pytest
 
-from wisp.agent.prompt import SMALL_WINDOW, system_prompt, tool_specs
+from wisp.agent.prompt import SMALL_WINDOW, instructions_for, tool_specs
 from wisp.agent.types import Backend, ChatRequest, StreamEvent, Tool, ToolSpec
 from wisp.config import Config
 from wisp.policy.types import Asker
@@ -31,14 +31,6 @@ def chat_tools(*, memory: bool = False) -> list[Tool]:
     config = Config(Path("/nonexistent/config.json"), {"context": {"memory": memory}})
     runner, asker = cast(CommandRunner, object()), cast(Asker, object())
     return default_tools(config, runner=runner, asker=asker)
-
-
-def chat_instructions(tools: list[Tool]) -> str:
-    """As the chat builds them (``wisp/cli/conversation.py``), with no operator guidance."""
-    names = [tool.name for tool in tools]
-    return system_prompt(
-        has_tools=bool(tools), has_memory="memory" in names, extension=None, instructions=None
-    )
 
 
 def tools_json(specs: list[ToolSpec]) -> str:
@@ -70,7 +62,7 @@ def count_tokens() -> Any:
 def test_instructions_and_tools_fit_800_tokens_on_a_small_window(count_tokens) -> None:
     tools = chat_tools()
     assert len(tools) == 7  # the default set: memory is off unless context.memory is on
-    instructions = count_tokens(chat_instructions(tools))
+    instructions = count_tokens(instructions_for(tools))
     offered = count_tokens(tools_json(tool_specs(tools, SMALL_WINDOW)))
     assert instructions + offered <= BUDGET, (instructions, offered)
 

@@ -8,7 +8,7 @@ offered without their optional extras (docs/turn.md, "What a request carries").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from wisp.agent.types import Tool, ToolSpec
@@ -42,6 +42,15 @@ def system_prompt(
     if instructions and instructions.strip():
         layers.append("Instructions for this conversation:\n" + instructions.strip())
     return "\n\n".join(layers)
+
+
+def instructions_for(tools: Sequence[Tool], extension: str | None = None) -> str:
+    """The instructions a conversation offering ``tools`` starts with: the memory rule only when
+    the memory tool is among them, and no caller's layer."""
+    has_memory = any(tool.name == "memory" for tool in tools)
+    return system_prompt(
+        has_tools=bool(tools), has_memory=has_memory, extension=extension, instructions=None
+    )
 
 
 def tool_specs(tools: Iterable[Tool], window: int | None) -> list[ToolSpec]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from wisp import protocol as p
 from wisp.agent.loop import Conversation
-from wisp.agent.prompt import system_prompt
+from wisp.agent.prompt import instructions_for
 from wisp.agent.recorder import Recorder
 from wisp.agent.types import ResolvedModel, Tool, ToolContext
 from wisp.audit import AuditLog, open_sink
@@ -237,13 +237,7 @@ class ChatSession:
         return tools
 
     def _instructions(self, tools: list[Tool]) -> str:
-        names = [tool.name for tool in tools]
-        return system_prompt(
-            has_tools=bool(tools),
-            has_memory="memory" in names,
-            extension=self._extension(),
-            instructions=None,
-        )
+        return instructions_for(tools, self._extension())
 
     def _extension(self) -> str | None:
         value = self.config.settings.system_prompt_extension
