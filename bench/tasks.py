@@ -643,7 +643,11 @@ def judge(task: Task, run: Run) -> Verdict:
         first_input_tokens=run.first_input_tokens,
     )
     if run.timed_out:
-        verdict.blame, verdict.reason = BENCH, "timed out (raise --timeout)"
+        verdict.blame = BENCH
+        verdict.reason = (
+            f"timed out (raise --timeout) after {len(run.calls)} call(s), with "
+            f"{len(run.stdout):,} characters of reply shown"
+        )
         return verdict
     if (failure := wisp_failure(task, run)) is not None:
         verdict.blame, verdict.reason = WISP, failure
