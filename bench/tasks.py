@@ -774,6 +774,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def progress(verdict: Verdict) -> None:
         state = "pass" if verdict.passed else f"FAIL [{verdict.blame}] {verdict.reason}"
+        if not verdict.passed and verdict.reply:
+            state += f"; reply: {verdict.reply[:160]!r}"
         print(f"  {verdict.task}: {state} ({verdict.seconds} s)", file=sys.stderr, flush=True)
 
     report = run_suite(args.model, tasks_named(args.tasks), args.timeout, wisp, progress)
