@@ -56,3 +56,20 @@ def test_the_cap_follows_the_window_unless_set() -> None:
 def test_repeats_need_four_copies_over_400_characters() -> None:
     assert not repeats_itself("abc " * 50)  # 200 characters
     assert repeats_itself("abc " * 120)
+
+
+def test_text_held_as_a_possible_call_counts_toward_the_cap_and_repeats() -> None:
+    guard = RunawayGuard(cap_tokens=100)
+    assert feed(guard, "Let me check. ") is None
+    assert guard.held(300, "x" * 300) is None  # 14 + 300 characters: within 400
+    assert guard.held(390, "x" * 390) == "it ran past 100 tokens (agent.maxReplyTokens)"
+    looping = RunawayGuard(cap_tokens=100_000)
+    tail = '{"name": "f", "arguments": {' + '"type": "date", ' * 60
+    assert looping.held(len(tail), tail) == "it kept repeating itself"
+
+
+def test_held_text_that_was_shown_no_longer_counts() -> None:
+    guard = RunawayGuard(cap_tokens=100)
+    assert guard.held(300, "y" * 300) is None
+    assert guard.held(0, "") is None  # shown or taken as a call
+    assert feed(guard, "z" * 300) is None  # 300 characters counted once, not twice

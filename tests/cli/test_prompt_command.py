@@ -82,6 +82,28 @@ def test_a_reply_that_repeats_itself_is_cut_with_a_note(run_wisp, script, audit_
     assert response["text"] == result.stdout.rstrip("\n")
 
 
+def test_a_reply_running_away_inside_what_looks_like_a_call_is_cut(run_wisp, script) -> None:
+    # Text that may still become a call is held, never shown: the guard counts it all the same
+    # (seen with Qwen2.5-Coder-0.5B, which wrote `{"name": "current_date", "arguments":` and
+    # then thousands of tokens of a never-closing object, showing nothing).
+    runaway = '{"name": "current_date", "arguments": {"type": ' + '"date", "type": ' * 3000
+    result = run_wisp("-m", f"script:{script({'text': runaway})}", "what is the date?")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "wisp: the model's reply was cut before any of it could be shown" in result.stderr
+    assert "it kept repeating itself" in result.stderr
+
+
+def test_a_held_span_that_never_repeats_is_cut_at_the_cap(run_wisp, script, wisp_home) -> None:
+    wisp_home.mkdir(parents=True, exist_ok=True)
+    (wisp_home / "config.json").write_text(json.dumps({"agent": {"maxReplyTokens": 1024}}))
+    fields = "".join(f'"field{n}": "value {n * 7919 % 10007}", ' for n in range(2000))
+    runaway = '{"name": "current_date", "arguments": {' + fields
+    result = run_wisp("-m", f"script:{script({'text': runaway})}", "what is the date?")
+    assert result.returncode == 1
+    assert "it ran past 1,024 tokens (agent.maxReplyTokens)" in result.stderr
+
+
 def test_a_failed_turn_exits_1_with_the_reason(run_wisp, script) -> None:
     result = run_wisp("-m", f"script:{script({'error': 'the model fell over'})}", "hi")
     assert result.returncode == 1

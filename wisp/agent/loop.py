@@ -28,6 +28,7 @@ from wisp.agent.runaway import RunawayGuard, reply_cap
 from wisp.agent.text import utf8_len
 from wisp.agent.types import (
     ChatRequest,
+    HeldText,
     Message,
     ModelError,
     ResolvedModel,
@@ -61,6 +62,10 @@ EMPTY_REPLY_NUDGE = (
 )
 """Sent (not stored) when a reply ends with nothing, for the one request asked again."""
 NO_ANSWER = "the model gave no answer (its reply was empty, and again when asked once more)"
+CUT_UNSEEN = (
+    "the model's reply was cut before any of it could be shown ({}): it was writing something "
+    "that looked like a tool call and never finished it"
+)
 LOOP_NUDGE = (
     "You called {} with the same arguments three times. No more tools in this turn: answer my "
     "last message now, in plain text, from the results you have."
@@ -272,6 +277,8 @@ class Conversation:
             if not reply.calls:
                 if reply.text.strip():
                     return reply.text
+                if turn.cut is not None:  # it ran away in text held as a possible call
+                    raise ModelError(CUT_UNSEEN.format(turn.cut))
                 return await self._answer_after_silence(turn, emit)
             if turn.looped is not None:
                 raise ModelError(LOOPED.format(turn.looped))
@@ -334,6 +341,10 @@ class Conversation:
                         emit(TextFragment(fragment))
                         if (why := guard.add(fragment)) is not None:
                             turn.cut = why  # the request is closed: the model stops here
+                            break
+                    case HeldText(size=size, tail=tail):
+                        if (why := guard.held(size, tail)) is not None:
+                            turn.cut = why
                             break
                     case ToolCallRequested():
                         thinking.end()

@@ -44,18 +44,42 @@ class RunawayGuard:
         """Fragments since the last check: joined then, not on every fragment (a reply
         streams in thousands of pieces of a few characters)."""
         self._next_check = SHORTEST_SPAN + 1
+        self._held = 0
+        """Characters held back now (they are not in ``_size`` until shown)."""
+        self._next_held_check = SHORTEST_SPAN + 1
 
     def add(self, fragment: str) -> str | None:
+        """Text shown: why the reply must stop, or None."""
         self._size += len(fragment)
         self._fresh.append(fragment)
-        if self._size > self.cap_tokens * CHARACTERS_PER_TOKEN:
-            return f"it ran past {self.cap_tokens:,} tokens (agent.maxReplyTokens)"
+        if (why := self._past_cap()) is not None:
+            return why
         if self._size >= self._next_check:
             self._next_check = self._size + CHECK_EVERY
             self._tail = (self._tail + "".join(self._fresh))[-TAIL:]
             self._fresh.clear()
             if repeats_itself(self._tail):
                 return "it kept repeating itself"
+        return None
+
+    def held(self, size: int, tail: str) -> str | None:
+        """Text held back (it may still become a call): ``size`` characters now, ending in
+        ``tail``. It counts toward the cap beside what was shown, and a held span that keeps
+        repeating itself is a runaway the person would otherwise never see."""
+        if size < self._held:  # shown or taken as a call: the next held span starts afresh
+            self._next_held_check = SHORTEST_SPAN + 1
+        self._held = size
+        if (why := self._past_cap()) is not None:
+            return why
+        if size >= self._next_held_check:
+            self._next_held_check = size + CHECK_EVERY
+            if repeats_itself(tail):
+                return "it kept repeating itself"
+        return None
+
+    def _past_cap(self) -> str | None:
+        if self._size + self._held > self.cap_tokens * CHARACTERS_PER_TOKEN:
+            return f"it ran past {self.cap_tokens:,} tokens (agent.maxReplyTokens)"
         return None
 
 

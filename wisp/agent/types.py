@@ -102,7 +102,17 @@ class UsageReport(msgspec.Struct, frozen=True):
     usage: Usage
 
 
-StreamEvent = ThinkingDelta | TextDelta | ToolCallRequested | UsageReport
+class HeldText(msgspec.Struct, frozen=True):
+    """Reply text written but not shown yet, since it may still become a call: how much is held,
+    and its end. A reply runs away inside a call as easily as outside one, so the turn's
+    runaway guard counts this too. Sent again whenever the held text changes; ``size`` 0 once
+    the text is shown or taken as a call."""
+
+    size: int
+    tail: str
+
+
+StreamEvent = ThinkingDelta | TextDelta | HeldText | ToolCallRequested | UsageReport
 
 
 # -- models -------------------------------------------------------------------------------

@@ -293,7 +293,8 @@ async def resolve(
         capabilities.append("guidedGeneration")
     # Any other GGUF gets tools: through its template, or written into the prompt by wisp. The
     # shipped SmolLM2-135M is offered none: even held by the grammar it never chooses a call
-    # (docs/performance.md, "The embedded model: threads, grammar, tools"); declaring toolCalling offers them.
+    # (docs/performance.md, "The embedded model: threads, grammar, tools"); declaring
+    # toolCalling offers them.
     if name and "toolCalling" not in _failed_checks(entry):
         capabilities.append("toolCalling")
     capabilities += [c for c in declared if c not in capabilities]

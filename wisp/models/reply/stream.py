@@ -10,11 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from wisp.agent.types import StreamEvent, TextDelta, ThinkingDelta, ToolCallRequested, ToolSpec
+from wisp.agent.types import (
+    HeldText,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallRequested,
+    ToolSpec,
+)
 from wisp.models.parsing import complete_call
 from wisp.models.reply.calls import FENCE, MORE, Reading, Taken, Text, may_begin, read_at
 from wisp.models.reply.think import ThinkSplitter
 from wisp.models.reply.values import Offered
+
+HELD_TAIL = 4096
+"""Characters of held text's end passed on with its size, for the runaway guard's repetition
+check (wisp/agent/runaway.py looks at no more than this)."""
 
 
 class CallScanner:
@@ -47,6 +58,14 @@ class CallScanner:
         # an eighth: linear work in all, where reading it on every piece would be quadratic.
         self._recheck_at = len(self._buffer) + len(self._buffer) // 8
         return shown
+
+    @property
+    def held(self) -> int:
+        """Characters held now: text that may still become a call."""
+        return len(self._buffer)
+
+    def held_tail(self, characters: int) -> str:
+        return self._buffer[-characters:]
 
     def finish(self) -> str:
         """What was held, at the reply's end (the calls are in ``calls``)."""
@@ -121,6 +140,7 @@ class ReplyParser:
         self._tools = list(tools)
         self._splitter = ThinkSplitter(thinking=thinking)
         self._calls = CallScanner({tool.name: tool for tool in tools})
+        self._held_size = 0
 
     def text(self, text: str) -> list[StreamEvent]:
         """Reply text as the runtime sent it (thinking tags and calls may be in it)."""
@@ -145,4 +165,7 @@ class ReplyParser:
                 out.append(event)
             elif shown := self._calls.feed(event.text):
                 out.append(TextDelta(shown))
+        if (held := self._calls.held) != self._held_size:
+            self._held_size = held
+            out.append(HeldText(held, self._calls.held_tail(HELD_TAIL)))
         return out
