@@ -386,3 +386,28 @@ async def test_calling_on_after_the_tools_are_withdrawn_ends_the_turn_plainly(
     assert result.error is not None
     assert result.error.startswith("the model kept calling echo with the same arguments")
     assert kinds(sink).count("tool.call") == 3  # the fourth call never ran
+
+
+async def test_a_call_written_as_text_after_the_tools_are_withdrawn_is_no_answer(
+    make_conversation, write_script, sink, events
+):
+    # Small models write the call they were just refused as text: it is read as the call it
+    # is (the request withholds the tools, it does not forget them), never printed as the
+    # answer (seen with Qwen2.5-Coder-0.5B in bench/tasks.py).
+    written = {"text": '{"name": "echo", "arguments": {"text": "again"}}'}
+    conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 3, written))
+    result = await conversation.run_turn("echo", events.append)
+    assert result.outcome == "error"
+    assert result.error is not None
+    assert result.error.startswith("the model kept calling echo with the same arguments")
+    assert not any(isinstance(e, TextFragment) and "again" in e.text for e in events)
+
+
+async def test_a_call_written_as_text_when_asked_again_after_silence_is_no_answer(
+    make_conversation, write_script, sink, events
+):
+    written = {"text": '```json\n{"name": "current_date", "arguments": {}}\n```'}
+    conversation = await make_conversation(write_script({"text": ""}, written))
+    result = await conversation.run_turn("hello?", events.append)
+    assert result.outcome == "error"
+    assert result.error is not None and result.error.startswith("the model gave no answer")

@@ -269,11 +269,11 @@ class Conversation:
         budget = output_budget(self.resolved.context_size)
         for _ in range(self.max_steps):
             messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
-            offered = specs
+            request = ChatRequest(messages, specs)
             if turn.looped is not None:
-                offered = []
+                request = ChatRequest(messages, withheld=specs)
                 messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
-            reply = await self._request(turn, ChatRequest(messages, offered), emit)
+            reply = await self._request(turn, request, emit)
             if not reply.calls:
                 if reply.text.strip():
                     return reply.text
@@ -304,7 +304,8 @@ class Conversation:
         message saying so, never a silent, empty answer."""
         messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
         messages.append(Message(role="user", content=EMPTY_REPLY_NUDGE))
-        reply = await self._request(turn, ChatRequest(messages, []), emit)
+        specs = tool_specs(self.tools, self.resolved.context_size)
+        reply = await self._request(turn, ChatRequest(messages, withheld=specs), emit)
         if reply.calls or not reply.text.strip():
             raise ModelError(NO_ANSWER)
         return reply.text

@@ -72,6 +72,15 @@ class ChatRequest:
     """The thinking switch to send, or None to send nothing."""
     temperature: float | None = None
     max_tokens: int | None = None
+    withheld: list[ToolSpec] = field(default_factory=list)
+    """The conversation's tools that this request does not offer (after a loop, or when an
+    empty reply is asked again). A call to one written in the reply's text is still read as a
+    call, which the agent refuses, never shown as the answer."""
+
+    @property
+    def known_tools(self) -> list[ToolSpec]:
+        """The tools whose calls written in the text are read as calls."""
+        return [*self.tools, *self.withheld]
 
 
 # -- what a request streams back -------------------------------------------------------------

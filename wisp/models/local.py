@@ -93,7 +93,7 @@ class LocalBackend:
             self._template_options(request),
         )
         self._check_fits(prompt)
-        parser = ReplyParser(request.tools, thinking=prompt.starts_thinking)
+        parser = ReplyParser(request.known_tools, thinking=prompt.starts_thinking)
         reply: list[str] = []
         thinking: list[str] = []
         finished = Generated(None, 0)

@@ -111,7 +111,7 @@ class OllamaBackend:
                     raise ModelError(
                         f"{RUNTIME} returned HTTP {response.status_code}: {message[:200]}"
                     )
-                async for event in self._events(response, request.tools):
+                async for event in self._events(response, request.known_tools):
                     yield event
 
     async def _events(

@@ -129,7 +129,7 @@ class OpenAICompatBackend:
     async def _events(
         self, response: httpx.Response, request: ChatRequest
     ) -> AsyncIterator[StreamEvent]:
-        reply, calls = ReplyAssembly(request.tools), CallGatherer()
+        reply, calls = ReplyAssembly(request.known_tools), CallGatherer()
         usage: WireUsage | None = None
         finish_reason: str | None = None
         is_done = False

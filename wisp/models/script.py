@@ -94,7 +94,7 @@ class ScriptBackend:
         pause = response.delay_ms / 1000
         first = True
         # The text goes through the parser every backend's does: a call written in it is a call.
-        parser = ReplyParser(request.tools)
+        parser = ReplyParser(request.known_tools)
         for kind, text in (("thinking", response.thinking), ("text", response.text)):
             for at in range(0, len(text), CHUNK_CHARACTERS):
                 # Every chunk yields to the loop, so an interrupt lands between chunks.
