@@ -518,8 +518,8 @@ TASKS: tuple[Task, ...] = (
 
 # -- judging a run --------------------------------------------------------------------------------
 
+_JSON_CALL_FORM = r"""["'](?:name|function|tool|tool_name)["']\s*:\s*["']{tool}["']"""
 _TEXT_CALL_FORMS = (
-    r"""["'](?:name|function|tool|tool_name)["']\s*:\s*["']{tool}["']""",
     r"<function={tool}\b",
     r"\[\s*{tool}\s*\(",
     r"```tool_code\s*{tool}\s*\(",
@@ -532,12 +532,41 @@ _TEXT_CALL_FORMS = (
 
 
 def call_left_as_text(text: str, offered: Sequence[str]) -> str | None:
-    """The offered tool a JSON or tagged call in ``text`` names, if any."""
+    """The offered tool a readable call in ``text`` names, if any: a JSON object naming it that
+    decodes, or a tagged or Python-style call. A call whose JSON does not decode is the model's
+    (``broken_call_in_text``): wisp rightly shows it as the text it is."""
     for tool in offered:
+        if _json_call_decodes(text, tool):
+            return tool
         for form in _TEXT_CALL_FORMS:
             if re.search(form.format(tool=re.escape(tool)), text):
                 return tool
     return None
+
+
+def broken_call_in_text(text: str, offered: Sequence[str]) -> str | None:
+    """The offered tool that JSON in ``text`` names, when no object naming it decodes."""
+    for tool in offered:
+        named = re.search(_JSON_CALL_FORM.format(tool=re.escape(tool)), text)
+        if named and not _json_call_decodes(text, tool):
+            return tool
+    return None
+
+
+def _json_call_decodes(text: str, tool: str) -> bool:
+    """Whether some JSON object in ``text`` decodes whole around a ``"name": "TOOL"``."""
+    decoder = json.JSONDecoder()
+    for named in re.finditer(_JSON_CALL_FORM.format(tool=re.escape(tool)), text):
+        start = text.rfind("{", 0, named.start())
+        while start >= 0:
+            try:
+                _, end = decoder.raw_decode(text, start)
+            except json.JSONDecodeError:
+                end = -1
+            if end >= named.end():
+                return True
+            start = text.rfind("{", 0, start)
+    return False
 
 
 def reply_cap_tokens(context_size: int | None) -> int:
@@ -593,6 +622,8 @@ def wisp_failure(task: Task, run: Run) -> str | None:
 
 def model_failure(task: Task, run: Run, wrong: str) -> str:
     """Why the model failed the task, from what it called and what it said."""
+    if (tool := broken_call_in_text(run.stdout, run.offered)) is not None:
+        return f"a broken call: JSON naming {tool} written as text that does not decode"
     if task.right_call is not None:
         if not run.offered and not run.calls:
             return "wrong tool: none offered (wisp ran the model text only)"

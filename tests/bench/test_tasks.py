@@ -183,6 +183,16 @@ def test_a_fourth_identical_call_is_a_loop_wisp_let_through(tmp_path: Path) -> N
     assert verdict.reason.startswith("a loop past the third repeat")
 
 
+def test_a_call_whose_json_does_not_decode_is_the_models_broken_call(tmp_path: Path) -> None:
+    # Seen from Qwen2.5-Coder-0.5B: each object lacks its last brace. By the parser's rule
+    # (arguments must parse) it is text; the fault is the model's, not a call wisp missed.
+    refused = tasks.tasks_named("refused")[0]
+    broken = '{"name": "current_date", "arguments": {"zone": "UTC"}{"name": "current_date"'
+    verdict = tasks.judge(refused, made_run(tmp_path, broken, []))
+    assert (verdict.blame, verdict.text_call) == ("model", False)
+    assert verdict.reason.startswith("a broken call: JSON naming current_date")
+
+
 def test_a_json_example_in_prose_naming_no_offered_tool_is_an_answer(tmp_path: Path) -> None:
     no_tool = tasks.tasks_named("no-tool")[0]
     stdout = 'Paris. For example {"name": "paris", "country": "France"}'
