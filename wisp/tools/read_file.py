@@ -48,7 +48,10 @@ class ReadFileTool:
         "Read a text file's numbered lines, 100 at a time; its last line says how to read on."
     )
     parameters = schema_of(ReadFileArgs)
-    extra_parameters = ("limit",)
+    extra_parameters = ("offset", "limit")
+    """Offered on large windows only: a small model fills in every parameter it sees (Qwen2.5-
+    Coder-0.5B read from line 100 of a 3-line file); the page's last line names the offset to
+    go on from, and a call that sends one is accepted on any window."""
     read_only = True
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
@@ -121,8 +124,9 @@ class _Line:
 def _page(file: BinaryIO, offset: int, limit: int, budget: int) -> str:
     room = max(budget - _MARKER_ROOM, _MARKER_ROOM)
     shown: list[str] = []
-    used = 0
+    used = lines = 0
     for number, line in enumerate(_lines(file, budget), start=1):
+        lines = number
         if number < offset:
             continue
         if len(shown) == limit:
@@ -139,6 +143,11 @@ def _page(file: BinaryIO, offset: int, limit: int, budget: int) -> str:
             whole = room
         shown.append(text)
         used += whole + 1
+    if not shown and offset > 1:
+        # Small models fill in every parameter they see; say plainly where the file ends.
+        return (
+            f"{NO_LINES}: the file has {lines:,} lines, fewer than offset {offset:,}\n{END_OF_FILE}"
+        )
     if not shown:
         return f"{NO_LINES}\n{END_OF_FILE}"
     return _join(shown, END_OF_FILE)
