@@ -103,9 +103,9 @@ async def test_a_long_transcript_stays_fast(make_app, wait_for, transcript_text)
         assert at_thousand <= at_ten + live_bound(transcript)
         # The same at 500 and at 1,000 entries, but for a batch waiting to be archived.
         assert at_five_hundred <= at_ten + live_bound(transcript)
-        # The last batch goes to the archive once its layout is done, as soon as the machine
-        # gets to it.
-        await wait_for(pilot, lambda: len(transcript.archive.entries) > 950)
+        # The archive holds the rest: entries go to it in batches, so how many are still live
+        # depends on where the last batch fell, within the bound.
+        assert len(transcript.archive.entries) >= 1_001 - live_bound(transcript)
         # Nothing is lost: every entry is still there, in order.
         text = transcript_text(app)
         assert text.index("question 0") < text.index("reply 1 ") < text.index("note 2")
