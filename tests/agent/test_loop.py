@@ -411,3 +411,19 @@ async def test_a_call_written_as_text_when_asked_again_after_silence_is_no_answe
     result = await conversation.run_turn("hello?", events.append)
     assert result.outcome == "error"
     assert result.error is not None and result.error.startswith("the model gave no answer")
+
+
+async def test_calls_after_the_third_repeat_in_the_same_reply_are_not_run(
+    make_conversation, write_script, sink, events
+):
+    # Small models write the same call several times in one reply (back to back as text):
+    # the third withdraws the tools, and the fourth and later of that reply never run.
+    four = {"tool_calls": [{"name": "echo", "arguments": {"text": "again"}}] * 4}
+    conversation = await make_conversation(write_script(four, {"text": "It said again."}))
+    result = await conversation.run_turn("echo", events.append)
+    assert (result.outcome, result.text) == ("ok", "It said again.")
+    assert kinds(sink).count("tool.call") == 3
+    assert kinds(sink).count("tools.withdrawn") == 1
+    (stored_calls,) = [e for e in conversation.store if e.kind == "toolCalls"]
+    outputs = [e for e in conversation.store if e.kind == "toolOutput"]
+    assert len(stored_calls.value) == len(outputs) == 3

@@ -289,7 +289,14 @@ class Conversation:
             ]
             turn.calls.update((call.id, call) for call in calls)
             turn.pending.append(PendingEntry("toolCalls", calls))
-            for call in calls:
+            for index, call in enumerate(calls):
+                if turn.looped is not None:
+                    # The tools were withdrawn by an earlier call of this reply: the rest are
+                    # never run, nor kept (every kept call has its output).
+                    for skipped in calls[index:]:
+                        del turn.calls[skipped.id]
+                    del calls[index:]
+                    break
                 await self._call(turn, call, budget)
                 if self.stop_requested.is_set():
                     raise asyncio.CancelledError  # the turn ends after the stopped call
