@@ -87,11 +87,17 @@ def test_a_reply_running_away_inside_what_looks_like_a_call_is_cut(run_wisp, scr
     # (seen with Qwen2.5-Coder-0.5B, which wrote `{"name": "current_date", "arguments":` and
     # then thousands of tokens of a never-closing object, showing nothing).
     runaway = '{"name": "current_date", "arguments": {"type": ' + '"date", "type": ' * 3000
-    result = run_wisp("-m", f"script:{script({'text': runaway})}", "what is the date?")
+    twice = script({"text": runaway}, {"text": runaway})
+    result = run_wisp("-m", f"script:{twice}", "what is the date?")
     assert result.returncode == 1
     assert result.stdout == ""
     assert "wisp: the model's reply was cut before any of it could be shown" in result.stderr
     assert "it kept repeating itself" in result.stderr
+    # Asked once more (tools withheld), an answer is the turn's answer, with no note of a cut.
+    then_answers = script({"text": runaway}, {"text": "It is the first of December."})
+    result = run_wisp("-m", f"script:{then_answers}", "what is the date?")
+    assert (result.returncode, result.stdout) == (0, "It is the first of December.\n")
+    assert "the reply was cut" not in result.stderr
 
 
 def test_a_held_span_that_never_repeats_is_cut_at_the_cap(run_wisp, script, wisp_home) -> None:
@@ -99,7 +105,8 @@ def test_a_held_span_that_never_repeats_is_cut_at_the_cap(run_wisp, script, wisp
     (wisp_home / "config.json").write_text(json.dumps({"agent": {"maxReplyTokens": 1024}}))
     fields = "".join(f'"field{n}": "value {n * 7919 % 10007}", ' for n in range(2000))
     runaway = '{"name": "current_date", "arguments": {' + fields
-    result = run_wisp("-m", f"script:{script({'text': runaway})}", "what is the date?")
+    twice = script({"text": runaway}, {"text": runaway})
+    result = run_wisp("-m", f"script:{twice}", "what is the date?")
     assert result.returncode == 1
     assert "it ran past 1,024 tokens (agent.maxReplyTokens)" in result.stderr
 

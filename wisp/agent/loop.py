@@ -62,9 +62,15 @@ EMPTY_REPLY_NUDGE = (
 )
 """Sent (not stored) when a reply ends with nothing, for the one request asked again."""
 NO_ANSWER = "the model gave no answer (its reply was empty, and again when asked once more)"
+CUT_NUDGE = (
+    "Your reply ran on without end and was cut off. Answer my last message now, in plain "
+    "text, from what you already know and the results above."
+)
+"""Sent (not stored) when a reply was cut before any of it was shown, for the one request
+asked again."""
 CUT_UNSEEN = (
     "the model's reply was cut before any of it could be shown ({}): it was writing something "
-    "that looked like a tool call and never finished it"
+    "that looked like a tool call and never finished it, and gave no answer when asked once more"
 )
 LOOP_NUDGE = (
     "You called {} with the same arguments three times. No more tools in this turn: answer my "
@@ -278,7 +284,9 @@ class Conversation:
                 if reply.text.strip():
                     return reply.text
                 if turn.cut is not None:  # it ran away in text held as a possible call
-                    raise ModelError(CUT_UNSEEN.format(turn.cut))
+                    why, turn.cut = turn.cut, None
+                    failure = CUT_UNSEEN.format(why)
+                    return await self._answer_after_silence(turn, emit, CUT_NUDGE, failure)
                 return await self._answer_after_silence(turn, emit)
             if turn.looped is not None:
                 raise ModelError(LOOPED.format(turn.looped))
@@ -305,16 +313,19 @@ class Conversation:
             "the turn was stopped there"
         )
 
-    async def _answer_after_silence(self, turn: _Turn, emit: Emit) -> str:
-        """The model ended its reply with nothing (small models do): it is asked once more,
-        with no tools and a plain request for the answer. Nothing again fails the turn with a
-        message saying so, never a silent, empty answer."""
+    async def _answer_after_silence(
+        self, turn: _Turn, emit: Emit, nudge: str = EMPTY_REPLY_NUDGE, failure: str = NO_ANSWER
+    ) -> str:
+        """The model ended its reply with nothing to show (small models do: an empty reply, or
+        one cut while it ran away in what looked like a call): it is asked once more, with no
+        tools and a plain request for the answer. Nothing again fails the turn with a message
+        saying so, never a silent, empty answer."""
         messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
-        messages.append(Message(role="user", content=EMPTY_REPLY_NUDGE))
+        messages.append(Message(role="user", content=nudge))
         specs = tool_specs(self.tools, self.resolved.context_size)
         reply = await self._request(turn, ChatRequest(messages, withheld=specs), emit)
         if reply.calls or not reply.text.strip():
-            raise ModelError(NO_ANSWER)
+            raise ModelError(failure)
         return reply.text
 
     async def _call(self, turn: _Turn, call: ToolCall, budget: int) -> None:
