@@ -309,6 +309,15 @@ def test_a_pulled_model_is_listed_and_answers_as_local_name(
     [resolved] = events(wisp_home, "model.resolved")
     assert resolved["model"] == "local:smollm2-135m-q4_k_m"
 
+    # The file changed after the pull (anything that can write the cache could do it): refused.
+    entry = json.loads((wisp_home / "config.json").read_text())["local"]["models"]
+    pulled = Path(entry["smollm2-135m-q4_k_m"]["file"]).resolve()
+    with pulled.open("ab") as file:
+        file.write(b"\0")
+    changed = wisp(env, "-m", "local:smollm2-135m-q4_k_m", "What is the capital of France?")
+    assert changed.returncode != 0
+    assert "changed" in changed.stderr
+
 
 def test_on_a_terminal_the_person_is_asked_and_always_adds_the_publisher(
     env: dict[str, str], hub: FakeHub, wisp_home: Path
