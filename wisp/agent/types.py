@@ -191,7 +191,18 @@ class ModelError(WispError):
 
 
 class ContextOverflow(ModelError):
-    """The prompt did not fit the model's window."""
+    """The prompt (or the prompt and the reply) did not fit the model's window.
+
+    ``tokens`` is what the runtime counted for the request and ``window`` the window it has,
+    when its message says them: the agent learns the window for the session from it, and
+    condenses from the runtime's own count before it asks once more (docs/turn.md)."""
+
+    def __init__(
+        self, message: str, *, tokens: int | None = None, window: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.window = window
 
 
 class ModelUnavailable(ModelError):
