@@ -126,6 +126,9 @@ class Local(msgspec.Struct, frozen=True, rename="camel"):
 
 class Context(msgspec.Struct, frozen=True, rename="camel"):
     memory: bool
+    budget: float
+    target: float
+    headroom_turns: int
 
 
 class EditFile(msgspec.Struct, frozen=True, rename="camel"):

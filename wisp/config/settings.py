@@ -272,6 +272,29 @@ SETTINGS: dict[str, Setting] = {
             "Give conversations the memory tool, to recall earlier entries and turns.",
         ),
         Setting(
+            "context.budget",
+            Annotated[float, msgspec.Meta(ge=0.3, le=1.0)],
+            0.85,
+            "a number from 0.3 to 1 (a share of the window)",
+            "Condense before a request when the context, the prompt and the headroom would fill "
+            "more than this share of the model's window.",
+        ),
+        Setting(
+            "context.target",
+            Annotated[float, msgspec.Meta(ge=0.1, le=0.95)],
+            0.6,
+            "a number from 0.1 to 0.95 (a share of the window)",
+            "The share of the window condensing brings the context down to; never above "
+            "context.budget less 0.2.",
+        ),
+        Setting(
+            "context.headroomTurns",
+            Annotated[int, msgspec.Meta(ge=1, le=100)],
+            8,
+            "an integer from 1 to 100 (turns)",
+            "The room kept free for the next turn is the average size of this many latest turns.",
+        ),
+        Setting(
             "tools.editFile.writableRoots",
             list[Annotated[str, msgspec.Meta(pattern=r"^/")]],
             [],
