@@ -65,6 +65,7 @@ OUTBOUND_SAMPLES: dict[str, p.Outbound] = {
         stoppable=True,
         stopping=True,
     ),
+    "context": p.ContextFill(tokens=1720, window=4096, used=0.42),
     "event": p.Event(
         kind="tool.result",
         call="c7",

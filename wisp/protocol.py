@@ -44,6 +44,7 @@ __all__ = [
     "ClientHello",
     "Complete",
     "Completions",
+    "ContextFill",
     "Delta",
     "Effect",
     "Event",
@@ -283,6 +284,20 @@ class Activity(Outbound, tag="activity", kw_only=True):
     """Sent only when true: an `interrupt` arrived; a second one kills at once."""
 
 
+class ContextFill(Outbound, tag="context", kw_only=True):
+    """How full the model's window is: sent after every model request, and after the context is
+    condensed, so a status line's meter moves while a turn runs."""
+
+    tokens: int
+    """The context's tokens: the last request's prompt as the runtime counted it (or as wisp
+    estimated it, at four bytes a token, when the runtime reports none); after a condensation,
+    what the next request will carry."""
+    window: int | None = None
+    """The model's window in tokens; null when unknown."""
+    used: float | None = None
+    """`tokens` ÷ `window`, 0..1, rounded to three places; null when the window is unknown."""
+
+
 class Event(Outbound, tag="event", kw_only=True):
     """One audit event of the conversation, raw, with the line the plain chat shows for it."""
 
@@ -429,6 +444,7 @@ OutboundLine: TypeAlias = (
     | Delta
     | Turn
     | Activity
+    | ContextFill
     | Event
     | View
     | Approval

@@ -20,9 +20,26 @@ class TextFragment:
     text: str
 
 
-AgentEvent = TextFragment | AuditEvent
-"""The stream a face reads: the reply's fragments as they come, and every event the
-conversation records (the registry's Details Struct in its envelope), as it is recorded."""
+@dataclass(frozen=True, slots=True)
+class ContextFill:
+    """How full the window is: after each request (its prompt tokens, reported or estimated)
+    and after a condensation (what the next request will carry)."""
+
+    tokens: int
+    window: int | None
+
+    @property
+    def used(self) -> float | None:
+        """The share of the window, 0..1, or None when the window is unknown."""
+        if not self.window:
+            return None
+        return round(min(self.tokens / self.window, 1.0), 3)
+
+
+AgentEvent = TextFragment | ContextFill | AuditEvent
+"""The stream a face reads: the reply's fragments as they come, how full the window is, and
+every event the conversation records (the registry's Details Struct in its envelope), as it is
+recorded."""
 
 Outcome = Literal["ok", "error", "stopped"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 
 from wisp import protocol as p
-from wisp.agent.events import AgentEvent, TextFragment, TurnResult, cut_note
+from wisp.agent.events import AgentEvent, ContextFill, TextFragment, TurnResult, cut_note
 from wisp.audit.event import AuditEvent
 from wisp.chat.activity import ActivityTracker
 from wisp.chat.event_text import event_text
@@ -221,6 +221,8 @@ class ChatLoop:
                 if self._running == "turn" and (writing := self.tracker.on_text()) is not None:
                     self.write(writing)
                 self.write(p.Delta(text=text))
+            case ContextFill(tokens=tokens, window=window):
+                self.write(p.ContextFill(tokens=tokens, window=window, used=event.used))
             case AuditEvent():
                 self._recorded(event)
 
