@@ -254,5 +254,7 @@ async def test_a_prompt_that_leaves_too_little_room_overflows_before_generating(
     model: ResolvedModel,
 ) -> None:
     huge = ChatRequest([Message(role="user", content="word " * 8100)])
-    with pytest.raises(ContextOverflow, match="fewer than 256 for the reply"):
+    with pytest.raises(ContextOverflow, match="fewer than 256 for the reply") as caught:
         await reply(model, huge)
+    assert caught.value.window == model.context_size
+    assert caught.value.tokens is not None and caught.value.tokens > 8000

@@ -161,6 +161,21 @@ async def test_a_wrong_key_is_refused_without_showing_it(
     assert "not-the-right-secret" not in repr(resolved.backend)
 
 
+async def test_a_prompt_longer_than_the_servers_window_is_an_overflow_with_its_counts(
+    llamacpp: Callable[..., Any],
+) -> None:
+    # llama-cpp-python streams nothing (a 200 with an empty body) for a prompt longer than its
+    # --n_ctx 2048: wisp asks again unstreamed to hear why, not "the stream ended without ...".
+    resolved = await llamacpp(SMOLLM2)
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(resolved.backend, ask("word " * 2600))
+    assert caught.value.window == 2048
+    assert caught.value.tokens is not None and 2048 < caught.value.tokens < 3000
+    assert "maximum context length is 2048 tokens" in str(caught.value)
+    # The server still answers after it (the connection it dropped is not reused).
+    assert text_of(await collect(resolved.backend, ask("Hi", temperature=0, max_tokens=4)))
+
+
 async def test_cancelling_a_reply_from_the_server_propagates(
     llamacpp: Callable[..., Any],
 ) -> None:
@@ -406,6 +421,16 @@ async def test_a_stream_without_finish_reason_or_done_is_an_interruption() -> No
     )
 
 
+async def test_an_empty_stream_that_fits_when_asked_again_is_a_broken_stream() -> None:
+    recorder = Recorder(b"")
+    with pytest.raises(ModelError) as caught:
+        await collect(backend_for(recorder), ask())
+    assert not isinstance(caught.value, ContextOverflow)
+    assert "the stream ended before any event, though the request fits" in str(caught.value)
+    probe = recorder.sent_body()
+    assert (probe["stream"], probe["max_tokens"], "stream_options" in probe) == (False, 1, False)
+
+
 async def test_a_finish_reason_without_done_is_a_whole_reply() -> None:
     assert await stream(sse(chunk(content="Hi"), chunk("stop"))) == [TextDelta("Hi")]
 
@@ -434,6 +459,42 @@ async def test_llama_servers_exceed_context_error_is_an_overflow() -> None:
     with pytest.raises(ContextOverflow) as caught:
         await collect(backend, ask())
     assert "5,000 prompt tokens, a window of 4,096" in str(caught.value)
+    assert (caught.value.tokens, caught.value.window) == (5000, 4096)
+
+
+@pytest.mark.parametrize(
+    ("message", "tokens", "window"),
+    [
+        (  # LM Studio
+            "Trying to keep the first 10136 tokens when context the overflows. However, the "
+            "model is loaded with context length of only 7866 tokens, which is not enough. Try "
+            "to load the model with a larger context length, or provide a shorter input",
+            10136,
+            7866,
+        ),
+        (  # vLLM and OpenAI
+            "This model's maximum context length is 4096 tokens. However, you requested 5000 "
+            "tokens (4488 in the messages, 512 in the completion). Please reduce the length of "
+            "the messages or completion.",
+            4488,
+            4096,
+        ),
+        (  # vLLM, later
+            "This model's maximum context length is 2048 tokens. However, your request has "
+            "3000 input tokens. Please reduce the length of the input messages.",
+            3000,
+            2048,
+        ),
+    ],
+)
+async def test_each_servers_overflow_carries_its_counts(
+    message: str, tokens: int, window: int
+) -> None:
+    body = {"error": {"message": message, "type": "invalid_request_error"}}
+    backend = backend_for(Recorder(json.dumps(body).encode(), status=400))
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(backend, ask())
+    assert (caught.value.tokens, caught.value.window) == (tokens, window)
 
 
 @pytest.mark.parametrize(

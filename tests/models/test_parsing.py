@@ -8,7 +8,13 @@ from __future__ import annotations
 import pytest
 
 from wisp.agent.types import ToolCallRequested, ToolSpec
-from wisp.models.parsing import complete_arguments, complete_call, is_overflow_message
+from wisp.models.parsing import (
+    complete_arguments,
+    complete_call,
+    is_overflow_message,
+    overflow_counts,
+    overflow_error,
+)
 
 SCHEMA = {
     "type": "object",
@@ -81,3 +87,50 @@ def test_overflow_error_type_is_recognised_whatever_the_message() -> None:
 )
 def test_other_messages_are_not_overflow(message: str) -> None:
     assert not is_overflow_message(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "counts"),
+    [
+        (  # llama-server, and Ollama with truncate off
+            "request (8889 tokens) exceeds the available context size (4096 tokens), try "
+            "increasing it",
+            (8889, 4096),
+        ),
+        (
+            "the request exceeds the available context size "
+            "(5,000 prompt tokens, a window of 4,096)",
+            (5000, 4096),
+        ),
+        ("Requested tokens (2631) exceed context window of 2048", (2631, 2048)),
+        ("Provided 9,000 tokens, but the maximum allowed is 8,192", (9000, 8192)),
+        (
+            "This model's maximum context length is 2048 tokens. However, you requested 2632 "
+            "tokens (2631 in the messages, 1 in the completion).",
+            (2631, 2048),
+        ),
+        (
+            "This model's maximum context length is 2048 tokens. "
+            "However, you requested 2632 tokens",
+            (2632, 2048),
+        ),
+        (  # LM Studio, mid-reply
+            "Reached context length of 4096 tokens with model (arch: qwen3vlmoe) that does not "
+            "currently support mid-generation context overflow",
+            (None, 4096),
+        ),
+        (
+            "local: the prompt takes 9,000 tokens of the 8,192-token window, leaving fewer than "
+            "256 for the reply",
+            (9000, 8192),
+        ),
+        ("prompt is too long for the context window", (None, None)),
+    ],
+)
+def test_overflow_counts_are_read_from_each_runtimes_words(
+    message: str, counts: tuple[int | None, int | None]
+) -> None:
+    assert overflow_counts(message) == counts
+    assert is_overflow_message(message)
+    error = overflow_error(message)
+    assert (error.tokens, error.window, str(error)) == (*counts, message)

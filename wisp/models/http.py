@@ -230,6 +230,11 @@ def server_error(body: bytes) -> ServerError:
         decoded = msgspec.json.decode(body, type=_ErrorBody)
     except msgspec.MsgspecError:
         return ServerError(text)
+    if isinstance(decoded.error, str) and decoded.error.startswith("{"):
+        # Ollama passes its runner's JSON error on as a string (an overflow with truncate off).
+        inner = server_error(decoded.error.encode())
+        if inner.message != decoded.error:
+            return inner
     if decoded.error:
         return ServerError.of(decoded.error)
     return ServerError(decoded.message or decoded.detail or text)

@@ -109,7 +109,8 @@ class LocalBackend:
         if finished.reason == "length" and request.max_tokens is None:
             # Nothing capped the reply, so the window did: condense and retry.
             raise ContextOverflow(
-                f"local: the reply filled the {self.options.window:,}-token window"
+                f"local: the reply filled the {self.options.window:,}-token window",
+                window=self.options.window,  # the prompt fitted: its count would mislead
             )
         output, reasoning = await asyncio.to_thread(_counts, engine, reply, thinking)
         yield UsageReport(Usage(len(prompt.tokens), output, finished.cached, reasoning))
@@ -168,7 +169,9 @@ class LocalBackend:
             raise ContextOverflow(
                 f"local: the prompt takes {len(prompt.tokens):,} tokens of the "
                 f"{self.options.window:,}-token window, leaving fewer than {REPLY_RESERVE} "
-                "for the reply"
+                "for the reply",
+                tokens=len(prompt.tokens),
+                window=self.options.window,
             )
 
     async def _generate(

@@ -18,6 +18,7 @@ from wisp.agent.types import ChatRequest, ModelError, ResolvedModel, StreamEvent
 from wisp.config.sections import LlamaCpp, LMStudio, OpenAI, OpenAICompatible
 from wisp.diagnostics import logger
 from wisp.models.http import (
+    ERROR_BODY_LIMIT,
     ApiKey,
     ReplyAssembly,
     Server,
@@ -76,6 +77,10 @@ __all__ = [
 _chunk_decoder = msgspec.json.Decoder(Chunk)
 
 
+class _NothingCame(Exception):
+    """A 200 whose stream ended with no event at all: the server hid an error."""
+
+
 # -- the executor ------------------------------------------------------------------------------
 
 
@@ -112,19 +117,48 @@ class OpenAICompatBackend:
             "Accept": "text/event-stream",
             **auth_headers(self.key),
         }
-        content = msgspec.json.encode(self.body_for(request), order="sorted")
+        body = self.body_for(request)
+        content = msgspec.json.encode(body, order="sorted")
         logger.debug("POST %s model=%s", url, self.model_id)  # never the headers: the key
+        try:
+            with transport_errors(self.server):
+                async with self.client.stream(
+                    "POST", url, content=content, headers=headers, timeout=self.server.timeout
+                ) as response:
+                    if response.status_code != 200:
+                        error = server_error(await read_error_body(response))
+                        raise refusal(
+                            self.dialect, self.server, response.status_code, error, bool(self.key)
+                        )
+                    async for event in self._events(response, request):
+                        yield event
+        except _NothingCame:
+            await self._why_nothing_came(body)
+
+    async def _why_nothing_came(self, body: ChatBody) -> None:
+        """Ask once more, unstreamed and for one token, to hear the error a stream hid.
+
+        llama-cpp-python's server answers a prompt longer than its window with 200 and an empty
+        stream (it checks the length only once the stream has begun); asked without streaming,
+        it says the overflow and both counts. Raises what it hears.
+        """
+        probe = msgspec.structs.replace(
+            body, stream=False, stream_options=msgspec.UNSET, max_tokens=1
+        )
+        headers = {"Content-Type": "application/json", **auth_headers(self.key)}
         with transport_errors(self.server):
-            async with self.client.stream(
-                "POST", url, content=content, headers=headers, timeout=self.server.timeout
-            ) as response:
-                if response.status_code != 200:
-                    error = server_error(await read_error_body(response))
-                    raise refusal(
-                        self.dialect, self.server, response.status_code, error, bool(self.key)
-                    )
-                async for event in self._events(response, request):
-                    yield event
+            try:
+                response = await self._post(probe, headers)
+            except httpx.RemoteProtocolError:
+                # The server closes the connection after such a stream, and the pool may hand
+                # that one out first; the second attempt gets a new one.
+                response = await self._post(probe, headers)
+        if response.status_code != 200:
+            error = server_error(response.content[:ERROR_BODY_LIMIT])
+            raise refusal(self.dialect, self.server, response.status_code, error, bool(self.key))
+        raise stopped_early(
+            self.server, "the stream ended before any event, though the request fits its window"
+        )
 
     async def _events(
         self, response: httpx.Response, request: ChatRequest
@@ -132,8 +166,9 @@ class OpenAICompatBackend:
         reply, calls = ReplyAssembly(request.known_tools), CallGatherer()
         usage: WireUsage | None = None
         finish_reason: str | None = None
-        is_done = False
+        is_done, is_empty = False, True
         async for payload in sse_payloads(response):
+            is_empty = False
             if payload == "[DONE]":
                 is_done = True
                 break
@@ -150,6 +185,8 @@ class OpenAICompatBackend:
                 for fragment in delta.tool_calls or []:
                     calls.add(fragment)
                 finish_reason = choice.finish_reason or finish_reason
+        if is_empty:
+            raise _NothingCame
         self._check_ending(finish_reason, is_done, request)
         for call in calls.calls:
             reply.call(*parse_call(call, self.dialect.runtime))
@@ -157,6 +194,14 @@ class OpenAICompatBackend:
             yield event
         if usage is not None:
             yield UsageReport(usage_from(usage, reply.thinking_chunks))
+
+    async def _post(self, body: ChatBody, headers: dict[str, str]) -> httpx.Response:
+        return await self.client.post(
+            self.server.url("/v1/chat/completions"),
+            content=msgspec.json.encode(body, order="sorted"),
+            headers=headers,
+            timeout=self.server.timeout,
+        )
 
     def _decode(self, payload: str) -> Chunk:
         try:

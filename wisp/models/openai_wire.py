@@ -15,7 +15,7 @@ import msgspec
 
 from wisp.agent.types import ContextOverflow, Message, ModelError, Usage
 from wisp.models.http import ErrorDetail, Server, ServerError, WireTool
-from wisp.models.parsing import is_overflow_message
+from wisp.models.parsing import is_overflow_message, overflow_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +102,7 @@ class ChatBody(msgspec.Struct):
     model: str
     messages: list[WireMessage]
     stream: bool = True
-    stream_options: StreamOptions = msgspec.field(default_factory=StreamOptions)
+    stream_options: StreamOptions | msgspec.UnsetType = msgspec.field(default_factory=StreamOptions)
     tools: list[WireTool] | msgspec.UnsetType = msgspec.UNSET
     temperature: float | msgspec.UnsetType = msgspec.UNSET
     max_tokens: int | msgspec.UnsetType = msgspec.UNSET
@@ -304,4 +304,5 @@ def refusal(
 
 
 def overflow(dialect: Dialect, why: str) -> ContextOverflow:
-    return ContextOverflow(f"the conversation no longer fits {dialect.runtime}'s window: {why}")
+    """With the counts the server's words give, for the agent to condense from."""
+    return overflow_error(f"the conversation no longer fits {dialect.runtime}'s window: {why}")
