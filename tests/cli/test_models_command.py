@@ -115,6 +115,25 @@ async def test_models_lists_local_and_both_runtimes_models(
     ]
 
 
+async def test_llamacpp_context_length_is_a_setting_that_gives_the_servers_window(
+    env: dict[str, str], servers_config: dict[str, Any]
+) -> None:
+    def llamacpp_row(listing: str) -> dict[str, Any]:
+        models = json.loads(listing)["models"]
+        return next(m for m in models if m["selection"] == f"llamacpp:{SMOLLM2}")
+
+    # llama-cpp-python's server reports no window: unknown, and the note says what to set.
+    row = llamacpp_row((await wisp(env, "models", "--json")).out)
+    assert (row["contextLength"], row["contextFrom"]) == (None, "unknown")
+    assert "set llamacpp.contextLength" in row["contextNote"]
+    done = await wisp(env, "config", "set", "llamacpp.contextLength", "2048")
+    assert done.code == 0, done.err
+    row = llamacpp_row((await wisp(env, "models", "--json")).out)
+    assert (row["contextLength"], row["contextFrom"]) == (2048, "config")
+    done = await wisp(env, "config", "set", "lmstudio.contextLength", "100")
+    assert done.code != 0 and "512 to 4194304" in done.err
+
+
 async def test_models_json_is_one_object_that_parses(
     env: dict[str, str], servers_config: dict[str, Any]
 ) -> None:
@@ -531,6 +550,21 @@ def test_a_narrow_terminal_drops_columns_by_rank_and_wraps_the_last() -> None:
     assert narrow[4] == "    not usable: Ollama has no model 'x'"
     assert max(len(line) for line in narrow) <= 66
     assert terminal_lines([row], 64, color=False)[0].split()[1] == "CONTEXT"  # SIZE went too
+
+
+def test_an_unknown_window_is_shown_as_a_question_mark_from_unknown() -> None:
+    from wisp.cli.models_table import piped_lines, terminal_lines
+    from wisp.models.catalog import ModelRow
+
+    row = ModelRow(
+        selection="llamacpp:m", runtime="llama.cpp", enabled=True, in_use=False,
+        capabilities=[], capabilities_from="undeclared", context_from="unknown",
+        context_note="unknown: llama.cpp has no /props (HTTP 404); set llamacpp.contextLength",
+    )  # fmt: skip
+    lines = terminal_lines([row], 200, color=False)
+    heading, cells = lines[0].split(), lines[1].split()
+    assert cells[heading.index("CONTEXT")] == "?"
+    assert piped_lines([row])[1].split("\t")[5:7] == ["?", "unknown"]
 
 
 def test_a_verified_row_names_what_the_check_did_not_pass() -> None:

@@ -107,8 +107,24 @@ async def test_a_llamacpp_row_is_named_by_its_file_and_undeclared(
     assert (row.runtime, row.capabilities_from, row.context_length) == (
         "llama.cpp",
         "undeclared",
-        8192,
+        None,  # llama-cpp-python's server reports no window: unknown, not a guess
     )
+    assert row.context_from == "unknown"
+    assert row.context_note is not None and "set llamacpp.contextLength" in row.context_note
+
+
+async def test_a_configured_window_is_listed_for_a_server_that_reports_none(
+    llama_server: LlamaServer,
+    nowhere: dict[str, Any],
+    make_config: MakeConfig,
+    http_client: httpx.AsyncClient,
+) -> None:
+    section = {"baseURL": llama_server.base_url, "contextLength": 2048}
+    config = make_config({**nowhere, "llamacpp": section})
+    environ = {"WISP_LLAMACPP_API_KEY": llama_server.key}
+    catalog = await list_models(config, environ, http_client, in_use=None)
+    row = row_of(catalog, f"llamacpp:{SMOLLM2}")
+    assert (row.context_length, row.context_from) == (2048, "config")
 
 
 async def test_local_is_described_from_its_file(
@@ -289,6 +305,9 @@ async def test_the_json_has_the_issues_names(
         ("the default: Ollama reported no model shape to size from", "default"),
         ("8,192 of 131,072, the default floor", "default"),
         ("24,576 of 131,072: 9.2 GiB of a 9.8 GiB budget", "memory"),
+        ("unknown: llama.cpp has no /props (HTTP 404); set llamacpp.contextLength", "unknown"),
+        ("configured (llamacpp.contextLength), below the 16,384 reported by llama.cpp", "config"),
+        ("reported by LM Studio (loaded), below the 8,192 configured", "server"),
     ],
 )
 def test_the_from_column_follows_the_windows_note(note: str | None, where: str) -> None:

@@ -101,9 +101,13 @@ async def test_llamacpp_resolves_a_served_model_by_its_file_name(
     assert resolved.selection == f"llamacpp:{SMOLLM2}"
     assert resolved.backend_name == "llamacpp"
     assert resolved.asset == f"{llama_server.base_url} {llama_server.model_id}"
-    # llama-cpp-python's server has no /props: the spec's fallback window, saying why.
-    assert resolved.context_size == 8192
-    assert resolved.context_note == "the default: llama.cpp has no /props (HTTP 404)"
+    # llama-cpp-python's server has no /props: the window is unknown (not a guess), saying
+    # why and what to set.
+    assert resolved.context_size is None
+    assert resolved.context_note == (
+        "unknown: llama.cpp has no /props (HTTP 404); set llamacpp.contextLength (or "
+        f'llamacpp.models."{SMOLLM2}".contextLength) to the server\'s window'
+    )
     assert (resolved.capabilities, resolved.capability_source) == (
         ["guidedGeneration"],
         "undeclared",
@@ -202,8 +206,10 @@ async def test_openai_takes_a_base_url_ending_in_v1(
     resolved = await resolve_openai(llama_server.model_id, section, environ, http_client)
     assert resolved.selection == f"openai:{SMOLLM2}"
     assert resolved.asset == f"{llama_server.base_url} {llama_server.model_id}"
+    assert resolved.context_size is None
     assert resolved.context_note == (
-        "the default: the server reported no window; set openai.contextLength"
+        "unknown: the server reported no window; set openai.contextLength (or "
+        f'openai.models."{SMOLLM2}".contextLength) to the server\'s window'
     )
     assert (resolved.capabilities, resolved.capability_source) == ([], "undeclared")
     events = await collect(resolved.backend, ask("Hi", temperature=0, max_tokens=4))
@@ -727,12 +733,96 @@ async def test_lm_studio_reports_the_loaded_window_and_capabilities(tmp_path: Pa
     assert resolved.capability_source == "runtime"
 
 
-async def test_lm_studio_not_loaded_gets_the_default_and_a_hint(tmp_path: Path) -> None:
+async def test_lm_studio_not_loaded_has_an_unknown_window_and_a_hint(tmp_path: Path) -> None:
+    # Its maximum is not its window: loaded on demand, it gets LM Studio's default.
     routes = {"/api/v1/models": {"models": [lmstudio_model(capabilities={})]}}
     resolved, _ = await resolve_mocked(resolve_lmstudio, routes, {}, tmp_path)
-    assert resolved.context_size == 8192
-    assert resolved.context_note.startswith("the default: LM Studio has not loaded it; load it")
+    assert resolved.context_size is None
+    assert resolved.context_note == (
+        "unknown: LM Studio has not loaded it (it can hold up to 40,960); load it at the window "
+        "you want and choose it again; or set lmstudio.contextLength to the window it is "
+        "loaded with"
+    )
     assert resolved.capabilities == ["guidedGeneration"]
+
+
+async def test_lm_studio_not_loaded_takes_the_configured_window_within_its_maximum(
+    tmp_path: Path,
+) -> None:
+    routes = {"/api/v1/models": {"models": [lmstudio_model()]}}
+    settings = {"lmstudio": {"contextLength": 8192}}
+    resolved, _ = await resolve_mocked(resolve_lmstudio, routes, settings, tmp_path)
+    assert (resolved.context_size, resolved.context_note) == (
+        8192,
+        "configured (lmstudio.contextLength)",
+    )
+    settings = {"lmstudio": {"contextLength": 65536}}
+    resolved, _ = await resolve_mocked(resolve_lmstudio, routes, settings, tmp_path)
+    assert (resolved.context_size, resolved.context_note) == (
+        40960,
+        "configured (lmstudio.contextLength), capped at the 40,960 the model can hold",
+    )
+
+
+async def test_lm_studio_loaded_smaller_than_configured_keeps_the_loaded_window(
+    tmp_path: Path,
+) -> None:
+    loaded = [{"id": "qwen3-8b", "config": {"context_length": 4096}}]
+    routes = {"/api/v1/models": {"models": [lmstudio_model(loaded_instances=loaded)]}}
+    settings = {"lmstudio": {"contextLength": 8192}}
+    resolved, _ = await resolve_mocked(resolve_lmstudio, routes, settings, tmp_path)
+    assert (resolved.context_size, resolved.context_note) == (
+        4096,
+        "reported by LM Studio (loaded), below the 8,192 configured (lmstudio.contextLength)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("settings", "window", "note"),
+    [
+        (  # the operator wants less than the server has
+            {"contextLength": 2048},
+            2048,
+            "configured (llamacpp.contextLength), below the 16,384 reported by llama.cpp "
+            "(/props n_ctx)",
+        ),
+        (  # the server cannot hold more than it has
+            {"contextLength": 32768},
+            16384,
+            "reported by llama.cpp (/props n_ctx), below the 32,768 configured "
+            "(llamacpp.contextLength)",
+        ),
+        (  # the model's own entry comes first
+            {"contextLength": 32768, "models": {"qwen3-8b": {"contextLength": 4096}}},
+            4096,
+            "set for this model (llamacpp.models.qwen3-8b.contextLength), below the 16,384 "
+            "reported by llama.cpp (/props n_ctx)",
+        ),
+        (
+            {"contextLength": 16384},
+            16384,
+            "reported by llama.cpp (/props n_ctx), as configured (llamacpp.contextLength)",
+        ),
+    ],
+)
+async def test_a_configured_and_a_reported_window_settle_on_the_smaller(
+    tmp_path: Path, settings: dict[str, Any], window: int, note: str
+) -> None:
+    routes = {"/v1/models": LLAMA_MODELS, "/props": {"n_ctx": 16384}}
+    resolved, _ = await resolve_mocked(resolve_llamacpp, routes, {"llamacpp": settings}, tmp_path)
+    assert (resolved.context_size, resolved.context_note) == (window, note)
+
+
+async def test_llamacpp_context_length_gives_the_window_the_server_does_not(
+    tmp_path: Path,
+) -> None:
+    routes = {"/v1/models": LLAMA_MODELS}  # no /props: llama-cpp-python's server
+    settings = {"llamacpp": {"contextLength": 2048}}
+    resolved, _ = await resolve_mocked(resolve_llamacpp, routes, settings, tmp_path)
+    assert (resolved.context_size, resolved.context_note) == (
+        2048,
+        "configured (llamacpp.contextLength)",
+    )
 
 
 async def test_an_lm_studio_embedding_model_is_refused(tmp_path: Path) -> None:

@@ -44,6 +44,13 @@ def capabilities_cell(row: ModelRow) -> str:
     return f"{text} (verified, except {_and(by_hand)}: declared by hand)"
 
 
+def context_cell(row: ModelRow) -> str:
+    """``32,768``; ``?`` for a window no one reports (FROM says ``unknown``)."""
+    if row.context_length:
+        return f"{row.context_length:,}"
+    return "?" if row.context_from == "unknown" else ""
+
+
 def _and(words: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else words[0]
@@ -63,7 +70,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("PARAMS", 5, lambda row: row.parameters or ""),
     Column("SIZE", 6, lambda row: row.size or ""),
     Column("FORMAT", 1, lambda row: row.format or ""),
-    Column("CONTEXT", 7, lambda row: f"{row.context_length:,}" if row.context_length else ""),
+    Column("CONTEXT", 7, lambda row: context_cell(row)),
     Column("FROM", 3, lambda row: row.context_from or ""),
     Column("WHERE", 4, lambda row: row.location or ""),
     Column("ENABLED", 0, lambda row: "yes" if row.enabled else "no"),

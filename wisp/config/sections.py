@@ -90,6 +90,7 @@ class LlamaCpp(msgspec.Struct, frozen=True, rename="camel"):
     api_key: Secret | None
     timeout_seconds: int
     think: bool | None
+    context_length: int | None
     models: ModelEntries
 
 
@@ -97,6 +98,7 @@ class LMStudio(msgspec.Struct, frozen=True, rename="camel"):
     base_url: str = msgspec.field(name="baseURL")
     api_key: Secret | None
     timeout_seconds: int
+    context_length: int | None
     models: ModelEntries
     """LM Studio reports what its models can do: entries here are ignored, with a warning."""
 

@@ -220,12 +220,20 @@ SETTINGS: dict[str, Setting] = {
             "true or false",
             "Send chat_template_kwargs.enable_thinking to openai: models; unset sends none.",
         ),
-        Setting(
-            "openai.contextLength",
-            Annotated[int, msgspec.Meta(ge=512, le=4_194_304)],
-            None,
-            "an integer from 512 to 4194304 (tokens)",
-            "The window to assume for openai: models when the server reports none.",
+        *(
+            Setting(
+                f"{scheme}.contextLength",
+                Annotated[int, msgspec.Meta(ge=512, le=4_194_304)],
+                None,
+                "an integer from 512 to 4194304 (tokens)",
+                f"The window of {runtime}'s models: used when the server reports none, the "
+                "smaller of the two when it does; unset and unreported, the window is unknown.",
+            )
+            for scheme, runtime in (
+                ("llamacpp", "llama.cpp"),
+                ("lmstudio", "LM Studio"),
+                ("openai", "the openai: server"),
+            )
         ),
         Setting(
             "local.temperature",

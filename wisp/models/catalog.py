@@ -79,7 +79,8 @@ class ModelRow(msgspec.Struct, kw_only=True, rename="camel"):
     """The window wisp would use."""
     context_from: str | None = None
     """Where the window came from: ``model``, ``model config``, ``config``, ``server``,
-    ``default`` or ``memory``."""
+    ``default`` or ``memory``; ``unknown`` when no one says it (``context_length`` is null and
+    ``context_note`` says why and what to set)."""
     context_note: str | None = None
     size: str | None = None
     """Weights on disk, in human units."""
@@ -241,7 +242,7 @@ class _Lister:
             passed = passed if isinstance(passed, list) else []
             row.capabilities_verified = [c for c in row.capabilities if c in passed]
         row.context_length = resolved.context_size
-        if resolved.context_size is not None:
+        if resolved.context_size is not None or resolved.context_note is not None:
             row.context_from = context_from(resolved.context_note)
             row.context_note = resolved.context_note
 
@@ -347,6 +348,8 @@ def context_from(note: str | None) -> str:
     """The FROM column: where the window came from, read from its note."""
     if note is None:
         return "model"
+    if note.startswith("unknown"):
+        return "unknown"
     if note.startswith("set for this model"):
         return "model config"
     if note.startswith("configured ("):

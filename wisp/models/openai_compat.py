@@ -77,6 +77,9 @@ __all__ = [
 _chunk_decoder = msgspec.json.Decoder(Chunk)
 
 
+PROBE_ATTEMPTS = 3
+
+
 class _NothingCame(Exception):
     """A 200 whose stream ended with no event at all: the server hid an error."""
 
@@ -147,12 +150,7 @@ class OpenAICompatBackend:
         )
         headers = {"Content-Type": "application/json", **auth_headers(self.key)}
         with transport_errors(self.server):
-            try:
-                response = await self._post(probe, headers)
-            except httpx.RemoteProtocolError:
-                # The server closes the connection after such a stream, and the pool may hand
-                # that one out first; the second attempt gets a new one.
-                response = await self._post(probe, headers)
+            response = await self._post_anew(probe, headers)
         if response.status_code != 200:
             error = server_error(response.content[:ERROR_BODY_LIMIT])
             raise refusal(self.dialect, self.server, response.status_code, error, bool(self.key))
@@ -194,6 +192,19 @@ class OpenAICompatBackend:
             yield event
         if usage is not None:
             yield UsageReport(usage_from(usage, reply.thinking_chunks))
+
+    async def _post_anew(self, body: ChatBody, headers: dict[str, str]) -> httpx.Response:
+        """POST ``body``; again on a connection the server dropped before answering.
+
+        The server closes the connection after such a stream, and the pool may hand that one
+        (or another it dropped) out first; a later attempt gets a new one.
+        """
+        for _ in range(PROBE_ATTEMPTS - 1):
+            try:
+                return await self._post(body, headers)
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+                logger.debug("asking again: the connection was dropped (%s)", exc)
+        return await self._post(body, headers)
 
     async def _post(self, body: ChatBody, headers: dict[str, str]) -> httpx.Response:
         return await self.client.post(

@@ -2,7 +2,8 @@
 
 Each runtime lists what it serves its own way; all three end in a ``Served`` entry: the
 server's id for the model, the window the server reports (if any) and what it reports the
-model can do. The window and capabilities are then settled with config.json.
+model can do. The window and capabilities are then settled with config.json: a window neither
+the server nor config.json gives is unknown, never guessed (docs/models.md, "Context windows").
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import msgspec
 
 from wisp.agent.types import Capability, CapabilitySource, ModelUnavailable
 from wisp.config.paths import model_path
-from wisp.config.sections import LMStudio, OpenAI, OpenAICompatible
+from wisp.config.sections import LMStudio, OpenAICompatible
 from wisp.models.http import (
     CAPABILITIES,
     RESOLVE_TIMEOUT,
@@ -30,8 +31,6 @@ from wisp.models.http import (
 )
 from wisp.models.openai_wire import LMSTUDIO, Dialect, refusal
 from wisp.models.selection import canonical_name
-
-DEFAULT_WINDOW = 8192
 
 _T = TypeVar("_T")
 
@@ -120,8 +119,12 @@ class Served:
     reported: list[Capability] = field(default_factory=list)
     has_report: bool = False
     """Whether the server said anything about what the model can do."""
-    props_note: str | None = None
-    """Why there is no window from ``/props``, for the default's note."""
+    window_source: str = "the server"
+    """Who reported ``window``, in words: ``llama.cpp (/props n_ctx)``."""
+    no_window: str | None = None
+    """Why the server reported no window, for the note of an unknown one."""
+    maximum: int | None = None
+    """The most the model can be loaded with, when the server says it but not the window."""
 
 
 class Unreadable(ModelUnavailable):
@@ -194,18 +197,21 @@ async def served_by_llamacpp(listing: Listing, name: str) -> Served:
     try:
         props = await listing.get("/props", Props, {"model": entry.id} if is_router else None)
     except Unreadable as exc:
-        served.props_note = f"llama.cpp's /props could not be used ({exc})"
+        served.no_window = f"llama.cpp's /props could not be used ({exc})"
         return served
     if props is None:
-        served.props_note = "llama.cpp has no /props (HTTP 404)"
+        served.no_window = "llama.cpp has no /props (HTTP 404)"
         return served
     settings = props.default_generation_settings
     window = (settings.n_ctx if settings else None) or props.n_ctx
     if window:
         served.window = window
+        served.window_source = "llama.cpp (/props n_ctx)"
         served.window_note = (
             "reported by llama.cpp (/props n_ctx): the server holds the model at this window"
         )
+    else:
+        served.no_window = "llama.cpp's /props gave no n_ctx"
     caps = props.chat_template_caps
     if caps is not None:
         tools = (
@@ -238,12 +244,14 @@ async def served_by_lmstudio(listing: Listing, name: str) -> Served:
     maximum = model.max_context_length
     if loaded:
         served.window = loaded
+        served.window_source = "LM Studio (loaded)"
         served.window_note = f"reported by LM Studio: loaded at {loaded:,} of {maximum or loaded:,}"
     else:
-        served.window = min(DEFAULT_WINDOW, maximum or DEFAULT_WINDOW)
-        served.window_note = (
-            "the default: LM Studio has not loaded it; load it at the window you want "
-            "and choose it again"
+        # Its maximum is not its window: loaded on demand, it gets LM Studio's default.
+        served.maximum = maximum
+        most = f" (it can hold up to {maximum:,})" if maximum else ""
+        served.no_window = (
+            f"LM Studio has not loaded it{most}; load it at the window you want and choose it again"
         )
     return served
 
@@ -268,7 +276,10 @@ async def served_by_openai(listing: Listing, name: str) -> Served:
     served = Served(entry.id)
     if entry.max_model_len:
         served.window = entry.max_model_len
+        served.window_source = "the server (/v1/models max_model_len)"
         served.window_note = "reported by the server (/v1/models max_model_len)"
+    else:
+        served.no_window = "the server reported no window"
     return served
 
 
@@ -301,26 +312,51 @@ def server_for(dialect: Dialect, section: OpenAICompatible) -> Server:
 
 def settle_window(
     dialect: Dialect, section: OpenAICompatible, name: str, served: Served
-) -> tuple[int, str]:
-    """The server's window; else per-model config, then ``openai.contextLength``; else 8,192."""
-    if served.window:
-        return served.window, served.window_note or "reported by the server"
+) -> tuple[int | None, str]:
+    """The window and why: the server's and the configured one, the smaller when both are
+    given (the server holds no more than it has; the operator may want less); None, unknown,
+    when neither is: a guess would have the agent condense against a window the server lacks.
+    """
+    configured = _configured_window(dialect, section, name)
+    reported = served.window
+    if reported and configured:
+        value, where = configured
+        if value < reported:
+            return value, (f"{where}, below the {reported:,} reported by {served.window_source}")
+        if value > reported:
+            return reported, (f"reported by {served.window_source}, below the {value:,} {where}")
+        return reported, f"reported by {served.window_source}, as {where}"
+    if reported:
+        return reported, served.window_note or "reported by the server"
+    if configured:
+        value, where = configured
+        if served.maximum and served.maximum < value:
+            return served.maximum, (f"{where}, capped at the {served.maximum:,} the model can hold")
+        return configured
+    why = served.no_window or f"{dialect.runtime} reported no window"
+    return None, f"unknown: {why}; {_how_to_set(dialect, name)}"
+
+
+def _configured_window(
+    dialect: Dialect, section: OpenAICompatible, name: str
+) -> tuple[int, str] | None:
+    """Per-model config, then ``<scheme>.contextLength``; with the note saying where."""
     if dialect is not LMSTUDIO:  # LM Studio has no models section
         value = section.models.entry(name).get("contextLength")
         if value is not None:
             where = model_path(dialect.scheme, name, "contextLength")
             path = section.models.path
             return context_length_in(path, where, value), f"set for this model ({where})"
-    if isinstance(section, OpenAI):
-        configured = section.context_length
-        if configured is not None:
-            return configured, "configured (openai.contextLength)"
-        return (
-            DEFAULT_WINDOW,
-            "the default: the server reported no window; set openai.contextLength",
-        )
-    why = served.props_note or f"{dialect.runtime} reported no window"
-    return DEFAULT_WINDOW, f"the default: {why}"
+    if section.context_length is not None:
+        return section.context_length, f"configured ({dialect.scheme}.contextLength)"
+    return None
+
+
+def _how_to_set(dialect: Dialect, name: str) -> str:
+    if dialect is LMSTUDIO:
+        return "or set lmstudio.contextLength to the window it is loaded with"
+    where = model_path(dialect.scheme, name, "contextLength")
+    return f"set {dialect.scheme}.contextLength (or {where}) to the server's window"
 
 
 def settle_capabilities(
