@@ -45,7 +45,9 @@ async def test_a_turn_calls_tools_and_replies(make_conversation, write_script, s
     assert all(a is b for a, b in zip(recorded, sink.events, strict=True))
     assert [e.details.output for e in recorded if isinstance(e.details, ToolResult)] == ["hello"]
     first_fragment = next(i for i, e in enumerate(events) if isinstance(e, TextFragment))
-    assert [e.kind for e in events[:first_fragment]] == ["prompt", "tool.call", "tool.result"]
+    assert [e.kind for e in recorded if e in events[:first_fragment]] == [
+        "prompt", "tool.call", "tool.result"
+    ]  # fmt: skip
 
 
 async def test_entries_link_to_the_events_that_recorded_them(

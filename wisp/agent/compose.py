@@ -9,7 +9,8 @@ whole. Reasoning is never sent back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 import msgspec
@@ -25,19 +26,34 @@ _TRAILING_MARKERS = ("[truncated:", "[held back:", "[more: call again with offse
 
 
 def compose(
-    instructions: str, stored: Iterable[Entry], running: Iterable[PendingEntry], *, memory: bool
+    instructions: str,
+    stored: Iterable[Entry],
+    running: Iterable[PendingEntry],
+    *,
+    memory: bool,
+    references: Callable[[Entry], str] | None = None,
 ) -> list[Message]:
-    """The messages of one request."""
+    """The messages of one request. ``stored`` is the entries a request carries (the store's
+    ``live()``: active ones, instructions left out); ``references`` gives an earlier output's
+    reference (made afresh when not given)."""
     messages = [Message(role="system", content=instructions)]
     stored = list(stored)
-    calls = calls_by_id(stored)
+    if references is None:
+        calls = calls_by_id(stored)
+        references = functools.partial(reference, memory=memory, calls=calls)
     for entry in stored:
         if entry.active and entry.kind != "instructions":
-            referenced = entry.referenced_at is not None
-            text = reference(entry, memory=memory, calls=calls) if referenced else None
+            text = references(entry) if entry.referenced_at is not None else None
             _append(messages, entry.kind, entry.value, text)
     for pending in running:
         _append(messages, pending.kind, pending.value, None)
+    return messages
+
+
+def compose_entry(kind: str, value: object, replaced: str | None) -> list[Message]:
+    """The message (or none) one entry becomes on its own, to measure it."""
+    messages: list[Message] = []
+    _append(messages, kind, value, replaced)
     return messages
 
 
@@ -59,8 +75,8 @@ def _append(messages: list[Message], kind: str, value: object, replaced: str | N
             messages.append(Message(role="assistant", content=str(value)))
         case "toolCalls":
             calls = list(value)  # type: ignore[call-overload]
-            last = messages[-1]
-            if last.role == "assistant" and not last.tool_calls:
+            last = messages[-1] if messages else None
+            if last is not None and last.role == "assistant" and not last.tool_calls:
                 last.tool_calls = calls  # text the model wrote before its calls: one message
             else:
                 messages.append(Message(role="assistant", tool_calls=calls))

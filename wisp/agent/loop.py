@@ -20,14 +20,17 @@ from typing import Any
 
 from wisp.agent import checks
 from wisp.agent.audited import AuditedTools, new_call_id
-from wisp.agent.compose import calls_by_id, compose, reference
-from wisp.agent.events import AgentEvent, TextFragment, TurnResult
+from wisp.agent.compose import compose
+from wisp.agent.context import ContextMeter, ContextSettings, Plan
+from wisp.agent.context_report import save_context
+from wisp.agent.events import AgentEvent, ContextFill, TextFragment, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.runaway import RunawayGuard, reply_cap
 from wisp.agent.text import utf8_len
 from wisp.agent.types import (
     ChatRequest,
+    ContextOverflow,
     HeldText,
     Message,
     ModelError,
@@ -81,6 +84,11 @@ LOOPED = (
     "the model kept calling {} with the same arguments and gave no answer (tools were "
     "withdrawn after the third identical call)"
 )
+STILL_TOO_BIG = (
+    "the conversation does not fit the model's window even after condensing it ({}): start "
+    "afresh with /new, give the model a bigger window (its contextLength setting, or the "
+    "server's own), or choose a model with a larger context"
+)
 
 
 def output_budget(context_size: int | None) -> int:
@@ -111,6 +119,12 @@ class _Turn:
     looped: str | None = None
     """The tool the model called a third time with the same arguments: no more tools this
     turn, and one request for the answer."""
+    headroom: int | None = None
+    """What the turn is expected to take besides its prompt, set at its first request."""
+    condensed: bool = False
+    overflowed: bool = False
+    """A request of this turn overflowed the window once; a second overflow fails it."""
+    floor_noted: bool = False
 
 
 @dataclass(slots=True)
@@ -139,6 +153,7 @@ class Conversation:
         max_steps: int = DEFAULT_MAX_STEPS,
         memory: bool = False,
         max_reply_tokens: int = 0,
+        context: ContextSettings | None = None,
     ) -> None:
         self.resolved = model
         self.tools = tools
@@ -153,6 +168,10 @@ class Conversation:
         self.max_reply_tokens = max_reply_tokens
         """``agent.maxReplyTokens``: 0 sizes a reply's cap by the window."""
         self.memory = memory
+        self.meter = ContextMeter(store, memory=memory, settings=context)
+        """Sizes what requests carry, for condensing and the context meter."""
+        self._scanned = 0
+        """Entries before this index were looked at for references already."""
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
@@ -242,12 +261,14 @@ class Conversation:
 
     def _reference_outputs(self) -> None:
         """From the turn after its own, an output goes as its reference when that is shorter
-        (docs/turn.md, "Steps"); each is recorded once, as ``context.reference``."""
-        calls = calls_by_id(self.store)
-        for entry in self.store:
+        (docs/turn.md, "Steps"); each is recorded once, as ``context.reference``. Each entry is
+        looked at once: the decision never changes."""
+        entries = self.store.entries
+        start, self._scanned = self._scanned, len(entries)
+        for entry in entries[start:]:
             if entry.kind != "toolOutput" or not entry.active or entry.referenced_at is not None:
                 continue
-            text = reference(entry, memory=self.memory, calls=calls)
+            text = self.meter.reference_text(entry)
             size, reference_size = utf8_len(entry.text), utf8_len(text)
             if reference_size >= size:
                 continue
@@ -274,12 +295,7 @@ class Conversation:
         specs = tool_specs(self.tools, self.resolved.context_size)  # the same for every request
         budget = output_budget(self.resolved.context_size)
         for _ in range(self.max_steps):
-            messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
-            request = ChatRequest(messages, specs)
-            if turn.looped is not None:
-                request = ChatRequest(messages, withheld=specs)
-                messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
-            reply = await self._request(turn, request, emit)
+            reply = await self._send(turn, lambda: self._next_request(turn, specs), emit)
             if not reply.calls:
                 if reply.text.strip():
                     return reply.text
@@ -320,13 +336,114 @@ class Conversation:
         one cut while it ran away in what looked like a call): it is asked once more, with no
         tools and a plain request for the answer. Nothing again fails the turn with a message
         saying so, never a silent, empty answer."""
-        messages = compose(self.instructions, self.store, turn.pending, memory=self.memory)
-        messages.append(Message(role="user", content=nudge))
         specs = tool_specs(self.tools, self.resolved.context_size)
-        reply = await self._request(turn, ChatRequest(messages, withheld=specs), emit)
+
+        def asked_again() -> ChatRequest:
+            messages = self.messages(turn.pending)
+            messages.append(Message(role="user", content=nudge))
+            return ChatRequest(messages, withheld=specs)
+
+        reply = await self._send(turn, asked_again, emit)
         if reply.calls or not reply.text.strip():
             raise ModelError(failure)
         return reply.text
+
+    def messages(self, running: list[PendingEntry]) -> list[Message]:
+        """The messages of the next request: the live entries, then the running turn's."""
+        return compose(
+            self.instructions,
+            self.store.live(),
+            running,
+            memory=self.memory,
+            references=self.meter.reference_text,
+        )
+
+    def _next_request(self, turn: _Turn, specs: list[Any]) -> ChatRequest:
+        messages = self.messages(turn.pending)
+        if turn.looped is None:
+            return ChatRequest(messages, specs)
+        messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
+        return ChatRequest(messages, withheld=specs)
+
+    async def _send(self, turn: _Turn, make: Callable[[], ChatRequest], emit: Emit) -> _Reply:
+        """One request, condensed first when due. An overflow is condensed from the runtime's
+        own count and asked once more; a second one in the turn fails it, saying what to do."""
+        self._condense(turn, emit, self._plan_before(turn))
+        request = make()
+        try:
+            return await self._request(turn, request, emit)
+        except ContextOverflow as overflow:
+            if turn.overflowed:
+                raise ModelError(STILL_TOO_BIG.format(_overflow_counts(overflow))) from overflow
+            turn.overflowed = True
+            plan = self._plan_after(turn, overflow, request)
+            self._condense(turn, emit, plan)
+            if not plan.drop:  # nothing earlier to drop: the same request would fail again
+                raise ModelError(STILL_TOO_BIG.format(_overflow_counts(overflow))) from overflow
+        return await self._send(turn, make, emit)
+
+    # -- condensing (docs/turn.md, "Long conversations") --------------------------------------
+
+    def _sizes(self, turn: _Turn) -> tuple[int, int, int]:
+        """The fixed part, the running turn and what is left of its headroom, in tokens."""
+        meter = self.meter
+        specs = tool_specs(self.tools, self.resolved.context_size)
+        fixed = meter.scaled(meter.fixed_tokens(self.instructions, specs))
+        running = meter.scaled(meter.pending_tokens(turn.pending))
+        if turn.headroom is None:
+            turn.headroom = meter.headroom()
+        prompt = meter.scaled(meter.pending_tokens(turn.pending[:1]))
+        return fixed, running, max(0, turn.headroom - (running - prompt))
+
+    def _plan_before(self, turn: _Turn) -> Plan | None:
+        window = self.resolved.context_size
+        if not window:
+            return None  # an unknown window: nothing to condense against ahead of time
+        fixed, running, headroom = self._sizes(turn)
+        return self.meter.plan(
+            reason="budget", window=window, fixed=fixed, running=running, headroom=headroom
+        )
+
+    def _plan_after(self, turn: _Turn, overflow: ContextOverflow, request: ChatRequest) -> Plan:
+        if overflow.window:  # learnt for the rest of the session
+            self.resolved.context_size = overflow.window
+            self.resolved.context_note = "learnt from the runtime's refusal of a longer prompt"
+        estimated = request.estimated_tokens()
+        if overflow.tokens:
+            self.meter.learn(overflow.tokens, estimated)
+        fixed, running, headroom = self._sizes(turn)
+        plan = self.meter.plan(
+            reason="overflow",
+            window=self.resolved.context_size,
+            fixed=fixed,
+            running=running,
+            headroom=headroom,
+            measured=overflow.tokens or self.meter.scaled(estimated),
+        )
+        assert plan is not None  # an overflow always plans
+        return plan
+
+    def _condense(self, turn: _Turn, emit: Emit, plan: Plan | None) -> None:
+        """Carry out a plan: drop its turns (marked, never deleted) and record it. A pass at
+        the floor that changes nothing is recorded once a turn, for the note it brings."""
+        if plan is None or not (plan.drop or plan.floor):
+            return
+        if not plan.drop:
+            if turn.floor_noted:
+                return
+            turn.floor_noted = True
+        details = plan.details()
+        if self.audit_file is not None:
+            dropped = {entry.id for gone in plan.drop for entry in gone.entries}
+            kept = [entry for entry in self.store.live() if entry.id not in dropped]
+            details.saved_before = save_context(self, turn.number, "before", self.store.live())
+            details.saved_after = save_context(self, turn.number, "after", kept)
+        event = self.recorder.record(details)
+        entries = [entry for gone in plan.drop for entry in gone.entries]
+        self.store.drop(entries, by=event, turn=turn.number)
+        turn.condensed = turn.condensed or bool(plan.drop)
+        _, running, _ = self._sizes(turn)
+        emit(ContextFill(plan.fill_after + running, self.resolved.context_size))
 
     async def _call(self, turn: _Turn, call: ToolCall, budget: int) -> None:
         done = await self._audited.run(
@@ -349,6 +466,7 @@ class Conversation:
         thinking = _Thinking(self, turn)
         guard = RunawayGuard(reply_cap(self.max_reply_tokens, self.resolved.context_size))
         text: list[str] = []
+        reported: int | None = None
         async with contextlib.aclosing(self.resolved.backend.stream(request)) as stream:
             async for event in stream:
                 match event:
@@ -369,18 +487,27 @@ class Conversation:
                         thinking.end()
                         reply.calls.append(event)
                     case UsageReport(usage=usage):
-                        self.last_input_tokens = usage.input or self.last_input_tokens
+                        reported = usage.input or reported
                         turn.usage = usage if turn.usage is None else turn.usage + usage
                         thinking.reported_tokens = usage.reasoning or None
         thinking.end()
         reply.text = "".join(text)
+        self._measured(request, reported, emit)
         return reply
+
+    def _measured(self, request: ChatRequest, reported: int | None, emit: Emit) -> None:
+        """After a request: the runtime's count anchors later estimates, and the meter moves."""
+        estimated = request.estimated_tokens()
+        if reported:
+            self.meter.learn(reported, estimated)
+        self.last_input_tokens = reported or self.meter.scaled(estimated)
+        emit(ContextFill(self.last_input_tokens, self.resolved.context_size))
 
     # -- endings ----------------------------------------------------------------------------
 
     def _succeeded(self, turn: _Turn, text: str) -> TurnResult:
         seconds = time.monotonic() - turn.started
-        response = Response(text=text, condensed=False, seconds=round(seconds, 3))
+        response = Response(text=text, condensed=turn.condensed, seconds=round(seconds, 3))
         if turn.usage is not None:
             u = turn.usage
             response.usage = UsageDetails(
@@ -487,3 +614,9 @@ class _Thinking:
         self.turn.pending.append(PendingEntry("reasoning", text, source, utc_now()))
         self.started = None
         self.parts = []
+
+
+def _overflow_counts(overflow: ContextOverflow) -> str:
+    if overflow.tokens and overflow.window:
+        return f"{overflow.tokens:,} of {overflow.window:,} tokens"
+    return str(overflow)

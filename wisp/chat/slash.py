@@ -7,9 +7,9 @@ from typing import Any
 from msgspec import UNSET
 
 from wisp import protocol as p
-from wisp.agent.compose import compose
 from wisp.agent.types import capability_words
 from wisp.chat.bridge import Withdrawn, new_id
+from wisp.chat.context_views import context_answer
 from wisp.chat.host import SlashLoop, Write
 from wisp.store import Entry
 
@@ -20,7 +20,7 @@ HELP = [
     ("/show [N|ID]", "entry N or an event id (4+ characters) whole; alone: the last output"),
     ("/last", "the last tool output, whole"),
     ("/inspect [status|config|approvals|audit]", "wisp's state, as the inspect tool shows it"),
-    ("/inspect context", "what the next request will carry"),
+    ("/inspect context [next|turns|N]", "what the next request carries (alone: saved to files)"),
     ("/model [NAME]", "the model; with a name, switch to it (the transcript continues)"),
     ("/models", "the model in use and how to change it"),
     ("/new", "a fresh conversation with the same instructions and tools"),
@@ -32,6 +32,7 @@ COMMANDS = sorted(
      "exit", "q", "?"}
 )  # fmt: skip
 INSPECT_VIEWS = ("context", "status", "config", "approvals", "audit")
+CONTEXT_WORDS = ("next", "turns")
 MODEL_COLUMNS = ("MODEL", "CONTEXT", "ENABLED", "CAPABILITIES")
 CHANGE_MODELS = "/models enable|disable NAME… turns models on or off; /model NAME switches to one"
 """The note under the /models table, where no picker can be shown (the plain chat)."""
@@ -107,29 +108,15 @@ class SlashCommands:
         self.output(entry.text)
 
     async def inspect(self, argument: str) -> None:
-        view, _, _rest = argument.partition(" ")
+        view, _, rest = argument.partition(" ")
         view = view or "status"
         if view == "context":
-            self.context_view()
+            self.write(context_answer(self.loop.host.conversation, rest))
             return
         if view not in INSPECT_VIEWS:
             self.note(f"usage: /inspect [{'|'.join(INSPECT_VIEWS)}]")
             return
         self.output(await self.loop.host.inspect(view))
-
-    def context_view(self) -> None:
-        conversation = self.loop.host.conversation
-        messages = compose(
-            conversation.instructions, conversation.store, [], memory=conversation.memory
-        )
-        lines = ["# The context the next request carries", ""]
-        for message in messages:
-            calls = ", ".join(call.name for call in message.tool_calls)
-            lines.append(f"## {message.role}" + (f" (calls {calls})" if calls else ""))
-            lines += ["", message.content or "", ""]
-        self.write(
-            p.View(kind="context", turn=None, turns=conversation.turn, text="\n".join(lines))
-        )
 
     async def model(self, name: str) -> None:
         host = self.loop.host
@@ -244,6 +231,10 @@ class SlashCommands:
             return p.Completions(id=request.id, from_=0, candidates=sorted(set(candidates)))
         word, _, rest = text.partition(" ")
         start = len(word) + 1
+        if word == "/inspect" and rest.startswith("context "):
+            start += len("context ")
+            words = [w for w in CONTEXT_WORDS if w.startswith(rest.removeprefix("context "))]
+            return p.Completions(id=request.id, from_=start, candidates=words)
         if word == "/inspect":
             options = [view for view in INSPECT_VIEWS if view.startswith(rest)]
             return p.Completions(id=request.id, from_=start, candidates=options)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from wisp import protocol as p
+from wisp.agent.context import ContextSettings
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import instructions_for
 from wisp.agent.recorder import Recorder
@@ -278,6 +279,7 @@ class ChatSession:
             max_steps=self.config.settings.agent.max_steps,
             max_reply_tokens=self.config.settings.agent.max_reply_tokens,
             memory="memory" in names,
+            context=self._context_settings(),
         )
         conversation.turn = turn
         conversation.sandbox_mechanism = self.runner.sandbox_state().mechanism
@@ -297,10 +299,15 @@ class ChatSession:
             max_steps=old.max_steps,
             max_reply_tokens=old.max_reply_tokens,
             memory=old.memory,
+            context=old.meter.settings,
         )
         conversation.turn = old.turn
         conversation.sandbox_mechanism = old.sandbox_mechanism
         return conversation
+
+    def _context_settings(self) -> ContextSettings:
+        section = self.config.settings.context
+        return ContextSettings(section.budget, section.target, section.headroom_turns)
 
     @property
     def log_enabled(self) -> bool:

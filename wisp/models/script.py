@@ -87,6 +87,7 @@ class ScriptBackend:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         self.requests += 1
+        prompt_tokens = self._fitted(request)
         response = self._next_response()
         if response.error is not None:
             failure = ContextOverflow if is_overflow_message(response.error) else ModelError
@@ -111,6 +112,24 @@ class ScriptBackend:
             yield complete_call(ToolCallRequested(call.name, dict(call.arguments)), request.tools)
         if response.usage is not None:
             yield UsageReport(Usage(response.usage.input, response.usage.output, 0, 0))
+        elif prompt_tokens is not None:
+            yield UsageReport(Usage(prompt_tokens, _written_tokens(response), 0, 0))
+
+    def _fitted(self, request: ChatRequest) -> int | None:
+        """With a window declared, the request's prompt tokens (its bytes ÷ 4), refused as a
+        server refuses a prompt over its window; without one, None (nothing is counted)."""
+        window = self.script.context_size
+        if window is None:
+            return None
+        tokens = request.estimated_tokens()
+        if tokens > window:
+            raise ContextOverflow(
+                f"script {self.path}: the request takes {tokens:,} tokens, more than the "
+                f"{window:,}-token window",
+                tokens=tokens,
+                window=window,
+            )
+        return tokens
 
     def _next_response(self) -> ScriptResponse:
         held = len(self.script.responses)
@@ -123,6 +142,12 @@ class ScriptBackend:
 
     async def aclose(self) -> None:
         return None
+
+
+def _written_tokens(response: ScriptResponse) -> int:
+    written = response.thinking + response.text
+    written += "".join(call.name + json.dumps(call.arguments) for call in response.tool_calls)
+    return -(-len(written.encode()) // 4)
 
 
 async def resolve(

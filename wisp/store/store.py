@@ -7,10 +7,12 @@ marks (``referenced_at``, ``dropped_at``) that the store records.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from wisp.store.entries import Entry, EntryKind, Source
+from wisp.tool_call import ToolCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,14 @@ class ConversationStore:
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self.entries: list[Entry] = list(entries)
+        self.calls: dict[str, ToolCall] = {}
+        """Every stored tool call by its id (a reference names its call's arguments)."""
+        for entry in self.entries:
+            self._index(entry)
+        self._horizon = 0
+        """Every entry before this index is dropped or the instructions: composing starts here,
+        so a request costs the same at turn 2,000 as at turn 10."""
+        self._advance_horizon()
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -61,6 +71,7 @@ class ConversationStore:
             time=pending.time or time,
         )
         self.entries.append(entry)
+        self._index(entry)
         return entry
 
     def add_turn(self, pending: Iterable[PendingEntry], *, turn: int, time: str) -> list[Entry]:
@@ -80,3 +91,30 @@ class ConversationStore:
 
     def active(self) -> list[Entry]:
         return [entry for entry in self.entries if entry.active]
+
+    def live(self) -> Iterator[Entry]:
+        """The active entries a request carries, in order, the instructions left out (every
+        request leads with them). Starts past the dropped ones without looking at them."""
+        for entry in itertools.islice(self.entries, self._horizon, None):
+            if entry.active and entry.kind != "instructions":
+                yield entry
+
+    def drop(self, entries: Iterable[Entry], *, by: str, turn: int) -> None:
+        """Mark entries dropped by the condensation recorded as event ``by``, during ``turn``.
+        They stay, numbered as before: a citation, a recall or a save still finds them."""
+        for entry in entries:
+            entry.active = False
+            entry.dropped_by = by
+            entry.dropped_at = turn
+        self._advance_horizon()
+
+    def _advance_horizon(self) -> None:
+        entries = self.entries
+        while self._horizon < len(entries) and (
+            not entries[self._horizon].active or entries[self._horizon].kind == "instructions"
+        ):
+            self._horizon += 1
+
+    def _index(self, entry: Entry) -> None:
+        if entry.kind == "toolCalls":
+            self.calls.update((call.id, call) for call in entry.value)
