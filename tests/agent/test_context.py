@@ -234,3 +234,29 @@ def test_composing_costs_the_same_however_long_the_store(turns: int) -> None:
     assert store._horizon == len(store.entries) - 6
     meter = ContextMeter(store, memory=False, settings=ContextSettings())
     assert [turn.number for turn in meter.live_turns()] == [turns - 2, turns - 1, turns]
+
+
+async def test_the_window_an_overflow_names_is_learnt_for_the_session(tmp_path: Path) -> None:
+    log = file_of(tmp_path / "harbour.log", 2048)
+    session = Session(tmp_path, [ReadFileTool()])
+    refusal = {
+        "error": "This model's maximum context length is 2048 tokens. However, you requested "
+        "2600 tokens (2600 in the messages, 0 in the completion)."
+    }
+    responses = [*reading_turns(1, 6, log), refusal, {"text": "Fits now."}]
+    conversation = await session.open([*responses, *reading_turns(8, 12, log)], window=None)
+    await run_turns(conversation, 1, 6)
+    assert session.condensations() == []  # no window known: nothing ahead of time
+
+    result = await conversation.run_turn("and now?", session.events.append)
+    await run_turns(conversation, 8, 12)
+
+    assert result.outcome == "ok" and conversation.resolved.context_size == 2048
+    first, *later = session.condensations()
+    assert (first.reason, first.context_size, first.token_count) == ("overflow", 2048, 2600)
+    # Measured from the runtime's count (2,600, well above wisp's estimate): all but the last
+    # turn go, and the estimates are scaled to the runtime's count from now on.
+    assert (first.turns_before, first.turns_after, first.steps) == (6, 1, ["dropped 5 turns"])
+    assert conversation.meter.ratio > 1
+    # From then on the learnt window is condensed against before sending.
+    assert later and all(d.reason == "budget" and d.context_size == 2048 for d in later)

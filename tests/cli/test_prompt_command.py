@@ -204,7 +204,9 @@ def test_chat_model_and_new_keep_the_session_and_the_turn_count(
 ) -> None:
     first = script({"text": "one"}, name="first.json")
     second = script({"text": "two"}, {"text": "three"}, name="second.json")
-    lines = f"hi\n/model script:{second}\nstill there?\n/new\nfresh\n/inspect context\n/quit\n"
+    lines = (
+        f"hi\n/model script:{second}\nstill there?\n/new\nfresh\n/inspect context next\n/quit\n"
+    )
     result = run_wisp("chat", "-m", f"script:{first}", input=lines)
     assert result.returncode == 0, result.stderr
     assert f"model: script:{second}; the transcript continues" in result.stderr
@@ -217,8 +219,9 @@ def test_chat_model_and_new_keep_the_session_and_the_turn_count(
     assert [e["turn"] for e in events if e["kind"] == "prompt"] == [1, 2, 3]
     # After /new, the next request carries the instructions, the new turn, and nothing older.
     context = result.stdout.split("# The context the next request carries")[1]
-    roles = [line for line in context.splitlines() if line.startswith("## ")]
-    assert roles == ["## system", "## user", "## assistant"]
+    parts = [line.split(" · ")[0] for line in context.splitlines() if line.startswith("#")]
+    headings = ["## instructions", "## tool schemas", "## turn 3", "### entry 2", "### entry 3"]
+    assert parts == headings
     assert "\nfresh\n" in context
 
 

@@ -29,7 +29,7 @@ from wisp.agent.types import (
     Usage,
     UsageReport,
 )
-from wisp.models.parsing import complete_call, is_overflow_message
+from wisp.models.parsing import complete_call, is_overflow_message, overflow_error
 from wisp.models.reply.stream import ReplyParser
 from wisp.models.selection import canonical_name
 
@@ -90,8 +90,9 @@ class ScriptBackend:
         prompt_tokens = self._fitted(request)
         response = self._next_response()
         if response.error is not None:
-            failure = ContextOverflow if is_overflow_message(response.error) else ModelError
-            raise failure(response.error)
+            if is_overflow_message(response.error):
+                raise overflow_error(response.error)  # with the counts it says, as a server's
+            raise ModelError(response.error)
         pause = response.delay_ms / 1000
         first = True
         # The text goes through the parser every backend's does: a call written in it is a call.
