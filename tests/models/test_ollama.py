@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from tests.hang import HANG
 from wisp.agent.types import (
     ChatRequest,
+    ContextOverflow,
     HeldText,
     Message,
     ModelError,
@@ -222,6 +224,21 @@ async def test_no_shape_means_the_default_window(ollama: FakeOllama, resolve: Re
     assert resolved.context_note == "the default: Ollama reported no model shape to size from"
 
 
+@pytest.mark.parametrize(
+    "settings",
+    [{"contextLength": 32768}, {"models": {"tiny": {"contextLength": 32768}}}],
+)
+async def test_a_configured_window_is_capped_at_the_models_trained_maximum(
+    ollama: FakeOllama, resolve: Resolve, settings: dict[str, Any]
+) -> None:
+    ollama.install("tiny:latest", model_info=TINY_INFO)
+    resolved = await resolve("tiny", **settings)
+    assert resolved.context_size == 16384
+    assert resolved.context_note.endswith(", capped at the 16,384 the model was trained for")
+    await collect(resolved, ask())
+    assert ollama.chat_bodies()[0]["options"]["num_ctx"] == 16384
+
+
 def test_sliding_layers_cost_a_fixed_amount() -> None:
     info = {
         "general.architecture": "gemma3",
@@ -294,6 +311,7 @@ async def test_text_streams_with_usage(ollama: FakeOllama, resolve: Resolve) -> 
         "messages": [{"role": "user", "content": "Hello"}],
         "options": {"num_ctx": 4096},
         "stream": True,
+        "truncate": False,  # refuse, rather than drop the front of, a prompt past num_ctx
     }
 
 
@@ -522,3 +540,99 @@ async def test_nvidia_smi_planted_first_on_path_is_not_run(
     monkeypatch.setenv("PATH", f"{planted}:{os.environ.get('PATH', os.defpath)}")
     await probe_memory()
     assert not marker.exists()
+
+
+# -- the window's end --------------------------------------------------------------------------
+
+RUNNER_OVERFLOW = {
+    "error": {
+        "code": 400,
+        "message": "request (8889 tokens) exceeds the available context size (4096 tokens), "
+        "try increasing it",
+        "type": "exceed_context_size_error",
+        "n_prompt_tokens": 8889,
+        "n_ctx": 4096,
+    }
+}
+"""What Ollama's runner says of a prompt past num_ctx when ``truncate`` is false; Ollama passes
+it on as a string inside its own error object."""
+
+
+async def test_ollamas_refusal_of_a_prompt_past_num_ctx_is_an_overflow_with_its_counts(
+    ollama: FakeOllama, resolve: Resolve
+) -> None:
+    ollama.install("qwen3:latest")
+    resolved = await resolve("qwen3", contextLength=4096)
+    ollama.reply_with(json.dumps({"error": json.dumps(RUNNER_OVERFLOW)}), status=400)
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(resolved, ask())
+    assert (caught.value.tokens, caught.value.window) == (8889, 4096)
+    assert str(caught.value) == (
+        "the conversation no longer fits Ollama's window: request (8889 tokens) exceeds the "
+        "available context size (4096 tokens), try increasing it"
+    )
+    assert ollama.chat_bodies()[0]["truncate"] is False
+
+
+async def test_an_overflow_in_an_error_line_is_an_overflow(
+    ollama: FakeOllama, resolve: Resolve
+) -> None:
+    ollama.install("qwen3:latest")
+    resolved = await resolve("qwen3", contextLength=4096)
+    ollama.reply_with(json.dumps({"error": json.dumps(RUNNER_OVERFLOW)}))
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(resolved, ask())
+    assert (caught.value.tokens, caught.value.window) == (8889, 4096)
+
+
+async def test_a_request_that_plainly_outgrows_num_ctx_is_not_sent(
+    ollama: FakeOllama, resolve: Resolve
+) -> None:
+    # An Ollama older than truncate would drop its front without a word: wisp does not send it.
+    ollama.install("qwen3:latest")
+    resolved = await resolve("qwen3", contextLength=1024)
+    big = "é" * 2100  # 4,200 bytes of content
+    history = [
+        Message(role="user", content=big),
+        Message(role="assistant", tool_calls=[ToolCall("0a1b2c3d", "weather", {"city": "x"})]),
+    ]
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(resolved, ChatRequest(history, tools=[WEATHER]))
+    assert caught.value.window == 1024
+    assert caught.value.tokens is not None and caught.value.tokens > 1050
+    assert "not sent, as Ollama would drop its front" in str(caught.value)
+    assert ollama.chat_bodies() == []
+
+
+async def test_a_request_that_may_fit_is_sent(ollama: FakeOllama, resolve: Resolve) -> None:
+    ollama.install("qwen3:latest")
+    ollama.reply_with(ollama.line("Hi"), ollama.done(900, 1))
+    resolved = await resolve("qwen3", contextLength=1024)
+    events = await collect(resolved, ask("word " * 800))  # 4,000 bytes: about 1,000 tokens
+    assert TextDelta("Hi") in events
+
+
+async def test_a_reply_of_calls_that_filled_num_ctx_is_an_overflow(
+    ollama: FakeOllama, resolve: Resolve
+) -> None:
+    # Prompt and reply reached num_ctx: Ollama dropped the front of the context to go on, so
+    # calls made after it are not run.
+    ollama.install("qwen3:latest")
+    ollama.reply_with(
+        ollama.line(tool_calls=[{"name": "weather", "arguments": {"city": "Oslo"}}]),
+        ollama.done(3900, 300),
+    )
+    resolved = await resolve("qwen3", contextLength=4096)
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(resolved, ask(tools=[WEATHER]))
+    assert (caught.value.tokens, caught.value.window) == (4200, 4096)
+    assert "Ollama dropped the front to go on" in str(caught.value)
+
+
+async def test_a_shown_reply_that_filled_num_ctx_is_kept(
+    ollama: FakeOllama, resolve: Resolve
+) -> None:
+    ollama.install("qwen3:latest")
+    ollama.reply_with(ollama.line("Hi"), ollama.done(3900, 300))
+    events = await collect(await resolve("qwen3", contextLength=4096), ask())
+    assert events == [TextDelta("Hi"), UsageReport(Usage(3900, 300, 0, 0))]

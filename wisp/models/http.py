@@ -28,7 +28,7 @@ from wisp.agent.types import (
 )
 from wisp.config.paths import model_path
 from wisp.errors import ConfigValueError
-from wisp.models.parsing import complete_call
+from wisp.models.parsing import complete_call, overflow_counts
 from wisp.models.reply.stream import ReplyParser
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ class ServerError:
         if isinstance(error, str):
             return cls(error)
         message = error.message or error.type or "no message"
-        if error.n_prompt_tokens and error.n_ctx:
+        if error.n_prompt_tokens and error.n_ctx and None in overflow_counts(message):
             message += f" ({error.n_prompt_tokens:,} prompt tokens, a window of {error.n_ctx:,})"
         return cls(message, error.type)
 

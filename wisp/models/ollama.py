@@ -18,6 +18,7 @@ from wisp.agent.types import (
     Capability,
     CapabilitySource,
     ChatRequest,
+    ContextOverflow,
     Message,
     ModelError,
     ModelUnavailable,
@@ -55,6 +56,7 @@ from wisp.models.ollama_wire import (
     WireFunction,
     WireMessage,
 )
+from wisp.models.parsing import is_overflow_message, overflow_error
 from wisp.models.selection import canonical_name
 
 if TYPE_CHECKING:
@@ -91,7 +93,9 @@ class OllamaBackend:
     """``ollama.models.<name>.think``, then ``ollama.think``: sent when a request names none."""
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        body = msgspec.json.encode(self.body_for(request))
+        wire = self.body_for(request)
+        self._check_fits(wire)
+        body = msgspec.json.encode(wire)
         logger.debug(
             "POST %s model=%s num_ctx=%d",
             self.server.url("/api/chat"),
@@ -107,9 +111,11 @@ class OllamaBackend:
                 timeout=self.server.timeout,
             ) as response:
                 if response.status_code != 200:
-                    message = server_error(await read_error_body(response)).message
+                    error = server_error(await read_error_body(response))
+                    if is_overflow_message(error.message, error.type):
+                        raise _overflow(error.message)
                     raise ModelError(
-                        f"{RUNTIME} returned HTTP {response.status_code}: {message[:200]}"
+                        f"{RUNTIME} returned HTTP {response.status_code}: {error.message[:200]}"
                     )
                 async for event in self._events(response, request.known_tools):
                     yield event
@@ -118,18 +124,25 @@ class OllamaBackend:
         self, response: httpx.Response, tools: list[ToolSpec]
     ) -> AsyncIterator[StreamEvent]:
         reply = ReplyAssembly(tools)
+        shown = False
         async for line in ndjson_lines(response):
             chunk = _decode(line)
             if chunk.error is not None:
-                raise stopped_early(self.server, chunk.error)
+                error = server_error(chunk.error.encode())
+                if is_overflow_message(error.message, error.type):
+                    raise _overflow(error.message)
+                raise stopped_early(self.server, error.message)
             if chunk.message is not None:
                 for event in reply.thinking(chunk.message.thinking or chunk.message.reasoning):
+                    shown = True
                     yield event
                 for event in reply.text(chunk.message.content):
+                    shown = True
                     yield event
                 for call in chunk.message.tool_calls:
                     reply.call(call.function.name, call.function.arguments)
             if chunk.done:
+                self._check_not_shifted(chunk, shown)
                 for event in reply.finish():
                     yield event
                 yield UsageReport(_usage(chunk, reply.thinking_chunks))
@@ -152,8 +165,72 @@ class OllamaBackend:
             think=think if think is not None and self.can_think else msgspec.UNSET,
         )
 
+    def _check_not_shifted(self, final: Chunk, shown: bool) -> None:
+        """The prompt and reply together reached ``num_ctx``: Ollama went on by dropping the
+        front of the context. A reply nothing of which was shown is refused as an overflow
+        (its calls came from a cut conversation); one already shown is kept, and logged.
+
+        A prompt an older Ollama cut before reading it is not seen here: it keeps about half
+        the window, and ``prompt_eval_count`` leaves out what its cache held, so a small count
+        proves nothing; the estimate before sending guards that case.
+        """
+        used = final.prompt_eval_count + final.eval_count
+        if used < self.context_length:
+            return
+        why = (
+            f"{final.prompt_eval_count:,} prompt and {final.eval_count:,} reply tokens filled "
+            f"the num_ctx of {self.context_length:,}, and Ollama dropped the front to go on"
+        )
+        if not shown:
+            raise ContextOverflow(
+                f"the conversation no longer fits {RUNTIME}'s window: {why}; nothing of the "
+                "reply was kept",
+                tokens=used,
+                window=self.context_length,
+            )
+        logger.warning("%s: %s", self.model, why)
+
+    def _check_fits(self, body: ChatBody) -> None:
+        """Refuse, before sending, a request that plainly outgrows ``num_ctx``.
+
+        ``truncate: false`` has Ollama refuse it too, but an Ollama older than that field drops
+        the front of the prompt without a word; this estimate keeps that from happening to a
+        request wisp can tell will not fit.
+        """
+        estimate = estimate_tokens(body)
+        if estimate >= self.context_length:
+            raise ContextOverflow(
+                f"the conversation no longer fits {RUNTIME}'s window: about {estimate:,} "
+                f"tokens (its bytes ÷ {BYTES_PER_TOKEN}) for a num_ctx of "
+                f"{self.context_length:,}; not sent, as Ollama would drop its front",
+                tokens=estimate,
+                window=self.context_length,
+            )
+
     async def aclose(self) -> None:
         """Nothing to release: the client is the caller's, and each request closes its stream."""
+
+
+BYTES_PER_TOKEN = 4
+"""A token is about 4 bytes of English or code; fewer for other scripts, so the estimate errs
+low and only a request that surely outgrows the window is refused before sending."""
+
+
+def estimate_tokens(body: ChatBody) -> int:
+    """The request's size in tokens, estimated: the UTF-8 bytes of every message's content,
+    its calls and the tool schemas, ÷ 4."""
+    size = 0
+    for message in body.messages:
+        size += len(message.content.encode())
+        if message.tool_calls is not msgspec.UNSET:
+            size += len(msgspec.json.encode(message.tool_calls))
+    if body.tools is not msgspec.UNSET:
+        size += len(msgspec.json.encode(body.tools))
+    return size // BYTES_PER_TOKEN
+
+
+def _overflow(message: str) -> ContextOverflow:
+    return overflow_error(f"the conversation no longer fits {RUNTIME}'s window: {message}")
 
 
 def _decode(line: str) -> Chunk:
@@ -299,15 +376,11 @@ async def _window(
     show: Show,
     memory: ollama_window.Memory | None,
 ) -> tuple[int, str]:
-    """Per-model config, then ``ollama.contextLength``, then sized from memory."""
-    spelling = _section_name(section.models, tag.name)
-    value = section.models.entry(spelling).get("contextLength")
-    if value is not None:
-        where = model_path(SCHEME, spelling, "contextLength")
-        return context_length_in(section.models.path, where, value), f"set for this model ({where})"
-    configured = section.context_length
+    """Per-model config, then ``ollama.contextLength``, either within the model's trained
+    maximum; else sized from memory."""
+    configured = _configured_window(section, tag)
     if configured is not None:
-        return configured, "configured (ollama.contextLength)"
+        return _within_maximum(*configured, ollama_window.trained_maximum(show.model_info))
     shape = ollama_window.shape_from(show.model_info, show.modelfile)
     if shape is None:
         return ollama_window.FLOOR, ollama_window.NO_SHAPE_NOTE
@@ -319,6 +392,24 @@ async def _window(
     held = await _held_bytes(client, server, tag.name, memory.is_gpu)
     budget = ollama_window.budget_for(memory, held)
     return ollama_window.size_window(shape, tag.size, budget)
+
+
+def _configured_window(section: Ollama, tag: Tag) -> tuple[int, str] | None:
+    spelling = _section_name(section.models, tag.name)
+    value = section.models.entry(spelling).get("contextLength")
+    if value is not None:
+        where = model_path(SCHEME, spelling, "contextLength")
+        return context_length_in(section.models.path, where, value), f"set for this model ({where})"
+    if section.context_length is not None:
+        return section.context_length, "configured (ollama.contextLength)"
+    return None
+
+
+def _within_maximum(window: int, note: str, maximum: int | None) -> tuple[int, str]:
+    """A larger num_ctx than the model was trained for is not a window it can use."""
+    if maximum is None or window <= maximum:
+        return window, note
+    return maximum, f"{note}, capped at the {maximum:,} the model was trained for"
 
 
 async def _held_bytes(client: httpx.AsyncClient, server: Server, name: str, is_gpu: bool) -> int:

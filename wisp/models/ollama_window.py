@@ -121,6 +121,12 @@ async def _nvidia_smi() -> Memory | None:
 # -- shape -------------------------------------------------------------------------------------
 
 
+def trained_maximum(model_info: dict[str, Any]) -> int | None:
+    """``<arch>.context_length``: the longest window the model was trained for, if reported."""
+    arch = model_info.get("general.architecture")
+    return _Info(model_info, arch).int("context_length") if isinstance(arch, str) else None
+
+
 def shape_from(model_info: dict[str, Any], modelfile: str = "") -> Shape | None:
     """The cache's cost per token; None when the model reports too little to tell."""
     arch = model_info.get("general.architecture")

@@ -80,6 +80,10 @@ class ChatBody(msgspec.Struct):
     messages: list[WireMessage]
     options: Options
     stream: bool = True
+    truncate: bool = False
+    """Refuse a prompt longer than ``num_ctx`` (HTTP 400, with both counts) rather than drop
+    its front without a word, as Ollama does by default; an Ollama too old to know the field
+    ignores it."""
     tools: list[WireTool] | msgspec.UnsetType = msgspec.UNSET
     think: bool | str | msgspec.UnsetType = msgspec.UNSET
 
