@@ -26,6 +26,9 @@ Keys:
   !               at the start of the line: run a command yourself
   Ctrl-C, Ctrl-D  stop the turn (twice: kill its work); at idle, quit
   Ctrl-O          the last output in a panel; Ctrl-G opens or shuts every fold
+  Ctrl-T          between turns: what the next request carries, in a panel;
+                  Left, Right in it step through the turns
+  Up, Down, Esc   in a panel: scroll (PageUp, PageDown a page); close
   Ctrl-R          copy the last reply; selecting text with the mouse copies it
   /models         the model picker: Space on or off, u to use, Enter saves
 

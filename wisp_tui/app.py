@@ -3,7 +3,7 @@
 Each line from wisp (``wisp.protocol``) goes to the widget that shows it: reply text and notes to
 the transcript, the turn's state to the status bar and the input, requests to the dialog queue
 (``dialog_queue``), completions to ``completing``. The keys' actions live in ``view_keys`` (folds,
-panels, copying) and ``quitting`` (Ctrl-C, Ctrl-D).
+panels, the context panel, copying) and ``quitting`` (Ctrl-C, Ctrl-D).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from wisp.protocol import (
     Approval,
     Choice,
     Completions,
+    ContextFill,
     Delta,
     Event,
     Exit,
@@ -61,6 +62,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
         Binding("ctrl+q", "stop_or_quit", show=False, priority=True),
         # Keys no input, terminal or multiplexer takes (TextArea has Ctrl-Y for redo).
         Binding("ctrl+o", "output_panel", "last output", show=False, priority=True),
+        Binding("ctrl+t", "context_panel", "context", show=False, priority=True),
         Binding("ctrl+g", "toggle_all_folds", "all folds", show=False, priority=True),
         Binding("ctrl+r", "copy_reply", "copy the reply", show=False, priority=True),
         Binding("shift+tab", "step_fold(-1)", show=False, priority=True),
@@ -156,6 +158,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
             case Delta(text=text):
                 await self.transcript.write_reply(text)
             case Note(text=text):
+                self.context_asked = None  # e.g. `no turn 9`: the context asked for has no view
                 await self.transcript.add_note(text)
             case Output(text=text):
                 if text:
@@ -166,9 +169,12 @@ class WispApp(ViewKeys, Quitting, App[int]):
                 await self._turn_edge(line)
             case Activity():
                 self._show_activity(line)
+            case ContextFill(used=used):
+                self.status_bar.context_used = used  # after each request: the meter moves
             case Status():
                 await self.transcript.end_reply()
                 self.status_bar.status = line
+                self.status_bar.context_used = line.context_used
                 self.prompt.is_sandboxed = line.sandbox
                 self._set_busy(False)  # the prompt then replays the keys held meanwhile
             case Approval() | Question() | Choice():

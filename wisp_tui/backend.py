@@ -142,6 +142,11 @@ class Backend:
         return None if self._process is None else self._process.returncode
 
     @property
+    def is_gone(self) -> bool:
+        """wisp could not be run, or its output has ended: nothing sent to it is read."""
+        return self.could_not_start is not None or self.has_died
+
+    @property
     def has_failed(self) -> bool:
         """wisp ended with an error of its own or died; being killed by us on quitting is not it."""
         code = self.returncode

@@ -1,6 +1,7 @@
 """The keys that reach back into what was shown: folds, panels and copying.
 
-Ctrl-O opens the last tool output in a panel, Ctrl-G opens or shuts every fold, Shift-Tab and Tab
+Ctrl-O opens the last tool output in a panel, Ctrl-T the context the next request carries (Left
+and Right in it step through the turns), Ctrl-G opens or shuts every fold, Shift-Tab and Tab
 step through the folds and Esc returns to the input, Ctrl-R copies the last reply's Markdown
 source, and text selected with the mouse is copied as the button comes up. Under a dialog or a
 panel these keys are theirs, not the transcript's. ``WispApp`` binds the keys; this mixin acts.
@@ -8,7 +9,7 @@ panel these keys are theirs, not the transcript's. ``WispApp`` binds the keys; t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from textual import events, work
 
@@ -19,6 +20,10 @@ from .widgets.tool_line import ToolLine
 
 if TYPE_CHECKING:
     from .app import WispApp
+    from .screens.panel import Panel
+
+ContextAsked = Literal["key", "step"]
+"""Who asked for the context view wisp has yet to answer: Ctrl-T, or Left/Right in the panel."""
 
 
 class Remembered:
@@ -56,6 +61,9 @@ class ViewKeys:
 
     _copied: str | None = None
     """The text last copied, so that a later mouse-up over the same selection copies nothing."""
+    context_asked: ContextAsked | None = None
+    """An `/inspect context` sent by Ctrl-T or Left/Right and not answered yet: one at a time.
+    A `view` or a `note` (a turn wisp does not have) answers it."""
 
     async def action_output_panel(self: WispApp) -> None:
         """Ctrl-O: open the last output in a panel, or close it; under a dialog, nothing."""
@@ -75,14 +83,44 @@ class ViewKeys:
         await self.push_screen(Panel("output", output_text(last_output)))
 
     async def show_view(self: WispApp, view: View) -> None:
-        """A `view` from `/inspect …` opens in a panel, at the top, unless a dialog is shown."""
+        """A `view` from `/inspect …` opens in a panel, at the top, unless a dialog is shown.
+        The answer to a Left or Right is dropped when its panel was closed meanwhile."""
+        asked, self.context_asked = self.context_asked, None
         if isinstance(self.screen, Dialog) or self.is_quitting:
+            return
+        if asked == "step" and not self._is_context_panel_shown:
             return
         if self.is_panel_shown:
             await self.pop_screen()
         from .screens.panel import Panel, view_title
 
-        await self.push_screen(Panel(view_title(view), view.text, kind=view.kind))
+        panel = Panel(view_title(view), view.text, kind=view.kind, turn=view.turn, turns=view.turns)
+        await self.push_screen(panel)
+
+    @property
+    def _is_context_panel_shown(self: WispApp) -> bool:
+        return self.is_panel_shown and self.screen.kind == "context"
+
+    async def action_context_panel(self: WispApp) -> None:
+        """Ctrl-T: between turns, ask wisp for the context the next request carries (not echoed
+        in the transcript); its `view` opens the panel. In the context panel: close it."""
+        if isinstance(self.screen, Dialog) or self.is_quitting:
+            return
+        if self._is_context_panel_shown:
+            await self.pop_screen()
+            return
+        if self.prompt.is_busy or self.context_asked is not None or self.backend.is_gone:
+            return  # wisp answers between turns, one request at a time
+        await self._ask_context(None, "key")
+
+    async def on_panel_step_turn(self: WispApp, message: Panel.StepTurn) -> None:
+        """Left or Right in a context panel; ignored while an earlier one is unanswered."""
+        if self.context_asked is None and not self.is_quitting:
+            await self._ask_context(message.turn, "step")
+
+    async def _ask_context(self: WispApp, turn: int | None, asked: ContextAsked) -> None:
+        self.context_asked = asked
+        await self.backend.message(f"/inspect context {'next' if turn is None else turn}")
 
     async def action_toggle_all_folds(self: WispApp) -> None:
         """Ctrl-G: open every fold when any is shut, else shut them all."""

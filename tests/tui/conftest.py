@@ -21,11 +21,17 @@ from wisp_tui.screens.dialog import Dialog
 MakeApp = Callable[..., WispApp]
 
 
-def write_script(folder: Path, responses: list[dict[str, Any]]) -> Path:
-    """A `script:` model file (docs/models.md, "The replay backend") in `folder`."""
+def write_script(
+    folder: Path, responses: list[dict[str, Any]], context_size: int | None = None
+) -> Path:
+    """A `script:` model file (docs/models.md, "The replay backend") in `folder`; with
+    `context_size`, the model declares that window."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "script.json"
-    path.write_bytes(msgspec.json.encode({"responses": responses}))
+    script: dict[str, Any] = {"responses": responses}
+    if context_size is not None:
+        script["contextSize"] = context_size
+    path.write_bytes(msgspec.json.encode(script))
     return path
 
 
@@ -41,11 +47,16 @@ def app_env(home: Path) -> dict[str, str]:
 def make_app(tmp_path: Path, wisp_script: Path) -> MakeApp:
     """A WispApp whose wisp replays `responses`, run in a fresh home under tmp_path."""
 
-    def make(responses: list[dict[str, Any]], folder: Path | None = None) -> WispApp:
+    def make(
+        responses: list[dict[str, Any]],
+        folder: Path | None = None,
+        *,
+        context_size: int | None = None,
+    ) -> WispApp:
         home = folder or tmp_path / "home"
         # Work in a folder beside WISP_HOME: the sandbox keeps the way down to it read-only.
         work = home / "work"
-        script = write_script(work, responses)
+        script = write_script(work, responses, context_size)
         return WispApp(
             ["-m", f"script:{script.name}"],
             env=app_env(home),

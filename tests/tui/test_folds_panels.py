@@ -186,7 +186,7 @@ async def test_an_inspect_view_opens_in_a_panel_and_a_dialog_closes_it(
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await send(pilot, "think")
         await wait_for(pilot, lambda: not app.prompt.is_busy and len(folds(app)) == 1)
-        await pilot.press(*"/inspect context", "enter")
+        await pilot.press(*"/inspect context next", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, Panel))
         assert app.screen.body.border_title == " context · next request "
         assert app.screen.body.rows[0] == "# The context the next request carries"

@@ -1,5 +1,5 @@
-"""Snapshots of folds and the output panel (docs/tui.md, "Folds", "Panels"), from a real `wisp chat
---json`."""
+"""Snapshots of folds, the output panel and the context panel (docs/tui.md, "Folds", "Panels"),
+from a real `wisp chat --json`."""
 
 from __future__ import annotations
 
@@ -68,6 +68,20 @@ def test_output_panel(snap_compare, make_app, snapshot_home, wait_for):
     async def run_before(pilot) -> None:
         await asked(pilot, wait_for)
         await pilot.press("ctrl+o", "down", "down")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_context_panel(snap_compare, make_app, snapshot_home, wait_for):
+    """Ctrl-T after a turn: the next request's context, and the meter beside the model."""
+    replies = [{"text": "Done.", "usage": {"input": 2300, "output": 5}}]
+    app = make_app(replies, snapshot_home, context_size=4096)
+
+    async def run_before(pilot) -> None:
+        await asked(pilot, wait_for, folds=0)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: app.is_panel_shown and app.screen.kind == "context")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -65,3 +65,26 @@ async def test_a_running_turn_counts_its_seconds_from_wisps_clock() -> None:
         await pilot.pause()
         assert bar.render().plain.endswith("approve at moderate · last:4.2s")
         assert bar._ticker is None  # nothing ticks between turns
+
+
+def test_the_context_meter_colours_by_share_and_a_null_share_shows_none() -> None:
+    from wisp_tui import palette
+    from wisp_tui.widgets.status_bar import context_meter
+
+    assert context_meter(0.494) == (":49% used", palette.MIST)
+    assert context_meter(0.5) == (":50% used", palette.GLOW)
+    assert context_meter(0.8) == (":80% used", palette.AMBER)
+    assert context_meter(1.3) == (":130% used", palette.AMBER)  # an overflow says so
+
+
+async def test_the_meter_shows_the_latest_share_and_none_when_it_is_unknown() -> None:
+    app = Bar()
+    async with app.run_test(size=(100, 3)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.status = status()
+        bar.context_used = 0.42
+        await pilot.pause()
+        assert bar.render().plain.startswith("local:42% used · ~/src")
+        bar.context_used = None
+        await pilot.pause()
+        assert bar.render().plain.startswith("local · ~/src")

@@ -1,5 +1,5 @@
 """A panel (docs/tui.md, "Panels"): a whole text in a rounded box of at most 16 rows, scrolled,
-closed with Esc."""
+closed with Esc. A context panel steps between turns with Left and Right."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.events import Key, Resize
 from textual.geometry import Size
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -24,6 +25,7 @@ ROWS = 16
 """The most text rows a panel shows; PageUp and PageDown move this many."""
 
 HINT = " ↑↓ scroll · esc close "
+CONTEXT_HINT = " ↑↓ scroll · ←→ turns · esc close "
 
 
 VIEW_TITLES = {"turns": "context · turns", "facts": "facts", "summary": "summary"}
@@ -46,6 +48,18 @@ def view_title(view: View) -> str:
             return "context · next request" if view.kind == "context" else "thinking"
         return f"{view.kind} · turn {view.turn}"
     return VIEW_TITLES.get(view.kind, view.kind)
+
+
+def stepped_turn(turn: int | None, turns: int, step: int) -> int | None:
+    """The context a Left (-1) or Right (+1) shows after `turn` (None: the next request) of a
+    conversation of `turns` turns: Left from the next request is the latest turn and never goes
+    below turn 1; Right past the latest turn is the next request again. The same value back means
+    there is nowhere to go."""
+    if turn is None:
+        return turns if step < 0 and turns >= 1 else None
+    if step < 0:
+        return max(turn - 1, 1)
+    return turn + 1 if turn < turns else None
 
 
 def wrap_rows(lines: list[str], width: int) -> list[str]:
@@ -131,7 +145,8 @@ class PanelText(ScrollView, can_focus=False):
 
 class Panel(ModalScreen[None]):
     """` title ` over the text; Up/Down, PageUp/PageDown scroll; Esc (or Ctrl-C/Ctrl-D, through
-    the app) closes it; typing does nothing."""
+    the app) closes it; typing does nothing. In a context panel Left and Right ask the app for
+    the turn before or after (`StepTurn`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "close", show=False),
@@ -139,7 +154,17 @@ class Panel(ModalScreen[None]):
         Binding("down", "scroll_rows(1)", show=False),
         Binding("pageup", f"scroll_rows({-ROWS})", show=False),
         Binding("pagedown", f"scroll_rows({ROWS})", show=False),
+        Binding("left", "step_turn(-1)", show=False),
+        Binding("right", "step_turn(1)", show=False),
     ]
+
+    class StepTurn(Message):
+        """Left or Right in a context panel: show the context of `turn` (None: the next
+        request)."""
+
+        def __init__(self, turn: int | None) -> None:
+            super().__init__()
+            self.turn = turn
 
     DEFAULT_CSS = """
     Panel {
@@ -159,18 +184,34 @@ class Panel(ModalScreen[None]):
     }
     """
 
-    def __init__(self, title: str, text: str, *, kind: str = "output") -> None:
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        *,
+        kind: str = "output",
+        turn: int | None = None,
+        turns: int = 0,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.text = text
         self.kind = kind
         """What the panel shows (`output`, or a view's kind), so a second Ctrl-O knows it."""
+        self.turn = turn
+        """The turn whose context a context panel shows; None for the next request."""
+        self.turns = turns
+        """How many turns the conversation had when the view was made."""
+
+    @property
+    def is_context(self) -> bool:
+        return self.kind == "context"
 
     def compose(self) -> ComposeResult:
         box = PanelText(self.text)
         box.id = "box"
         box.border_title = f" {self.title_text} "
-        box.border_subtitle = HINT
+        box.border_subtitle = CONTEXT_HINT if self.is_context else HINT
         yield box
 
     @property
@@ -180,6 +221,13 @@ class Panel(ModalScreen[None]):
     def action_scroll_rows(self, rows: int) -> None:
         body = self.body
         body.scroll_to(y=body.scroll_offset.y + rows, animate=False, immediate=True)
+
+    def action_step_turn(self, step: int) -> None:
+        if not self.is_context:
+            return
+        turn = stepped_turn(self.turn, self.turns, step)
+        if turn != self.turn:
+            self.post_message(self.StepTurn(turn))
 
     def action_close(self) -> None:
         self.dismiss(None)

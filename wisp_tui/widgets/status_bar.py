@@ -1,5 +1,5 @@
-"""The status line (docs/tui.md, "Status line"): model, directory, branch on the left; mode and turn
-on the right."""
+"""The status line (docs/tui.md, "Status line"): model, context meter, directory, branch on the
+left; mode and turn on the right."""
 
 from __future__ import annotations
 
@@ -43,6 +43,10 @@ class StatusBar(Widget):
     """The running or last turn."""
     message: reactive[str | None] = reactive(None)
     """A whole-line message that replaces the rest, e.g. the quit state."""
+    context_used: reactive[float | None] = reactive(None)
+    """The share of the model's window in use, 0..1, from the latest `status` or `context` line
+    (a `context` line comes after every model request, so the meter moves while a turn runs);
+    None when the window is unknown: no meter."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -104,10 +108,8 @@ class StatusBar(Widget):
         text = Text(status.model, style=palette.WISP)
         if model_room is not None:
             text.truncate(model_room, overflow="ellipsis")
-        if status.context_used is not None:
-            share = round(status.context_used * 100)
-            colour = palette.MIST if share < 50 else palette.GLOW if share < 80 else palette.AMBER
-            text.append(f":{share}% used", style=colour)
+        if self.context_used is not None and math.isfinite(self.context_used):
+            text.append(*context_meter(self.context_used))
         text.append(" · ", style=palette.MIST)
         directory = status.directory
         if short_directory and "/" in directory.rstrip("/"):
@@ -142,6 +144,13 @@ class StatusBar(Widget):
                 text.append(f"↓{turn.input_tokens:,}", style=palette.TOKENS_IN)
                 text.append(f" ↑{turn.output_tokens:,}", style=palette.TOKENS_OUT)
         return text
+
+
+def context_meter(used: float) -> tuple[str, str]:
+    """`:42% used`, muted under half the window, brighter from half, amber from 80 %."""
+    share = round(min(max(used, 0.0), 9.99) * 100)
+    colour = palette.MIST if share < 50 else palette.GLOW if share < 80 else palette.AMBER
+    return f":{share}% used", colour
 
 
 def _last(turn: TurnState) -> tuple[str, str]:
