@@ -72,6 +72,8 @@ def test_a_call_is_completed_only_from_an_offered_tool_of_its_name() -> None:
         "prompt is too long for the context window",
         "Provided 9,000 tokens, but the maximum allowed is 8,192",
         "context_length overflow",
+        # Ollama's, with shift off
+        "the prompt is longer than the context length currently available to the model",
     ],
 )
 def test_overflow_messages_are_recognised(message: str) -> None:

@@ -57,7 +57,7 @@ def complete_call(call: ToolCallRequested, tools: Collection[ToolSpec]) -> ToolC
 # -- overflow --------------------------------------------------------------------------------
 
 _WINDOW_WORDS = ("context size", "context length", "context window", "context_length")
-_EXCESS_WORDS = ("exceed", "too long", "overflow", "larger than", "greater than")
+_EXCESS_WORDS = ("exceed", "too long", "overflow", "larger than", "greater than", "longer than")
 # LM Studio's words, also what a script's error may say.
 _PROVIDED = re.compile(r"provided [\d,]+ tokens, but the maximum allowed is [\d,]+")
 
