@@ -1,10 +1,11 @@
 """The plain line chat: a renderer of the chat loop's protocol lines, and a reader of lines.
 
 It shows what ``wisp chat --json`` would send: the reply streams to stdout; notes, event lines,
-folds and the footer go to stderr (muted with Rich on a terminal, plain in a pipe). An
-approval, question or choice is asked on the terminal and its answer goes back as the
-protocol's ``answer`` or ``choose``. A line is read only when the loop wants one (a prompt,
-or a dialog), so what the person types always answers what they see.
+folds and the footer (with how full the model's window is, from the last ``context`` line) go to
+stderr (muted with Rich on a terminal, plain in a pipe). An approval, question or choice is
+asked on the terminal and its answer goes back as the protocol's ``answer`` or ``choose``. A
+line is read only when the loop wants one (a prompt, or a dialog), so what the person types
+always answers what they see.
 
 With no terminal on stdin (a pipe, a file) nobody sees the dialog, so the next line answers it
 only when it is an answer (see :func:`answers`): a number or an option, an approval's y, s, p,
@@ -130,6 +131,8 @@ class PlainFace:
         self.pending: Pending | None = None
         self._console = _console(err) if err.isatty() else None
         self._reply_open = False
+        self._fill: p.ContextFill | None = None
+        """The last `context` line: the turn's footer says how full the window is."""
 
     # -- out ----------------------------------------------------------------------------------
 
@@ -149,6 +152,8 @@ class PlainFace:
                 self.muted(text)
             case p.Event():
                 self._event(line)
+            case p.ContextFill():
+                self._fill = line
             case p.Turn(phase="end"):
                 self._turn_end(line)
             case p.Status():
@@ -194,10 +199,13 @@ class PlainFace:
         self._end_reply()
         outcome = line.outcome if isinstance(line.outcome, str) else "ok"
         seconds = line.seconds if isinstance(line.seconds, float | int) else 0.0
-        for text in footer(
+        lines = footer(
             _given(line.ran), _given(line.cited), float(seconds), outcome,
             _given(line.input_tokens), _given(line.output_tokens),
-        ):  # fmt: skip
+        )  # fmt: skip
+        if (fill := fill_text(self._fill)) is not None:
+            lines[-1] += f" · {fill}"
+        for text in lines:
             self.muted(text)
 
     def _prompt(self) -> None:
@@ -300,6 +308,13 @@ def _answer(pending: Pending, text: str | None) -> p.Inbound:
     if value.isdigit() and 1 <= int(value) <= len(pending.options):
         value = pending.options[int(value) - 1]
     return p.Choose(id=pending.id, value=value or None)
+
+
+def fill_text(fill: p.ContextFill | None) -> str | None:
+    """`42% of 4,096 tokens`: how full the model's window is; None when the window is unknown."""
+    if fill is None or fill.window is None or fill.used is None:
+        return None
+    return f"{round(fill.used * 100)}% of {fill.window:,} tokens"
 
 
 def _given(value: Any) -> Any:
