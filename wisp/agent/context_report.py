@@ -20,6 +20,7 @@ from wisp.agent.context import ContextMeter
 from wisp.agent.prompt import tool_specs
 from wisp.agent.text import utf8_len
 from wisp.agent.types import BYTES_PER_TOKEN, ChatRequest, Message, message_bytes
+from wisp.diagnostics import logger
 from wisp.home import ensure_private_dir, replace_atomically
 from wisp.store import Entry
 
@@ -164,15 +165,19 @@ def saved_request(conversation: Conversation) -> bytes:
 
 
 def save_context(
-    conversation: Conversation, turn: int, phase: str, entries: Iterable[Entry]
-) -> str:
-    """A condensation's context ``before`` or ``after`` it, as Markdown under
-    ``WISP_HOME/context/``; returns the path (the event's ``savedBefore``/``savedAfter``)."""
+    conversation: Conversation, name: str, turn: int, phase: str, entries: Iterable[Entry]
+) -> str | None:
+    """A condensation's context ``before`` or ``after`` it, as Markdown in
+    ``WISP_HOME/context/<name>.md``; the path, or None when it cannot be written."""
     title = f"The context of turn {turn}, {phase} it was condensed"
     text = entries_markdown(title, conversation.instructions, entries, conversation.meter)
-    path = conversation.home / "context" / f"{conversation.session}-turn{turn}-{phase}.md"
-    ensure_private_dir(path.parent)
-    replace_atomically(path, text.encode())
+    path = conversation.home / "context" / f"{name}.md"
+    try:
+        ensure_private_dir(path.parent)
+        replace_atomically(path, text.encode())
+    except OSError as exc:
+        logger.warning("cannot save the context in %s: %s", path, exc)
+        return None
     return str(path)
 
 

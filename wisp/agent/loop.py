@@ -44,6 +44,7 @@ from wisp.agent.types import (
     UsageReport,
 )
 from wisp.audit.kinds import (
+    ContextCondensation,
     ContextReference,
     Error,
     ModelReasoning,
@@ -171,6 +172,8 @@ class Conversation:
         self.meter = ContextMeter(store, memory=memory, settings=context)
         """Sizes what requests carry, for condensing and the context meter."""
         self._scanned = 0
+        self._condensations = 0
+        """Condensations this session, to name their saved contexts apart."""
         """Entries before this index were looked at for references already."""
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
@@ -428,22 +431,30 @@ class Conversation:
         the floor that changes nothing is recorded once a turn, for the note it brings."""
         if plan is None or not (plan.drop or plan.floor):
             return
-        if not plan.drop:
-            if turn.floor_noted:
-                return
-            turn.floor_noted = True
+        if not plan.drop and turn.floor_noted:
+            return
+        turn.floor_noted = turn.floor_noted or plan.floor
         details = plan.details()
         if self.audit_file is not None:
-            dropped = {entry.id for gone in plan.drop for entry in gone.entries}
-            kept = [entry for entry in self.store.live() if entry.id not in dropped]
-            details.saved_before = save_context(self, turn.number, "before", self.store.live())
-            details.saved_after = save_context(self, turn.number, "after", kept)
+            self._save_contexts(details, plan, turn.number)
         event = self.recorder.record(details)
         entries = [entry for gone in plan.drop for entry in gone.entries]
         self.store.drop(entries, by=event, turn=turn.number)
         turn.condensed = turn.condensed or bool(plan.drop)
         _, running, _ = self._sizes(turn)
         emit(ContextFill(plan.fill_after + running, self.resolved.context_size))
+
+    def _save_contexts(self, details: ContextCondensation, plan: Plan, turn: int) -> None:
+        """The context before and after, as Markdown beside the audit log; a file that cannot
+        be written is left out of the event, and the condensation goes on."""
+        self._condensations += 1
+        name = f"{self.session}-turn{turn}-{self._condensations}"
+        dropped = {entry.id for gone in plan.drop for entry in gone.entries}
+        kept = [entry for entry in self.store.live() if entry.id not in dropped]
+        before = save_context(self, f"{name}-before", turn, "before", self.store.live())
+        after = save_context(self, f"{name}-after", turn, "after", kept)
+        if before is not None and after is not None:
+            details.saved_before, details.saved_after = before, after
 
     async def _call(self, turn: _Turn, call: ToolCall, budget: int) -> None:
         done = await self._audited.run(
