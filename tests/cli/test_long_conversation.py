@@ -77,7 +77,7 @@ async def test_inspect_context_views(long_chat: Front, wisp_home: Path) -> None:
     view = await chat.until(p.View)
     assert (view.kind, view.turn, view.turns) == ("context", None, 24)
     assert "free room of the 4,096-token window" in view.text
-    assert "| dropped, not sent | turns 1-" in view.text
+    assert "- dropped, not sent: turns 1-" in view.text
     assert "as its reference" in view.text
 
     await chat.send(p.Message(text="/inspect context 2"))
@@ -89,7 +89,7 @@ async def test_inspect_context_views(long_chat: Front, wisp_home: Path) -> None:
     await chat.send(p.Message(text="/inspect context turns"))
     view = await chat.until(p.View)
     assert view.kind == "turns"
-    assert "| 1 | 2-5 |" in view.text and "dropped in turn " in view.text
+    assert "- turn 1 · entries 2-5 · " in view.text and "dropped in turn " in view.text
 
     await chat.send(p.Message(text="/inspect context 99"))
     note = await chat.until(p.Note)

@@ -220,7 +220,7 @@ def test_chat_model_and_new_keep_the_session_and_the_turn_count(
     # After /new, the next request carries the instructions, the new turn, and nothing older.
     context = result.stdout.split("# The context the next request carries")[1]
     parts = [line.split(" · ")[0] for line in context.splitlines() if line.startswith("#")]
-    headings = ["## instructions", "## tool schemas", "## turn 3", "### entry 2", "### entry 3"]
+    headings = ["## instructions", "## turn 3", "### entry 2", "### entry 3"]
     assert parts == headings
     assert "\nfresh\n" in context
 

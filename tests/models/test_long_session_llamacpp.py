@@ -18,10 +18,11 @@ from wisp.store import ConversationStore, PendingEntry, transcripts
 
 SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1"
 TIME = "2026-12-01T10:00:00.000Z"
-WORDS = (
+PROSE = (
     "the harbour ferry left early with crates of apples and a crew of four while the "
     "weather held fair over the bay until the evening tide turned and the lights came on"
-).split()
+)
+WORDS = PROSE.split(" ")
 
 
 def long_transcript(home: Path) -> None:

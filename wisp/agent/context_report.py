@@ -64,6 +64,7 @@ class Report:
 
     title: str
     window: int | None
+    instructions_text: str
     instructions: int
     schemas: int
     lines: list[Line] = field(default_factory=list)
@@ -78,10 +79,7 @@ class Report:
         out = [f"# {self.title}", ""]
         out += self._summary()
         out += ["", f"## instructions · {self.instructions:,} tokens", ""]
-        if self.schemas:
-            out += [f"## tool schemas · {self.schemas:,} tokens", ""]
-        if self.dropped:
-            out += [f"## dropped · {_dropped_words(self.dropped)}", ""]
+        out += [_fenced(self.instructions_text), ""]
         for number, group in groupby(self.lines, key=lambda line: line.entry.turn):
             lines = list(group)
             tokens = sum(line.tokens for line in lines)
@@ -96,21 +94,19 @@ class Report:
         turns = len({line.entry.turn for line in self.lines if line.entry.kind == "prompt"})
         references = sum(line.referenced for line in self.lines)
         rows = [
-            "| part | tokens |",
-            "| --- | ---: |",
-            f"| instructions | {self.instructions:,} |",
-            f"| tool schemas | {self.schemas:,} |",
-            f"| {turns} literal turn{'s' if turns != 1 else ''}, "
-            f"{references} output{'s' if references != 1 else ''} as references "
-            f"| {used - self.instructions - self.schemas:,} |",
+            f"- instructions: {self.instructions:,} tokens",
+            f"- tool schemas: {self.schemas:,} tokens",
+            f"- {turns} literal turn{'s' if turns != 1 else ''}, {references} "
+            f"output{'s' if references != 1 else ''} as references: "
+            f"{used - self.instructions - self.schemas:,} tokens",
         ]
         if self.window:
             free = self.window - used
-            rows.append(f"| free room of the {self.window:,}-token window | {free:,} |")
+            rows.append(f"- free room of the {self.window:,}-token window: {free:,} tokens")
         else:
-            rows.append("| free room | unknown: the window is not known |")
+            rows.append("- free room: unknown, since the window is not known")
         if self.dropped:
-            rows.append(f"| dropped, not sent | {_dropped_words(self.dropped)} |")
+            rows.append(f"- dropped, not sent: {_dropped_words(self.dropped)}")
         return rows
 
 
@@ -203,6 +199,7 @@ def _report(conversation: Conversation, title: str) -> Report:
     return Report(
         title=title,
         window=conversation.resolved.context_size,
+        instructions_text=conversation.instructions,
         instructions=meter.scaled(own),
         schemas=meter.scaled(fixed - own),
     )

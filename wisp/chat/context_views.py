@@ -44,18 +44,14 @@ def turns_table(conversation: Conversation) -> str:
     """One row per stored turn: its entries, its size now, and whether requests still carry
     it whole, as references, or not at all."""
     meter = conversation.meter
-    rows = [
-        "# The conversation's turns",
-        "",
-        "| turn | entries | tokens | in the next request |",
-        "| ---: | --- | ---: | --- |",
-    ]
+    rows = ["# The conversation's turns", ""]
     stored = (entry for entry in conversation.store if entry.turn is not None)
     for number, group in groupby(stored, key=lambda entry: entry.turn):
         entries = list(group)
-        span = f"{entries[0].id}-{entries[-1].id}" if len(entries) > 1 else f"{entries[0].id}"
+        first, last = entries[0].id, entries[-1].id
+        span = f"entries {first}-{last}" if last > first else f"entry {first}"
         tokens = meter.scaled(sum(meter.entry_tokens(entry) for entry in entries))
-        rows.append(f"| {number} | {span} | {tokens:,} | {_state(entries)} |")
+        rows.append(f"- turn {number} · {span} · {tokens:,} tokens · {_state(entries)}")
     return "\n".join(rows) + "\n"
 
 

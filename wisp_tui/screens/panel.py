@@ -105,6 +105,11 @@ class PanelText(ScrollView, can_focus=False):
     def on_resize(self, event: Resize) -> None:
         self._wrap(self.scrollable_content_region.width)
 
+    def watch_show_vertical_scrollbar(self) -> None:
+        # The scrollbar takes a column once the text is taller than the box: wrap again, or
+        # each long row's last character would be drawn under it.
+        self.call_after_refresh(lambda: self._wrap(self.scrollable_content_region.width))
+
     def _wrap(self, width: int) -> None:
         if width == self._wrapped_at:
             return
