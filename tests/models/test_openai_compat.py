@@ -446,6 +446,27 @@ async def test_a_reply_cut_off_with_no_limit_asked_is_an_overflow() -> None:
         await stream(sse(chunk(content="Hi"), chunk("length"), "[DONE]"))
 
 
+async def test_a_reply_cut_off_at_the_windows_end_counts_prompt_and_reply() -> None:
+    usage = {"prompt_tokens": 3000, "completion_tokens": 1096}
+    with pytest.raises(ContextOverflow) as caught:
+        await stream(sse(chunk(content="Hi"), chunk("length", usage), "[DONE]"))
+    assert (caught.value.tokens, caught.value.window) == (4096, None)
+
+
+async def test_a_blank_reply_to_a_prompt_that_filled_the_window_is_an_overflow() -> None:
+    # LM Studio's llama.cpp engine answers a prompt past its loaded window so: a whole stream,
+    # with usage, and nothing in it.
+    usage = {"prompt_tokens": 36000, "completion_tokens": 0}
+    body = sse(chunk(role="assistant"), chunk("stop", usage), "[DONE]")
+    backend = backend_for(Recorder(body), LMSTUDIO)
+    backend.window = 32768
+    with pytest.raises(ContextOverflow) as caught:
+        await collect(backend, ask())
+    assert (caught.value.tokens, caught.value.window) == (36000, 32768)
+    backend.window = 65536  # within the window: a model with nothing to say
+    assert await collect(backend, ask()) == [UsageReport(Usage(36000, 0, 0, 0))]
+
+
 async def test_a_reply_cut_off_at_the_asked_limit_is_whole() -> None:
     body = sse(chunk(content="Hi"), chunk("length"), "[DONE]")
     assert await stream(body, ask(max_tokens=1)) == [TextDelta("Hi")]

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 import httpx
 import msgspec
 
-from wisp.agent.types import ChatRequest, ModelError, ResolvedModel, StreamEvent, UsageReport
+from wisp.agent.types import (
+    ChatRequest,
+    ContextOverflow,
+    ModelError,
+    ResolvedModel,
+    StreamEvent,
+    UsageReport,
+)
 from wisp.config.sections import LlamaCpp, LMStudio, OpenAI, OpenAICompatible
 from wisp.diagnostics import logger
 from wisp.models.http import (
@@ -99,6 +106,9 @@ class OpenAICompatBackend:
     key: ApiKey | None
     default_think: bool | None = None
     """``<scheme>.models.<name>.think``, then ``<scheme>.think``: used when a request names none."""
+    window: int | None = None
+    """The window settled at resolution, if known: a blank reply to a prompt that filled it is
+    an overflow."""
 
     def body_for(self, request: ChatRequest) -> ChatBody:
         body = ChatBody(model=self.model_id, messages=wire_messages(request.messages))
@@ -164,7 +174,7 @@ class OpenAICompatBackend:
         reply, calls = ReplyAssembly(request.known_tools), CallGatherer()
         usage: WireUsage | None = None
         finish_reason: str | None = None
-        is_done, is_empty = False, True
+        is_done, is_empty, shown = False, True, False
         async for payload in sse_payloads(response):
             is_empty = False
             if payload == "[DONE]":
@@ -177,15 +187,19 @@ class OpenAICompatBackend:
             for choice in chunk.choices:
                 delta = choice.delta
                 for event in reply.thinking(delta.reasoning_text):
+                    shown = True
                     yield event
                 for event in reply.text(delta.content or ""):
+                    shown = True
                     yield event
                 for fragment in delta.tool_calls or []:
                     calls.add(fragment)
                 finish_reason = choice.finish_reason or finish_reason
         if is_empty:
             raise _NothingCame
-        self._check_ending(finish_reason, is_done, request)
+        self._check_ending(finish_reason, is_done, request, usage)
+        if not shown and not calls.calls:
+            self._check_blank(usage)
         for call in calls.calls:
             reply.call(*parse_call(call, self.dialect.runtime))
         for event in reply.finish():
@@ -227,12 +241,33 @@ class OpenAICompatBackend:
             raise overflow(self.dialect, error.message)
         raise stopped_early(self.server, error.message[:200])
 
-    def _check_ending(self, finish_reason: str | None, is_done: bool, request: ChatRequest) -> None:
+    def _check_ending(
+        self,
+        finish_reason: str | None,
+        is_done: bool,
+        request: ChatRequest,
+        usage: WireUsage | None,
+    ) -> None:
         if finish_reason == "length" and request.max_tokens is None:
-            # Cut off with no limit asked: the window itself ran out.
-            raise overflow(self.dialect, "the reply was cut off at the window's end")
+            # Cut off with no limit asked: the window itself ran out, prompt and reply together.
+            error = overflow(self.dialect, "the reply was cut off at the window's end")
+            if usage is not None and usage.prompt_tokens:
+                error.tokens = usage.prompt_tokens + usage.completion_tokens
+            raise error
         if finish_reason is None and not is_done:
             raise stopped_early(self.server, "the stream ended without finish_reason or [DONE]")
+
+    def _check_blank(self, usage: WireUsage | None) -> None:
+        """A reply of nothing to a prompt that filled the window is the overflow a server did
+        not report (LM Studio's llama.cpp engine answers so), not a model with nothing to say."""
+        if usage is None or self.window is None or usage.prompt_tokens < self.window:
+            return
+        raise ContextOverflow(
+            f"the conversation no longer fits {self.dialect.runtime}'s window: it sent an empty "
+            f"reply to {usage.prompt_tokens:,} prompt tokens, a window of {self.window:,}",
+            tokens=usage.prompt_tokens,
+            window=self.window,
+        )
 
     async def aclose(self) -> None:
         """Nothing to release: the client is the caller's, and each request closes its stream."""
@@ -266,6 +301,7 @@ async def resolve_with(
         model_id=served.id,
         key=key,
         default_think=default_think(dialect, section, canonical),
+        window=window,
     )
     return ResolvedModel(
         selection=f"{dialect.scheme}:{canonical}",
