@@ -128,4 +128,7 @@ def test_the_sections_encode_as_the_file_spells_them() -> None:
         "threshold": "moderate",
         "timeoutSeconds": 600,
         "persistDays": 7,
+        "outOfBand": True,
+        "elicitation": True,
+        "bannerDelaySeconds": 0,
     }

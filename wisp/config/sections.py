@@ -159,6 +159,9 @@ class Approval(msgspec.Struct, frozen=True, rename="camel"):
     threshold: str
     timeout_seconds: int
     persist_days: int
+    out_of_band: bool
+    elicitation: bool
+    banner_delay_seconds: int
 
 
 SECTIONS: dict[str, type[msgspec.Struct]] = {

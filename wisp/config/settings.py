@@ -366,6 +366,30 @@ SETTINGS: dict[str, Setting] = {
             "An approval unanswered this long counts as declined; 0 waits for ever.",
         ),
         Setting(
+            "approval.outOfBand",
+            bool,
+            True,
+            "true or false",
+            "Under wisp mcp, file each approval in WISP_HOME/pending for wisp approvals or "
+            "wisp-tui to answer, racing the client's own dialog; the first answer wins.",
+        ),
+        Setting(
+            "approval.elicitation",
+            bool,
+            True,
+            "true or false",
+            "Under wisp mcp, also ask through the client's dialog (MCP elicitation) when it has "
+            "one; off leaves only the out-of-band way, for a client that may answer by itself.",
+        ),
+        Setting(
+            "approval.bannerDelaySeconds",
+            Annotated[int, msgspec.Meta(ge=0, le=3600)],
+            0,
+            "an integer from 0 to 3600 (seconds)",
+            "Under wisp mcp, wait this long for the client's dialog before notifying of a filed "
+            "request.",
+        ),
+        Setting(
             "approval.persistDays",
             Annotated[int, msgspec.Meta(ge=1, le=3650)],
             30,
