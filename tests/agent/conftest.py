@@ -65,12 +65,17 @@ def make_conversation(
     a face, to ``events`` (where a turn's ``emit`` puts the reply's fragments too)."""
 
     async def make(
-        script: Path, tools: list[Tool] | None = None, store: ConversationStore | None = None
+        script: Path,
+        tools: list[Tool] | None = None,
+        store: ConversationStore | None = None,
+        *,
+        memory: bool = False,
+        max_steps: int = 5,
     ) -> Conversation:
         model = await resolve_script(str(script))
         tools = [CurrentDateTool(), EchoTool()] if tools is None else tools
         instructions = system_prompt(
-            has_tools=bool(tools), has_memory=False, extension=None, instructions=None
+            has_tools=bool(tools), has_memory=memory, extension=None, instructions=None
         )
         if store is None:
             store = ConversationStore()
@@ -87,7 +92,8 @@ def make_conversation(
             config=Config(tmp_path / "config.json", {}),
             working_directory=tmp_path,
             audit_file=None,
-            max_steps=5,
+            max_steps=max_steps,
+            memory=memory,
         )
 
     return make  # type: ignore[return-value]

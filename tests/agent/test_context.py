@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,20 +20,15 @@ import pytest
 from wisp.agent.context import ContextMeter, ContextSettings
 from wisp.agent.events import AgentEvent, ContextFill
 from wisp.agent.loop import STILL_TOO_BIG, Conversation
-from wisp.agent.prompt import system_prompt
-from wisp.agent.recorder import Recorder
 from wisp.agent.types import Tool
-from wisp.audit import AuditLog, MemorySink
+from wisp.audit import MemorySink
 from wisp.audit.kinds import ContextCondensation, ToolResult
-from wisp.config import Config
-from wisp.models.script import resolve as resolve_script
 from wisp.store import ConversationStore, PendingEntry, transcripts
 from wisp.tools.memory import MemoryTool
 from wisp.tools.read_file import ReadFileTool
 
 WINDOW = 4096
 BUDGET = 0.85 * WINDOW
-SESSION = "5e55105e5e55105e"
 
 
 def file_of(path: Path, size: int) -> Path:
@@ -54,15 +51,17 @@ def reading_turns(first: int, last: int, path: Path, cite: dict[int, int] | None
     return responses
 
 
+@dataclass
 class Session:
-    """One conversation over a script, recorded into a memory sink, as a chat would hold it."""
+    """One conversation's opener over a script, and what it recorded (the fixtures' sink and
+    the face's events)."""
 
-    def __init__(self, tmp_path: Path, tools: list[Tool], memory: bool = False) -> None:
-        self.tmp_path = tmp_path
-        self.tools = tools
-        self.memory = memory
-        self.sink = MemorySink()
-        self.events: list[AgentEvent] = []
+    make: Callable[..., Awaitable[Conversation]]
+    tmp_path: Path
+    sink: MemorySink
+    events: list[AgentEvent]
+    tools: list[Tool]
+    memory: bool = False
 
     async def open(
         self,
@@ -76,33 +75,18 @@ class Session:
         if window is not None:
             top["contextSize"] = window
         script.write_text(json.dumps(top))
-        model = await resolve_script(str(script))
-        instructions = system_prompt(
-            has_tools=True, has_memory=self.memory, extension=None, instructions=None
-        )
-        if store is None:
-            store = ConversationStore()
-            store.add(
-                PendingEntry("instructions", instructions), turn=None, origin="carried", time=None
-            )
-        return Conversation(
-            model=model,
-            tools=self.tools,
-            store=store,
-            recorder=Recorder(AuditLog(self.sink, session=SESSION), self.events.append),
-            instructions=instructions,
-            home=self.tmp_path / "home",
-            config=Config(self.tmp_path / "config.json", {}),
-            working_directory=self.tmp_path,
-            audit_file=None,
-            memory=self.memory,
-        )
+        return await self.make(script, self.tools, store, memory=self.memory, max_steps=25)
 
     def condensations(self) -> list[ContextCondensation]:
         return [e.details for e in self.sink.events if isinstance(e.details, ContextCondensation)]
 
     def fills(self) -> list[ContextFill]:
         return [event for event in self.events if isinstance(event, ContextFill)]
+
+
+@pytest.fixture
+def session(make_conversation, tmp_path: Path, sink: MemorySink, events: list) -> Session:
+    return Session(make_conversation, tmp_path, sink, events, [ReadFileTool()])
 
 
 async def run_turns(conversation: Conversation, first: int, last: int) -> None:
@@ -112,9 +96,11 @@ async def run_turns(conversation: Conversation, first: int, last: int) -> None:
         assert result.outcome == "ok", (number, result.error)
 
 
-async def test_three_hundred_turns_of_file_reads_fit_a_4096_window(tmp_path: Path) -> None:
+async def test_three_hundred_turns_of_file_reads_fit_a_4096_window(
+    tmp_path: Path, session: Session
+) -> None:
     log = file_of(tmp_path / "harbour.log", 2048)
-    session = Session(tmp_path, [ReadFileTool(), MemoryTool()], memory=True)
+    session.tools, session.memory = [ReadFileTool(), MemoryTool()], True
     # Turn 300 cites entry 4: turn 1's output, dropped long before.
     first_half = reading_turns(1, 150, log)
     conversation = await session.open(first_half)
@@ -159,18 +145,18 @@ async def test_three_hundred_turns_of_file_reads_fit_a_4096_window(tmp_path: Pat
     assert {entry.dropped_by for entry in conversation.store if not entry.active} <= ids
 
 
-async def test_an_unknown_window_is_never_condensed_ahead(tmp_path: Path) -> None:
+async def test_an_unknown_window_is_never_condensed_ahead(tmp_path: Path, session: Session) -> None:
     log = file_of(tmp_path / "harbour.log", 2048)
-    session = Session(tmp_path, [ReadFileTool()])
     conversation = await session.open(reading_turns(1, 12, log), window=None)
     await run_turns(conversation, 1, 12)
     assert session.condensations() == []
     assert all(entry.active for entry in conversation.store)
 
 
-async def test_an_overflow_is_condensed_from_its_count_and_asked_once_more(tmp_path: Path) -> None:
+async def test_an_overflow_is_condensed_from_its_count_and_asked_once_more(
+    tmp_path: Path, session: Session
+) -> None:
     log = file_of(tmp_path / "harbour.log", 2048)
-    session = Session(tmp_path, [ReadFileTool()])
     refusal = {"error": "the request exceeds the context window: context length exceeded"}
     responses = [*reading_turns(1, 4, log), refusal, {"text": "Fits now."}]
     conversation = await session.open(responses, window=None)
@@ -187,9 +173,10 @@ async def test_an_overflow_is_condensed_from_its_count_and_asked_once_more(tmp_p
     assert [entry.turn for entry in conversation.store.live()][:4] == [4, 4, 4, 4]
 
 
-async def test_a_second_overflow_fails_the_turn_saying_what_to_do(tmp_path: Path) -> None:
+async def test_a_second_overflow_fails_the_turn_saying_what_to_do(
+    tmp_path: Path, session: Session
+) -> None:
     log = file_of(tmp_path / "harbour.log", 2048)
-    session = Session(tmp_path, [ReadFileTool()])
     refusal = {"error": "the request exceeds the context window: context length exceeded"}
     conversation = await session.open([*reading_turns(1, 3, log), refusal, refusal], window=None)
     await run_turns(conversation, 1, 3)
@@ -201,9 +188,10 @@ async def test_a_second_overflow_fails_the_turn_saying_what_to_do(tmp_path: Path
     assert "/new" in result.error and "larger context" in result.error
 
 
-async def test_the_floor_is_reported_when_the_last_turn_alone_is_too_big(tmp_path: Path) -> None:
+async def test_the_floor_is_reported_when_the_last_turn_alone_is_too_big(
+    tmp_path: Path, session: Session
+) -> None:
     big = file_of(tmp_path / "big.log", 16_000)
-    session = Session(tmp_path, [ReadFileTool()])
     read_page = {"tool_calls": [{"name": "read_file", "arguments": {"path": str(big)}}]}
     # A long reply of words that do not repeat (a repeating one is cut as a runaway).
     long_reply = {"text": " ".join(hashlib.sha256(b"%d" % n).hexdigest()[:7] for n in range(450))}
@@ -236,9 +224,10 @@ def test_composing_costs_the_same_however_long_the_store(turns: int) -> None:
     assert [turn.number for turn in meter.live_turns()] == [turns - 2, turns - 1, turns]
 
 
-async def test_the_window_an_overflow_names_is_learnt_for_the_session(tmp_path: Path) -> None:
+async def test_the_window_an_overflow_names_is_learnt_for_the_session(
+    tmp_path: Path, session: Session
+) -> None:
     log = file_of(tmp_path / "harbour.log", 2048)
-    session = Session(tmp_path, [ReadFileTool()])
     refusal = {
         "error": "This model's maximum context length is 2048 tokens. However, you requested "
         "2600 tokens (2600 in the messages, 0 in the completion)."
