@@ -404,7 +404,7 @@ class Built:
         self.conversation = conversation
         self.sink = sink
         self.history: list[tuple[int, int]] = []
-        """After each turn: the live entries, and whether the turn condensed (0 or 1)."""
+        """After each turn: the live entries, and how many condensations the turn made."""
         self.specs = tool_specs(conversation.tools, conversation.resolved.context_size)
         self.next_turn()
 
@@ -497,11 +497,13 @@ async def build_conversation(folder: Path, turns: int, window: int, file_bytes: 
         audit_file=None,
     )
     built = Built(conversation, sink)
+    seen = 0
     for number in range(1, turns + 1):
         result = await conversation.run_turn(f"read the file again ({number})", lambda _: None)
         if result.outcome != "ok":
             raise RuntimeError(f"turn {number} ended {result.outcome}: {result.error}")
-        condensed = sum(e.kind == "context.condensation" for e in sink.events[-12:])
+        new, seen = sink.events[seen:], len(sink.events)
+        condensed = sum(e.kind == "context.condensation" for e in new)
         built.history.append((sum(1 for _ in store.live()), condensed))
     built.next_turn()
     return built
