@@ -303,6 +303,8 @@ def _progress_line(record: TurnRecord, turns: int) -> str:
         f"{record.seconds:.1f} s",
         f"{len(record.requests)} request{'s' if len(record.requests) != 1 else ''}",
     ]
+    if record.reads:
+        parts.append(f"{record.reads} read{'s' if record.reads != 1 else ''}")
     if tokens:
         parts.append(f"prompt {max(tokens):,} tokens ({max(used or [0]):.2f} of the window)")
     for condensation in record.condensations:
