@@ -21,6 +21,7 @@ from wisp.agent.types import ResolvedModel, Tool, ToolContext
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import HostHello, ModelResolved, SessionStart
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
+from wisp.chat.relay import PendingRelay
 from wisp.cli.chat_models import ChatModels
 from wisp.cli.commands import (
     CommandOptions,
@@ -89,6 +90,8 @@ class ChatSession:
             warn=self.notes.append,
         )
         self._approver = approver
+        self._relay: PendingRelay | None = None
+        """Relays the requests ``wisp mcp`` servers file, once a hello declares ``approve-mcp``."""
         self._start_notes = list(self.notes)
         self.conversation: Conversation
         self.models = ChatModels(self)
@@ -107,6 +110,14 @@ class ChatSession:
             self._approver.refusal = None if has_approve else NO_APPROVE_EFFECT
         if isinstance(self.asker, ProtocolAsker):
             self.asker.can_ask = "ask" in hello.effects
+        if self.face.protocol and p.Effect.APPROVE_MCP in hello.effects and self._relay is None:
+            self._relay = PendingRelay(
+                self.context.home.root,
+                self.waiters,
+                emit=lambda line: self.emit(line),
+                record=self.recorder.record,
+            )
+            self._relay.start()
 
     async def inspect(self, view: str) -> str:
         """/inspect VIEW: the same view the model's inspect tool gives."""
@@ -154,6 +165,8 @@ class ChatSession:
             await session.aclose()
 
     async def aclose(self) -> None:
+        if self._relay is not None:
+            await self._relay.stop()
         conversation = getattr(self, "conversation", None)
         if conversation is not None:
             await conversation.resolved.backend.aclose()

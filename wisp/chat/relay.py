@@ -1,0 +1,150 @@
+"""The ``approve-mcp`` relay (docs/protocol.md, "Relayed MCP approvals"): commands waiting in
+``wisp mcp`` servers, shown to this chat's front end and answered from it.
+
+Every ``RELAY_SECONDS`` the pending folder under ``WISP_HOME`` is listed (which sweeps stale
+requests, recorded on this chat's log). Each new request becomes an ``approval`` line with id
+``mcp-<request>`` and ``source: "mcp"``; one that stops waiting unanswered gets a ``withdrawn``.
+An answer is written to the request's answer file (``via: tui``) and recorded as
+``approval.answered`` under this chat's session; one the channel refuses gets a note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wisp import protocol as p
+from wisp.audit.kinds import ApprovalAnswered
+from wisp.chat.bridge import Waiters, Withdrawn
+from wisp.policy.pending_channel import ChannelError, PendingRequest, list_pending, write_answer
+from wisp.policy.types import Answer
+
+RELAY_SECONDS = 0.5
+"""How often the pending folder is listed."""
+RELAY_PREFIX = "mcp-"
+EXACT_WORDS: dict[str, Answer] = {
+    "once": "once",
+    "session": "session",
+    "project": "project",
+    "always": "always",
+    "no": "deny",
+}
+"""A relayed answer must be one of these words exactly; anything else is written as ``no``."""
+
+
+@dataclass(slots=True)
+class _Shown:
+    request: PendingRequest
+    waiter: asyncio.Task[None]
+    answered: bool = False
+
+
+class PendingRelay:
+    """Relays the pending folder to the front end while the chat runs."""
+
+    def __init__(
+        self,
+        home: Path,
+        waiters: Waiters,
+        *,
+        emit: Callable[[p.Outbound], None],
+        record: Callable[[Any], Any],
+    ) -> None:
+        self.home = home
+        self.waiters = waiters
+        self.emit = emit
+        self.record = record
+        self._shown: dict[str, _Shown] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        tasks = [shown.waiter for shown in self._shown.values()]
+        if self._task is not None:
+            tasks.append(self._task)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._shown.clear()
+        self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            self.look()
+            await asyncio.sleep(RELAY_SECONDS)
+
+    def look(self) -> None:
+        """One listing: new requests shown, vanished ones withdrawn."""
+        waiting = {request.id: request for request in list_pending(self.home, self.record)}
+        for request_id, request in waiting.items():
+            if request_id not in self._shown:
+                self._show(request)
+        for request_id in [known for known in self._shown if known not in waiting]:
+            self._gone(request_id)
+
+    def _show(self, request: PendingRequest) -> None:
+        waiter = asyncio.get_running_loop().create_task(self._await_answer(request))
+        self._shown[request.id] = _Shown(request, waiter)
+        self.emit(approval_line(request))
+
+    def _gone(self, request_id: str) -> None:
+        shown = self._shown.pop(request_id)
+        if shown.answered:
+            return  # its server took this chat's answer
+        shown.waiter.cancel()
+        key = RELAY_PREFIX + request_id
+        self.waiters.withdraw(key)
+        self.emit(p.Withdrawn(id=key))
+
+    async def _await_answer(self, request: PendingRequest) -> None:
+        try:
+            value = await self.waiters.wait(RELAY_PREFIX + request.id)
+        except Withdrawn:
+            return  # the chat is ending: nobody answers here any more
+        shown = self._shown.get(request.id)
+        if shown is not None:
+            shown.answered = True
+        word = getattr(value, "decision", None)
+        decision = EXACT_WORDS.get(word, "deny") if isinstance(word, str) else "deny"
+        try:
+            write_answer(self.home, request, decision, "tui")
+        except ChannelError as exc:
+            self.record(
+                ApprovalAnswered(
+                    request=request.id,
+                    decision=decision,
+                    via="tui",
+                    delivery="refused",
+                    reason=str(exc),
+                )
+            )
+            self.emit(p.Note(text=f"the answer was not used: {exc}"))
+            return
+        self.record(
+            ApprovalAnswered(request=request.id, decision=decision, via="tui", delivery="written")
+        )
+
+
+def approval_line(request: PendingRequest) -> p.Approval:
+    return p.Approval(
+        id=RELAY_PREFIX + request.id,
+        command=request.command,
+        line=request.line,
+        pattern=request.pattern,
+        directory=request.directory,
+        level=request.level,
+        reasons=list(request.reasons),
+        source="mcp",
+        thread=request.thread,
+        client=request.client,
+        request=request.id,
+    )
