@@ -1,6 +1,7 @@
-"""The ``approve-mcp`` relay of a real `wisp chat --json` (docs/protocol.md, "Relayed MCP
-approvals"): a request filed by an OutOfBandApprover in this process, shown to the front end as
-an `approval` line with `source: "mcp"`, answered from there, or withdrawn."""
+"""The ``approve-mcp`` relay of a real `wisp chat --json` (docs/protocol.md, "7. Approvals,
+choices, questions and stopping"): a request filed by an OutOfBandApprover in this process,
+shown to the front end as an `approval` line with `source: "mcp"`, answered from there, or
+withdrawn."""
 
 from __future__ import annotations
 

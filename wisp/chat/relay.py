@@ -1,5 +1,6 @@
-"""The ``approve-mcp`` relay (docs/protocol.md, "Relayed MCP approvals"): commands waiting in
-``wisp mcp`` servers, shown to this chat's front end and answered from it.
+"""The ``approve-mcp`` relay: commands waiting in ``wisp mcp`` servers, shown to this chat's
+front end and answered from it (docs/protocol.md, "7. Approvals, choices, questions and
+stopping").
 
 Every ``RELAY_SECONDS`` the pending folder under ``WISP_HOME`` is listed (which sweeps stale
 requests, recorded on this chat's log). Each new request becomes an ``approval`` line with id
