@@ -123,14 +123,21 @@ def shown(key: str | tuple[str, ...], value: Any) -> str:
 
 def run_list(args: argparse.Namespace, context: Context) -> int:
     """Every known setting, then every other key in the file; each key as typed at a shell."""
-    config = context.load_config()
-    rows = [_setting_row(config, key, context) for key in SETTINGS]
-    rows += [_stored_row(key, value) for key, value in config.leaves() if key not in SETTINGS]
+    rows = listed_rows(context)
     key_width = max(len(key) for key, _, _ in rows)
     value_width = max(len(value) for _, value, _ in rows)
     for key, value, note in rows:
         print(f"{key:<{key_width}}  {value:<{value_width}}  {note}".rstrip(), file=context.stdout)
     return 0
+
+
+def listed_rows(context: Context) -> list[tuple[str, str, str]]:
+    """``wisp config list``'s rows (key, value, note), secrets never shown: every known setting,
+    then every other key in the file."""
+    config = context.load_config()
+    rows = [_setting_row(config, key, context) for key in SETTINGS]
+    rows += [_stored_row(key, value) for key, value in config.leaves() if key not in SETTINGS]
+    return rows
 
 
 def _setting_row(config: Config, key: str, context: Context) -> tuple[str, str, str]:

@@ -13,6 +13,7 @@ from wisp.cli import approvals as approvals_command
 from wisp.cli import chat as chat_command
 from wisp.cli import config as config_command
 from wisp.cli import logs as logs_command
+from wisp.cli import mcp as mcp_command
 from wisp.cli import models as models_command
 from wisp.cli import prompt as prompt_command
 from wisp.cli.command_line import WordReader, near_command
@@ -69,6 +70,7 @@ def _build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argume
     chat_command.add_parser(commands)
     config_command.add_parser(commands)
     logs_command.add_parser(commands)
+    mcp_command.add_parser(commands)
     models_command.add_parser(commands)
     return parser, dict(commands.choices)
 

@@ -35,6 +35,9 @@ class CommandSettings:
 
     timeout_seconds: int = 60
     """``commandTimeoutSeconds``: a model's command's default limit; 0 = none."""
+    timeout_source: str = "default"
+    """``timeoutSource`` of that default: ``default`` (the config), or ``thread`` (an MCP
+    thread's own ``commandTimeoutSeconds``)."""
     max_timeout_seconds: int = 600
     """``commandMaxTimeoutSeconds``: the cap on ``run_command``'s ``timeoutSeconds``."""
     sandbox_enabled: bool = True
@@ -264,7 +267,8 @@ class TimeLimit:
     """The time limit a model's command runs under, as ``command.outcome`` records it."""
 
     source: str
-    """``timeoutSource``: ``call`` (the call's own ``timeoutSeconds``) or ``default``."""
+    """``timeoutSource``: ``call`` (the call's own ``timeoutSeconds``), else where the default
+    came from: ``default`` or ``thread``."""
     seconds: float | None
     """The limit applied, after the cap; None when there is none."""
     clamped: bool = False

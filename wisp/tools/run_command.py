@@ -91,14 +91,14 @@ class RunCommandTool:
 
     def _timeout(self, asked: int | UnsetType) -> TimeLimit:
         """The call's own ``timeoutSeconds`` (at least 1, cut to the maximum), else the
-        configured default (0: none)."""
+        default (0: none): the config's, or an MCP thread's own."""
         settings = self.runner.settings
         if asked is not UNSET:
             seconds = min(max(asked, 1), settings.max_timeout_seconds)
             return TimeLimit("call", float(seconds), clamped=seconds != asked)
         if settings.timeout_seconds == 0:
-            return TimeLimit("default", None)
-        return TimeLimit("default", float(settings.timeout_seconds))
+            return TimeLimit(settings.timeout_source, None)
+        return TimeLimit(settings.timeout_source, float(settings.timeout_seconds))
 
     def _result(
         self,
