@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+import os
+import pty
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -11,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import WISP
+from tests.hang import HANG
 
 LEGACY = "legacy"
 """The SDK's initialize handshake (up to 2025-11-25): a server may ask mid-call."""
@@ -54,3 +58,34 @@ def connect(wisp_env: dict[str, str], tmp_path: Path) -> Connect:
             yield client
 
     return open_client
+
+
+@pytest.fixture
+def terminal() -> Iterator[int]:
+    """A pseudo-terminal's far end, to be a child's stdin (``wisp approvals`` answers only at
+    a terminal)."""
+    controller, child_end = pty.openpty()
+    yield child_end
+    os.close(child_end)
+    os.close(controller)
+
+
+async def waiting_request(home: Path) -> Any:
+    """The first request filed under ``home/pending``, once there is one."""
+    from wisp.policy.pending_channel import list_pending
+
+    async with asyncio.timeout(HANG):
+        while not (requests := list_pending(home)):
+            await asyncio.sleep(0.01)
+    return requests[0]
+
+
+async def approvals(env: dict[str, str], *args: str, stdin: int) -> str:
+    """The real ``wisp approvals ARGS``; its stdout, once it succeeded."""
+    process = await asyncio.create_subprocess_exec(
+        str(WISP), "approvals", *args, env=env, stdin=stdin, stdout=-1, stderr=-1
+    )
+    async with asyncio.timeout(HANG):
+        out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    return out.decode()
