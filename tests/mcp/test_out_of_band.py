@@ -5,6 +5,7 @@ nothing the calling agent or wisp's own model does can answer for them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import WISP
+from tests.hang import HANG
 from tests.mcp.conftest import (
     ERAS,
     Connect,
@@ -113,3 +115,67 @@ async def test_the_models_own_commands_cannot_answer_and_deny_refuses(
 
 def _run(command: str) -> dict[str, object]:
     return {"name": "run_command", "arguments": {"command": command}}
+
+
+async def test_the_dialog_is_withdrawn_when_wisp_approvals_answers_first(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    import mcp_types as types
+
+    script = write_script(tmp_path, TOUCH)
+    shown = asyncio.Event()
+    withdrawn = asyncio.Event()
+
+    async def person(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        shown.set()
+        try:
+            await asyncio.Event().wait()  # the person never answers in the dialog
+        except asyncio.CancelledError:
+            withdrawn.set()
+            raise
+        raise AssertionError("unreachable")
+
+    async with connect(["-m", f"script:{script}"], elicitation=person) as client:
+        call = asyncio.create_task(client.call_tool("respond", {"prompt": "make the file"}))
+        request = await waiting_request(wisp_home)
+        async with asyncio.timeout(HANG):
+            await shown.wait()
+        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        result = await call
+        async with asyncio.timeout(HANG):
+            await withdrawn.wait()
+
+    assert not result.is_error
+    assert (tmp_path / "work" / "made.txt").exists()
+    [settled] = [e for e in audit_lines() if e["kind"] == "approval.settled"]
+    assert settled["details"]["via"] == "cli"
+
+
+async def test_a_cancelled_call_abandons_its_request(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    script = write_script(tmp_path, TOUCH)
+    async with connect(["-m", f"script:{script}"]) as client:
+        call = asyncio.create_task(
+            client.call_tool("respond", {"prompt": "make the file", "thread_id": "c"})
+        )
+        await waiting_request(wisp_home)
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        # The thread takes its next call once the stopped turn is stored.
+        after = await client.call_tool("close_thread", {"thread_id": "c"})
+    assert not after.is_error
+    events = audit_lines()
+    [settled] = [e for e in events if e["kind"] == "approval.settled"]
+    assert settled["details"]["outcome"] == "abandoned"
+    assert not (tmp_path / "work" / "made.txt").exists()
+    assert not list((wisp_home / "pending").glob("*.request.json"))

@@ -176,9 +176,14 @@ class WispServer:
         recorder = self.parts.recorder
         recorder.record(McpRequest(tool=name, arguments=arguments), call=call)
         started = time.monotonic()
-        result = _error("")
+        result = _error("the call was cancelled")
         try:
             result = await self._run_tool(ctx, name, arguments)
+        except MCPError as exc:  # bad arguments, before 2025-11-25: a protocol error
+            result = _error(exc.message)
+            raise
+        except Exception as exc:  # a fault of wisp's own: the client gets it as the error
+            result = _error(f"wisp failed: {type(exc).__name__}: {exc}")
         finally:
             text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
             outcome = McpResult(
