@@ -345,3 +345,20 @@ def test_other_commands_never_load_the_sdk(wisp_env: dict[str, str]) -> None:
         [sys.executable, "-c", code], env=wisp_env, capture_output=True, text=True, check=True
     )
     assert done.stderr.strip().endswith("False")
+
+
+async def test_instructions_are_the_threads_own_or_the_servers(
+    connect: Connect, tmp_path: Path, audit_lines: Callable[[], list[dict]]
+) -> None:
+    script = write_script(tmp_path, [{"text": "Hello."}])
+    async with connect(["-m", f"script:{script}", "-i", "Be brief."]) as client:
+        await client.call_tool(
+            "respond", {"prompt": "hi", "thread_id": "own", "instructions": "Say hello."}
+        )
+        await client.call_tool("respond", {"prompt": "hi", "thread_id": "given"})
+        own = json.loads((await client.read_resource("wisp://threads/own")).contents[0].text)
+    threads = [e for e in audit_lines() if e["details"].get("entryPoint") == "mcp-thread"]
+    assert [e["details"]["instructions"] for e in threads] == ["Say hello.", "Be brief."]
+    instructions = own["entries"][0]
+    assert instructions["kind"] == "instructions"
+    assert "Instructions for this conversation:\nSay hello." in instructions["value"]
