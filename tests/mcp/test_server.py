@@ -362,3 +362,19 @@ async def test_instructions_are_the_threads_own_or_the_servers(
     instructions = own["entries"][0]
     assert instructions["kind"] == "instructions"
     assert "Instructions for this conversation:\nSay hello." in instructions["value"]
+
+
+async def test_bad_arguments_before_2025_11_25_are_invalid_params(
+    connect: Connect, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mcp.client.session
+    from mcp.shared.exceptions import MCPError
+
+    # A client that speaks an older revision (the SDK's handshake offers its newest).
+    monkeypatch.setattr(mcp.client.session, "LATEST_HANDSHAKE_VERSION", "2025-06-18")
+    script = write_script(tmp_path, DATE_THEN_CITE)
+    async with connect(["-m", f"script:{script}"]) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("respond", {"prompt": "x", "thread_id": "no spaces"})
+    assert raised.value.code == -32602
+    assert "thread_id" in raised.value.message
