@@ -149,11 +149,25 @@ async def test_approval_by_elicitation_runs_the_command_at_its_scope(
         asked.append(params)
         return types.ElicitResult(action="accept", content={"scope": "session"})
 
+    progress: list[str] = []
+
+    async def follow(done: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
     async with connect(["-m", f"script:{script}"], elicitation=person) as client:
-        result = await client.call_tool("respond", {"prompt": "make the file"})
+        result = await client.call_tool(
+            "respond", {"prompt": "make the file"}, progress_callback=follow
+        )
 
     assert not result.is_error
     assert (tmp_path / "work" / "made.txt").exists()
+    for line in (
+        "⚙ run_command touch made.txt",
+        "waiting for approval [moderate]: touch made.txt",
+        "· approved (session)",
+        "↳ exit 0",
+    ):
+        assert line in progress
     [dialog] = asked
     assert dialog.message.startswith("wisp: approve command? (moderate risk)")
     assert "touch made.txt" in dialog.message
