@@ -207,7 +207,7 @@ class Backend:
         from importlib.metadata import version
 
         hello = ClientHello(
-            effects=[Effect.APPROVE.value, Effect.ASK.value],
+            effects=[Effect.APPROVE.value, Effect.APPROVE_MCP.value, Effect.ASK.value],
             client="wisp-tui",
             version=version("wisp"),
         )

@@ -1,6 +1,7 @@
-"""Snapshots of the states around a turn: streaming, an error, a dead wisp, quitting, and
-the choice dialog. A fake wisp (`fake_wisp.py`) holds a state still where the real one moves on:
-a turn left streaming, a choice no slash command sends yet, a wisp that will not exit."""
+"""Snapshots of the states around a turn: streaming, an error, a dead wisp, quitting, the
+choice dialog, and a command a `wisp mcp` server waits on. A fake wisp (`fake_wisp.py`) holds a
+state still where the real one moves on: a turn left streaming, a choice no slash command sends
+yet, a wisp that will not exit, a relayed request with the same id on every run."""
 
 from __future__ import annotations
 
@@ -121,6 +122,35 @@ def test_a_wisp_that_could_not_start(
 
     async def run_before(pilot) -> None:
         await wait_for(pilot, lambda: "start wisp-tui again" in transcript_text(app))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+MCP_APPROVAL = {
+    "type": "approval",
+    "id": "mcp-a1b2c3d4",
+    "command": "git push origin main",
+    "line": "git push origin main",
+    "pattern": "git push *",
+    "directory": "/srv/app",
+    "level": "moderate",
+    "reasons": ["pushes to a remote"],
+    "source": "mcp",
+    "thread": "release",
+    "client": "claude-code",
+    "request": "a1b2c3d4",
+}
+
+
+def test_an_approval_from_wisp_mcp(snap_compare, make_fake_app, wait_for):
+    app = make_fake_app([MCP_APPROVAL])
+
+    async def run_before(pilot) -> None:
+        from wisp_tui.screens.approval import ApprovalScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: app.screen.is_taking_keys)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

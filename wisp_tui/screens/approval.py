@@ -1,4 +1,5 @@
-"""The approval dialog (docs/tui.md, "Dialogs"): a command waiting for the person's yes or no."""
+"""The approval dialog (docs/tui.md, "Dialogs"): a command waiting for the person's yes or no,
+this chat's own or one a `wisp mcp` server waits on (`source: "mcp"`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,18 @@ def allowed_decisions(level: str) -> tuple[str, ...]:
     return ("once", "no") if level == "dangerous" else ("once", *LASTING, "no")
 
 
+def is_from_mcp(approval: Approval) -> bool:
+    """Whether a `wisp mcp` server waits on it, rather than this chat."""
+    return approval.source == "mcp"
+
+
+def mcp_origin(approval: Approval) -> str:
+    """Where a relayed request waits: `waiting in wisp mcp for <client>, thread <thread>`."""
+    client = approval.client if isinstance(approval.client, str) else "an MCP client"
+    thread = approval.thread if isinstance(approval.thread, str) else "unnamed"
+    return f"waiting in wisp mcp for {client}, thread {thread}"
+
+
 class ApprovalScreen(Dialog[str]):
     """Shows the command and dismisses with the decision: `once`, `session`, …, or `no`."""
 
@@ -54,7 +67,11 @@ class ApprovalScreen(Dialog[str]):
         level = approval.level if approval.level in ("moderate", "dangerous") else "safe"
         with Vertical(id="box", classes=f"-{level}") as box:
             box.border_title = f"approve · {approval.level}"
+            if is_from_mcp(approval):
+                box.border_title += " · wisp mcp"
             yield Static(Text(approval.command), id="command")
+            if is_from_mcp(approval):
+                yield Static(Text(mcp_origin(approval)), id="origin", classes="muted")
             if approval.line and approval.line != approval.command:
                 yield Static(Text(f"part of: {approval.line}"), classes="muted")
             if approval.directory:
