@@ -22,9 +22,9 @@ carry, and is kept apart. Reported: turns ok and failed (with the error notes), 
 window (``--window``), each turn reading a file of ``--file-bytes`` with the real
 ``read_file`` and replying: one run to ``--early`` turns, one to ``--turns`` turns. It then
 times, for each, what happens before the backend is called for the next turn's first request
-(``Conversation._plan_before`` for the pending prompt, ``Conversation.messages`` and
-``ChatRequest.estimated_tokens``; the plan is not carried out, so every call does the same
-work), interleaved over ``--rounds`` rounds, each the best of five timeit runs. The ratio is
+(``Conversation._plan_before`` for the pending prompt and ``Conversation.messages``; the
+plan is not carried out, so every call does the same work), interleaved over ``--rounds``
+rounds, each the best of five timeit runs. The ratio is
 late ÷ early: the median of the rounds' ratios, and the fastest late over the fastest early.
 Each part is also timed alone, so a part that grows with the store shows by name;
 ``--profile`` runs cProfile over both.
@@ -429,12 +429,9 @@ class Built:
 
     def compose(self) -> int:
         """Everything before the backend is called for the turn's first request."""
-        from wisp.agent.types import ChatRequest
-
         self.turn.headroom = None  # worked out afresh, as a new turn does
         self.conversation._plan_before(self.turn)
-        messages = self.conversation.messages(self.turn.pending)
-        return ChatRequest(messages, self.specs).estimated_tokens()
+        return len(self.conversation.messages(self.turn.pending))
 
     def parts(self) -> dict[str, Callable[[], object]]:
         """The parts of ``compose``, and the ones ``_plan_before`` is made of, to time alone."""

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
+from wisp.agent.compose import compose
 from wisp.agent.context import ContextMeter, ContextSettings
 from wisp.agent.events import AgentEvent, ContextFill
 from wisp.agent.loop import STILL_TOO_BIG, Conversation
@@ -249,3 +251,23 @@ async def test_the_window_an_overflow_names_is_learnt_for_the_session(
     assert conversation.meter.ratio > 1
     # From then on the learnt window is condensed against before sending.
     assert later and all(d.reason == "budget" and d.context_size == 2048 for d in later)
+
+
+async def test_the_kept_stored_part_is_what_composing_afresh_gives(
+    tmp_path: Path, session: Session
+) -> None:
+    """The live entries are kept as messages between requests (appended, a reference replaced
+    in place, rebuilt after a drop); at every turn they equal a composition made afresh."""
+    log = file_of(tmp_path / "harbour.log", 2048)
+    conversation = await session.open(reading_turns(1, 40, log))
+    for number in range(1, 41):
+        await run_turns(conversation, number, number)
+        pending = [PendingEntry("prompt", "next?")]
+        afresh = compose(
+            conversation.instructions, conversation.store.live(), pending, memory=False
+        )
+        kept = conversation.messages(pending)
+        assert msgspec.json.encode(kept) == msgspec.json.encode(afresh), number
+        meter = conversation.meter
+        assert meter.stored().tokens == sum(map(meter.entry_tokens, conversation.store.live()))
+    assert session.condensations()  # the rebuild after a drop was exercised

@@ -44,16 +44,16 @@ def compose(
     for entry in stored:
         if entry.active and entry.kind != "instructions":
             text = references(entry) if entry.referenced_at is not None else None
-            _append(messages, entry.kind, entry.value, text)
+            append_entry(messages, entry.kind, entry.value, text)
     for pending in running:
-        _append(messages, pending.kind, pending.value, None)
+        append_entry(messages, pending.kind, pending.value, None)
     return messages
 
 
 def compose_entry(kind: str, value: object, replaced: str | None) -> list[Message]:
     """The message (or none) one entry becomes on its own, to measure it."""
     messages: list[Message] = []
-    _append(messages, kind, value, replaced)
+    append_entry(messages, kind, value, replaced)
     return messages
 
 
@@ -67,7 +67,9 @@ def calls_by_id(entries: Iterable[Entry]) -> dict[str, ToolCall]:
     }
 
 
-def _append(messages: list[Message], kind: str, value: object, replaced: str | None) -> None:
+def append_entry(messages: list[Message], kind: str, value: object, replaced: str | None) -> None:
+    """Add one entry to ``messages``: text the model wrote before its calls shares the calls'
+    message; ``replaced`` stands for a tool output's text (its reference)."""
     match kind:
         case "prompt" | "command" | "other":
             messages.append(Message(role="user", content=str(value)))

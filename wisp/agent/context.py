@@ -3,9 +3,12 @@ to a target before it would not fit (docs/turn.md, "Long conversations").
 
 Sizes are tokens at four UTF-8 bytes a token (``ChatRequest.estimated_tokens``), anchored on the
 runtime's own figure: the last request's reported prompt tokens over its estimate is a ratio
-applied to every estimate until the next report. Each stored entry's size is worked out once
-(entries are never edited, and a reference is fixed once made), and only the live entries (those
-past the store's dropped ones) are summed, so a request costs the same at turn 2,000 as at 10.
+applied to every estimate until the next report.
+
+The stored part of every request (the live entries as messages, and their size) is kept between
+requests and brought up to date from what changed: a stored turn is appended, an output that
+becomes its reference is replaced in place, and only a condensation builds it afresh. So
+composing a request costs about the same at turn 2,000 as at turn 10 (bench/context.py).
 
 Condensing never edits or deletes an entry: it marks whole turns dropped (``ConversationStore.
 drop``), oldest first, never the last whole one, and records ``context.condensation``.
@@ -17,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 
-from wisp.agent.compose import compose_entry, reference
+from wisp.agent.compose import append_entry, compose_entry, reference
 from wisp.agent.types import BYTES_PER_TOKEN, ChatRequest, Message, ToolSpec, message_bytes
 from wisp.audit.kinds import ContextCondensation
 from wisp.store import ConversationStore, Entry, PendingEntry
@@ -119,6 +122,7 @@ class ContextMeter:
         self._sizes: dict[int, int] = {}
         self._references: dict[int, str] = {}
         self._whole: dict[int, int] = {}
+        self._part = _StoredPart()
 
     # -- sizes --------------------------------------------------------------------------------
 
@@ -167,6 +171,53 @@ class ContextMeter:
             low, high = RATIO_RANGE
             self.ratio = min(high, max(low, reported / estimated))
 
+    # -- the stored part of every request ------------------------------------------------------
+
+    def stored(self) -> _StoredPart:
+        """The live entries as a request carries them, up to date with the store."""
+        part, store = self._part, self.store
+        if part.drops != store.drops:
+            self._forget_dropped()
+            part.reset(store.drops, store.horizon)
+        for entry in store.entries[part.seen :]:
+            if entry.active and entry.kind != "instructions":
+                self._take(entry)
+        part.seen = len(store.entries)
+        return part
+
+    def referenced(self, entry: Entry) -> None:
+        """``entry``, an output, goes as its reference from now on: its message is replaced."""
+        part = self._part
+        if entry.id not in part.outputs or part.drops != self.store.drops:
+            return  # not taken in yet, or about to be built afresh
+        index, before = part.outputs[entry.id]
+        message = part.messages[index]
+        part.messages[index] = Message(
+            role="tool",
+            content=self.reference_text(entry),
+            tool_call_id=message.tool_call_id,
+            tool_name=message.tool_name,
+        )
+        after = self.entry_tokens(entry)
+        part.tokens += after - before
+        part.outputs[entry.id] = (index, after)
+
+    def _take(self, entry: Entry) -> None:
+        part = self._part
+        index = len(part.messages)
+        replaced = self.reference_text(entry) if entry.referenced_at is not None else None
+        append_entry(part.messages, entry.kind, entry.value, replaced)
+        tokens = self.entry_tokens(entry)
+        part.tokens += tokens
+        if entry.kind == "toolOutput":
+            part.outputs[entry.id] = (index, tokens)
+
+    def _forget_dropped(self) -> None:
+        """Sizes and references of dropped entries go: the caches hold the live part only."""
+        for cache in (self._sizes, self._references, self._whole):
+            for entry_id in [key for key in cache if not self.store.entries[key - 1].active]:
+                del cache[entry_id]
+
     # -- turns --------------------------------------------------------------------------------
 
     def live_turns(self) -> list[StoredTurn]:
@@ -214,8 +265,7 @@ class ContextMeter:
         the runtime's tokens. ``measured`` is the runtime's own count of the whole request (an
         overflow's). Returns None when nothing is due."""
         settings = self.settings
-        turns = self.live_turns()
-        context = fixed + self.scaled(sum(turn.tokens for turn in turns))
+        context = fixed + self.scaled(self.stored().tokens)
         if measured is not None:
             context = max(measured - running, fixed)
         if window is None:
@@ -225,6 +275,7 @@ class ContextMeter:
             if reason == "budget" and context + running + headroom < budget:
                 return None
             goal = int(min(settings.share * window, budget - running - headroom))
+        turns = self.live_turns()  # walked only when something is to be dropped
         model_turns = sum(1 for turn in turns if turn.is_model_turn)
         plan = Plan(
             reason=reason,
@@ -247,6 +298,25 @@ class ContextMeter:
         plan.fill_after = max(plan.fill_after, fixed)
         plan.floor = plan.fill_after > goal
         return plan
+
+
+@dataclass(slots=True)
+class _StoredPart:
+    """The stored part of every request: the live entries as messages, and their size."""
+
+    messages: list[Message] = field(default_factory=list)
+    tokens: int = 0
+    """Their size by estimate, before the runtime's ratio."""
+    seen: int = 0
+    """The store's entries taken in so far."""
+    drops: int = -1
+    """The store's drop count it was built for (-1: never built)."""
+    outputs: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Each output entry's message index and size, to replace it by its reference."""
+
+    def reset(self, drops: int, start: int) -> None:
+        self.messages, self.tokens, self.outputs = [], 0, {}
+        self.seen, self.drops = start, drops
 
 
 def _bytes(messages: Iterable[Message]) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 
 from wisp.agent import checks
 from wisp.agent.audited import AuditedTools, new_call_id
-from wisp.agent.compose import compose
+from wisp.agent.compose import append_entry
 from wisp.agent.context import ContextMeter, ContextSettings, Plan
 from wisp.agent.context_report import save_context
 from wisp.agent.events import AgentEvent, ContextFill, TextFragment, TurnResult
@@ -173,6 +173,7 @@ class Conversation:
         """Sizes what requests carry, for condensing and the context meter."""
         self._scanned = 0
         self._condensations = 0
+        self._fixed: tuple[int | None, int] | None = None
         """Condensations this session, to name their saved contexts apart."""
         """Entries before this index were looked at for references already."""
         self.turn = 0
@@ -276,6 +277,7 @@ class Conversation:
             if reference_size >= size:
                 continue
             entry.referenced_at = self.turn
+            self.meter.referenced(entry)
             details = ContextReference(
                 entry=entry.id,
                 tool=entry.value.tool,
@@ -352,14 +354,13 @@ class Conversation:
         return reply.text
 
     def messages(self, running: list[PendingEntry]) -> list[Message]:
-        """The messages of the next request: the live entries, then the running turn's."""
-        return compose(
-            self.instructions,
-            self.store.live(),
-            running,
-            memory=self.memory,
-            references=self.meter.reference_text,
-        )
+        """The messages of the next request: the instructions, the live entries (kept between
+        requests), then the running turn's."""
+        messages = [Message(role="system", content=self.instructions)]
+        messages += self.meter.stored().messages
+        for pending in running:
+            append_entry(messages, pending.kind, pending.value, None)
+        return messages
 
     def _next_request(self, turn: _Turn, specs: list[Any]) -> ChatRequest:
         messages = self.messages(turn.pending)
@@ -390,13 +391,28 @@ class Conversation:
     def _sizes(self, turn: _Turn) -> tuple[int, int, int]:
         """The fixed part, the running turn and what is left of its headroom, in tokens."""
         meter = self.meter
-        specs = tool_specs(self.tools, self.resolved.context_size)
-        fixed = meter.scaled(meter.fixed_tokens(self.instructions, specs))
+        fixed = meter.scaled(self._fixed_tokens())
         running = meter.scaled(meter.pending_tokens(turn.pending))
         if turn.headroom is None:
             turn.headroom = meter.headroom()
         prompt = meter.scaled(meter.pending_tokens(turn.pending[:1]))
         return fixed, running, max(0, turn.headroom - (running - prompt))
+
+    def _estimate(self, request: ChatRequest) -> int:
+        """The request's size by estimate: the kept stored part's, and the rest measured (the
+        instructions, the tools, the running turn), without walking the stored part again."""
+        stored = self.meter.stored()
+        rest = [request.messages[0], *request.messages[1 + len(stored.messages) :]]
+        return stored.tokens + ChatRequest(rest, request.tools).estimated_tokens()
+
+    def _fixed_tokens(self) -> int:
+        """The instructions and the tool schemas, measured once per window (a smaller window
+        is offered smaller schemas)."""
+        window = self.resolved.context_size
+        if self._fixed is None or self._fixed[0] != window:
+            specs = tool_specs(self.tools, window)
+            self._fixed = (window, self.meter.fixed_tokens(self.instructions, specs))
+        return self._fixed[1]
 
     def _plan_before(self, turn: _Turn) -> Plan | None:
         window = self.resolved.context_size
@@ -411,7 +427,7 @@ class Conversation:
         if overflow.window:  # learnt for the rest of the session
             self.resolved.context_size = overflow.window
             self.resolved.context_note = "learnt from the runtime's refusal of a longer prompt"
-        estimated = request.estimated_tokens()
+        estimated = self._estimate(request)
         if overflow.tokens:
             self.meter.learn(overflow.tokens, estimated)
         fixed, running, headroom = self._sizes(turn)
@@ -508,7 +524,7 @@ class Conversation:
 
     def _measured(self, request: ChatRequest, reported: int | None, emit: Emit) -> None:
         """After a request: the runtime's count anchors later estimates, and the meter moves."""
-        estimated = request.estimated_tokens()
+        estimated = self._estimate(request)
         if reported:
             self.meter.learn(reported, estimated)
         self.last_input_tokens = reported or self.meter.scaled(estimated)

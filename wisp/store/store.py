@@ -7,7 +7,6 @@ marks (``referenced_at``, ``dropped_at``) that the store records.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -34,9 +33,11 @@ class ConversationStore:
         """Every stored tool call by its id (a reference names its call's arguments)."""
         for entry in self.entries:
             self._index(entry)
+        self.drops = 0
+        """How many times entries were dropped: what is kept of the live part is stale after."""
         self._horizon = 0
         """Every entry before this index is dropped or the instructions: composing starts here,
-        so a request costs the same at turn 2,000 as at turn 10."""
+        never walking the dropped entries, however many there are."""
         self._advance_horizon()
 
     def __len__(self) -> int:
@@ -95,9 +96,15 @@ class ConversationStore:
     def live(self) -> Iterator[Entry]:
         """The active entries a request carries, in order, the instructions left out (every
         request leads with them). Starts past the dropped ones without looking at them."""
-        for entry in itertools.islice(self.entries, self._horizon, None):
+        for entry in self.entries[self._horizon :]:
             if entry.active and entry.kind != "instructions":
                 yield entry
+
+    @property
+    def horizon(self) -> int:
+        """The index composing starts from: every entry before it is dropped or the
+        instructions."""
+        return self._horizon
 
     def drop(self, entries: Iterable[Entry], *, by: str, turn: int) -> None:
         """Mark entries dropped by the condensation recorded as event ``by``, during ``turn``.
@@ -106,6 +113,7 @@ class ConversationStore:
             entry.active = False
             entry.dropped_by = by
             entry.dropped_at = turn
+        self.drops += 1
         self._advance_horizon()
 
     def _advance_horizon(self) -> None:
