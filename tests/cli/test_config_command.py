@@ -414,6 +414,18 @@ def test_list_shows_a_stored_value_without_the_default_note(wisp_cli) -> None:
     assert ["audit.keepFiles", "3"] in rows
 
 
+def test_list_json_is_the_list_as_data_with_secrets_hidden(wisp_cli) -> None:
+    wisp_cli("config", "set", "audit.keepFiles", "3")
+    wisp_cli("config", "set", "openai.apiKey", "sk-not-to-be-shown")
+    result = wisp_cli("config", "list", "--json")
+    assert "sk-not-to-be-shown" not in result.stdout
+    rows = {row["key"]: row for row in json.loads(result.stdout)}
+    assert list(rows)[: len(SETTINGS)] == list(SETTINGS)
+    assert rows["audit.keepFiles"] == {"key": "audit.keepFiles", "value": "3", "note": ""}
+    assert rows["openai.apiKey"]["value"] == "set (config.json)"
+    assert rows["approval.threshold"]["note"] == "(default)"
+
+
 def test_list_shows_unknown_keys_as_kept(wisp_cli) -> None:
     wisp_cli("config", "set", "plugin.colour", "red")
     last = wisp_cli("config", "list").stdout.splitlines()[-1]

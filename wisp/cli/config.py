@@ -72,6 +72,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     listing = actions.add_parser(
         "list", help="List every known setting's value, then any other keys in the file."
     )
+    listing.add_argument(
+        "--json",
+        action="store_true",
+        help="One JSON array of {key, value, note}, each value as the list shows it "
+        "(a secret only as where it is set).",
+    )
     listing.set_defaults(handler=run_list)
 
     get = actions.add_parser("get", help="Print one setting's value (its default when unset).")
@@ -121,23 +127,40 @@ def shown(key: str | tuple[str, ...], value: Any) -> str:
     return show(redacted(key, value))
 
 
+class ListedSetting(msgspec.Struct, frozen=True):
+    """One row of ``wisp config list``: ``--json`` writes these, and ``wisp mcp`` serves them as
+    ``wisp://config`` (docs/mcp.md)."""
+
+    key: str
+    """As typed at a shell."""
+    value: str
+    """As the list shows it: strings bare, the rest as JSON, a secret only as where it is set,
+    ``-`` when unset."""
+    note: str
+    """``(default)``, ``(not set)``, why a stored value is invalid or unknown; or empty."""
+
+
 def run_list(args: argparse.Namespace, context: Context) -> int:
     """Every known setting, then every other key in the file; each key as typed at a shell."""
     rows = listed_rows(context)
-    key_width = max(len(key) for key, _, _ in rows)
-    value_width = max(len(value) for _, value, _ in rows)
-    for key, value, note in rows:
-        print(f"{key:<{key_width}}  {value:<{value_width}}  {note}".rstrip(), file=context.stdout)
+    if args.json:
+        print(msgspec.json.encode(rows).decode(), file=context.stdout)
+        return 0
+    key_width = max(len(row.key) for row in rows)
+    value_width = max(len(row.value) for row in rows)
+    for row in rows:
+        line = f"{row.key:<{key_width}}  {row.value:<{value_width}}  {row.note}"
+        print(line.rstrip(), file=context.stdout)
     return 0
 
 
-def listed_rows(context: Context) -> list[tuple[str, str, str]]:
-    """``wisp config list``'s rows (key, value, note), secrets never shown: every known setting,
-    then every other key in the file."""
+def listed_rows(context: Context) -> list[ListedSetting]:
+    """``wisp config list``'s rows, secrets never shown: every known setting, then every other
+    key in the file."""
     config = context.load_config()
     rows = [_setting_row(config, key, context) for key in SETTINGS]
     rows += [_stored_row(key, value) for key, value in config.leaves() if key not in SETTINGS]
-    return rows
+    return [ListedSetting(key, value, note) for key, value, note in rows]
 
 
 def _setting_row(config: Config, key: str, context: Context) -> tuple[str, str, str]:

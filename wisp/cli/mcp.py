@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from wisp.cli.context import Context
 from wisp.errors import UsageError, WispError
 
@@ -425,12 +427,9 @@ def _resolved(model: ResolvedModel, tools: list[str]) -> Any:
     return resolved
 
 
-def config_rows(context: Context) -> list[dict[str, str]]:
-    """``wisp://config``: every setting as ``wisp config list`` shows it (a secret only as
-    where it is set), then the file's other keys: ``{key, value, note}``."""
+def config_rows(context: Context) -> list[Any]:
+    """``wisp://config``: what ``wisp config list --json`` writes (a secret only as where it
+    is set)."""
     from wisp.cli import config as config_command
 
-    return [
-        {"key": key, "value": value, "note": note}
-        for key, value, note in config_command.listed_rows(context)
-    ]
+    return msgspec.to_builtins(config_command.listed_rows(context))
