@@ -149,6 +149,14 @@ class WispApp(ViewKeys, Quitting, App[int]):
 
         return isinstance(self.screen, Panel)
 
+    @property
+    def has_draft(self) -> bool:
+        """Whether the input box holds a half-typed line (a relayed request waits behind it)."""
+        return bool(self.prompt.text.strip())
+
+    def set_waiting(self, count: int) -> None:
+        self.status_bar.waiting = count
+
     # Lines from wisp.
 
     async def on_backend_line(self, message: Backend.Line) -> None:
@@ -273,6 +281,12 @@ class WispApp(ViewKeys, Quitting, App[int]):
 
     async def on_prompt_completion_asked(self, message: Prompt.CompletionAsked) -> None:
         await self.completing.ask(message.text, message.cursor)
+
+    def on_text_area_changed(self) -> None:
+        """The input emptied (sent, cleared, or Down back to an empty draft): a relayed request
+        held behind the typed line may open now."""
+        if not self.has_draft:
+            self.dialogs.show_next()
 
     async def on_unmount(self) -> None:
         await self.backend.kill_if_running()

@@ -2,7 +2,9 @@
 
 One dialog at a time, first come first shown; the answer goes back to wisp and the next request
 is shown. A request wisp withdraws (it stopped waiting) is dropped, and its dialog closed with a
-note, with no answer sent. A dialog arriving over a panel closes the panel.
+note, with no answer sent. A dialog arriving over a panel closes the panel. A command a `wisp
+mcp` server waits on does not take over a half-typed line: it waits, said once in a note and
+counted in the status line, until the input is empty.
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ if TYPE_CHECKING:
 Request = Approval | Question | Choice
 
 
+def is_relayed(request: Request) -> bool:
+    """A command a `wisp mcp` server waits on, relayed by wisp (`source: "mcp"`)."""
+    return isinstance(request, Approval) and request.source == "mcp"
+
+
 class DialogApp(Protocol):
     """What the queue uses of the app: its screens, wisp, the transcript, and whether it is
     quitting or showing a panel."""
@@ -37,6 +44,15 @@ class DialogApp(Protocol):
     @property
     def is_panel_shown(self) -> bool: ...
 
+    @property
+    def has_draft(self) -> bool:
+        """Whether the input box holds a half-typed line."""
+        ...
+
+    def set_waiting(self, count: int) -> None:
+        """Show how many relayed requests wait behind the typed line."""
+        ...
+
     def push_screen(self, screen: Any, callback: Callable[[Any], Any] | None = None) -> Any: ...
 
     def pop_screen(self) -> Any: ...
@@ -51,6 +67,8 @@ class DialogQueue:
         self._app = app
         self._waiting: list[Request] = []
         self._shown: Dialog[Any] | None = None
+        self._told: set[str] = set()
+        """The relayed requests whose waiting note was given."""
 
     def add(self, request: Request) -> None:
         self._waiting.append(request)
@@ -59,7 +77,12 @@ class DialogQueue:
     def show_next(self) -> None:
         app = self._app
         if self._shown is not None or not self._waiting or app.is_quitting:
+            self._count_held()
             return
+        if is_relayed(self._waiting[0]) and app.has_draft:
+            self._hold()
+            return
+        self._count_held()
         if app.is_panel_shown:
             app.pop_screen()  # a dialog arriving closes the panel
         # The dialogs are imported when first needed: start-up is measured (docs/performance.md).
@@ -84,11 +107,30 @@ class DialogQueue:
                 app.push_screen(screen, lambda value: self._chosen(request, value))
         self._shown = screen
 
+    def _hold(self) -> None:
+        """Relayed requests wait behind the typed line: each said once, all counted."""
+        for request in self._waiting:
+            if is_relayed(request) and request.id not in self._told:
+                self._told.add(request.id)
+                note = (
+                    f"⚠ waiting in wisp mcp: {request.command} · its dialog opens when the "
+                    "input is empty"
+                )
+                self._app.call_later(self._app.transcript.add_note, note)
+        self._count_held()
+
+    def _count_held(self) -> None:
+        held = 0
+        if self._shown is None and self._waiting and self._app.has_draft:
+            held = sum(1 for request in self._waiting if is_relayed(request))
+        self._app.set_waiting(held)
+
     async def withdraw(self, request_id: str) -> None:
         request = next((r for r in self._waiting if r.id == request_id), None)
         if request is None:
             return  # unknown or already answered: nothing to close
         self._waiting.remove(request)
+        self._count_held()
         if self._shown is not None and self._shown.request_id == request_id:
             self._shown = None
             self._app.pop_screen()  # no answer goes back: wisp has stopped waiting

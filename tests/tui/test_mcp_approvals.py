@@ -65,3 +65,30 @@ async def test_a_request_that_stops_waiting_closes_its_dialog(
             pilot, lambda: "⚠ no longer waiting: git push origin main" in transcript_text(app)
         )
         assert thread.settled().outcome == "abandoned"
+
+
+async def test_a_request_from_wisp_mcp_waits_behind_a_half_typed_line(
+    make_app, tmp_path: Path, wait_for, transcript_text, end_grace
+):
+    app = make_app(REPLY, tmp_path / "home")
+    thread = Thread(tmp_path / "home" / ".wisp")
+    note = "⚠ waiting in wisp mcp: git push origin main · its dialog opens when the input is empty"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        app.prompt.text = "half a thou"
+        asking = thread.ask()
+        await wait_for(pilot, lambda: note in transcript_text(app))
+        assert relayed_dialog(app) is None
+        assert app.status_bar.waiting == 1
+        assert "⚠ 1 waiting" in str(app.status_bar.render())
+        await pilot.press("g", "h", "t")  # typing carries on
+        assert app.prompt.text == "half a thought"
+        app.prompt.text = ""
+        await wait_for(pilot, lambda: relayed_dialog(app) is not None)
+        assert app.status_bar.waiting == 0
+        screen = relayed_dialog(app)
+        end_grace(screen)
+        await pilot.press("y")
+        await wait_for(pilot, asking.done)
+        assert asking.result().approved
+        assert transcript_text(app).count(note) == 1

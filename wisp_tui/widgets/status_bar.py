@@ -43,6 +43,8 @@ class StatusBar(Widget):
     """The running or last turn."""
     message: reactive[str | None] = reactive(None)
     """A whole-line message that replaces the rest, e.g. the quit state."""
+    waiting: reactive[int] = reactive(0)
+    """How many requests from `wisp mcp` servers wait behind a half-typed line."""
     context_used: reactive[float | None] = reactive(None)
     """The share of the model's window in use, 0..1, from the latest `status` or `context` line
     (a `context` line comes after every model request, so the meter moves while a turn runs);
@@ -126,6 +128,8 @@ class StatusBar(Widget):
 
     def _right(self, status: Status) -> Text:
         text = Text()
+        if self.waiting:
+            text.append(f"⚠ {self.waiting} waiting · ", style=palette.AMBER)
         if not status.sandbox:
             text.append("no sandbox · ", style=palette.AMBER)
         text.append(status.approval, style=palette.MIST)
