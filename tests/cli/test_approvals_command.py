@@ -185,3 +185,29 @@ def test_help_says_what_it_is_for(run_wisp: Any) -> None:
     assert result.returncode == 0
     for words in ("wisp mcp", "pending", "approve", "deny", "--scope", "terminal"):
         assert words in result.stdout
+
+
+async def test_pending_sweeps_a_request_whose_server_is_gone_on_its_own_log(
+    wisp_home: Path, wisp_env: dict[str, str], terminal: int, audit_lines: Any
+) -> None:
+    from wisp.policy.pending_channel import file_request, request_path
+
+    wisp_home.mkdir(mode=0o700)
+    gone = await asyncio.create_subprocess_exec("true")
+    await gone.wait()
+    stale = PendingRequest(
+        id="5ca1ab1e", command="rm -r build", line="rm -r build", pattern="rm *",
+        directory="/srv/app", level="moderate", reasons=[], thread="t", client=None,
+        pid=gone.pid, created=1,
+    )  # fmt: skip
+    file_request(wisp_home, stale)
+
+    listed = await approvals(wisp_env, "pending", stdin=terminal)
+
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout == "no approvals are waiting\n"
+    assert not request_path(wisp_home, stale.id).exists()
+    [start] = [line for line in audit_lines() if line["kind"] == "session.start"]
+    [swept] = [line for line in audit_lines() if line["kind"] == "approval.settled"]
+    assert swept["session"] == start["session"]
+    assert (swept["details"]["request"], swept["details"]["outcome"]) == ("5ca1ab1e", "stale")
