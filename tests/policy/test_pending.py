@@ -357,3 +357,19 @@ def test_a_request_whose_server_is_gone_is_swept_by_the_next_lister(setup: Setup
     assert [(d.request, d.outcome) for d in swept] == [("a1b2c3d4", "stale"), ("c1b2c3d4", "stale")]
     assert "is gone" in swept[0].reason and "expired" in swept[1].reason
     assert read_request(setup.home, "a1b2c3d4") is None
+
+
+async def test_an_answer_that_cannot_be_read_is_refused_once_and_the_wait_goes_on(
+    setup: Setup,
+) -> None:
+    checking = authorize(setup.gate(setup.approver(), timeout=1))
+    request = await eventually(lambda: filed(setup.home))
+    answer_path(setup.home, request.id).mkdir()  # neither readable nor removable as a file
+
+    result = await checking
+
+    assert not result.approved
+    refused = [d for d in setup.details("approval.pending") if d.outcome == "answer-refused"]
+    assert len(refused) == 1 and "cannot be read" in refused[0].reason
+    assert setup.details("approval.settled")[0].outcome == "timed-out"
+    assert [d.decision for d in setup.details("approval.decided")] == ["timed-out"]

@@ -128,6 +128,8 @@ class _Wait:
         self.id = new_request_id()
         self.request: PendingRequest | None = None
         self.banner = "none"
+        self.refused: set[str] = set()
+        """The reasons answers were refused for, each recorded once."""
 
     async def run(self) -> Answer | None:
         approver = self.approver
@@ -241,8 +243,10 @@ class _Wait:
         return found
 
     def _refuse_answer(self, reason: str) -> None:
-        self._record_pending("answer-refused", self.request_expiry, reason=reason)
-        with contextlib.suppress(FileNotFoundError):
+        if reason not in self.refused:  # once each: an answer that cannot be removed stays
+            self.refused.add(reason)
+            self._record_pending("answer-refused", self.request_expiry, reason=reason)
+        with contextlib.suppress(OSError):
             answer_path(self.approver.home, self.id).unlink()
 
     @property

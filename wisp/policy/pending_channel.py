@@ -165,7 +165,7 @@ def file_request(home: Path, request: PendingRequest) -> Path:
 def withdraw(home: Path, request_id: str) -> None:
     """Remove the request and any answer to it: nobody waits for either any more."""
     for path in (request_path(home, request_id), answer_path(home, request_id)):
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
             path.unlink()
 
 
@@ -218,6 +218,8 @@ def read_answer(home: Path, request_id: str) -> FiledAnswer | None:
         raw = answer_path(home, request_id).read_bytes()
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise ChannelError(f"the answer file cannot be read ({exc.strerror or exc})") from None
     try:
         data = msgspec.json.decode(raw)
         answer = FiledAnswer(
@@ -240,7 +242,7 @@ def list_pending(home: Path, record: Record | None = None) -> list[PendingReques
     folder = pending_dir(home)
     try:
         names = sorted(os.listdir(folder))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # none yet, or unreadable: nothing waits that this process can answer
         return []
     waiting: list[PendingRequest] = []
     now = datetime.now(UTC)
@@ -289,7 +291,7 @@ def _sweep_orphan_answer(folder: Path, name: str) -> None:
         return
     if (folder / (name.removesuffix(ANSWER_SUFFIX) + REQUEST_SUFFIX)).exists():
         return
-    with contextlib.suppress(FileNotFoundError):
+    with contextlib.suppress(OSError):
         (folder / name).unlink()
 
 
