@@ -16,6 +16,7 @@ from wisp.cli import logs as logs_command
 from wisp.cli import mcp as mcp_command
 from wisp.cli import models as models_command
 from wisp.cli import prompt as prompt_command
+from wisp.cli import questions as questions_command
 from wisp.cli.command_line import WordReader, near_command
 from wisp.cli.context import Context
 from wisp.diagnostics import logger
@@ -72,6 +73,7 @@ def _build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argume
     logs_command.add_parser(commands)
     mcp_command.add_parser(commands)
     models_command.add_parser(commands)
+    questions_command.add_parser(commands)
     return parser, dict(commands.choices)
 
 

@@ -40,6 +40,11 @@ examples:
 see docs/mcp.md for the tools, results, resources and approvals, and README.md for adding
 wisp to Claude Code (.mcp.json) and Codex (config.toml)."""
 
+NO_ONE_TO_ASK = (
+    "approval.outOfBand is off and this MCP client has no form (elicitation); turn "
+    "approval.outOfBand on (wisp config set approval.outOfBand true) to answer with wisp questions"
+)
+
 MISSING_SDK = (
     "wisp mcp needs the MCP SDK, an optional extra: pip install 'wisp[mcp]' "
     "(or pip install 'mcp>=2.3,<3')"
@@ -274,7 +279,7 @@ class ThreadBuilder:
         from wisp.audit.kinds import SessionStart
         from wisp.store import ConversationStore, PendingEntry
 
-        tools = self._thread_tools(runner, spec, model)
+        tools = self._thread_tools(runner, spec, model, self._asker(thread))
         names = [tool.name for tool in tools]
         given = spec.instructions if spec.instructions is not None else self.options.instructions
         instructions = system_prompt(
@@ -322,7 +327,9 @@ class ThreadBuilder:
         conversation.sandbox_mechanism = runner.sandbox_state().mechanism
         return conversation
 
-    def _thread_tools(self, runner: Any, spec: ThreadSpec, model: ResolvedModel) -> list[Any]:
+    def _thread_tools(
+        self, runner: Any, spec: ThreadSpec, model: ResolvedModel, asker: Any
+    ) -> list[Any]:
         """``tools`` omitted: every tool offered but memory; never wider than the server's.
         A model that cannot call tools gets none."""
         offered = self.offered()
@@ -332,7 +339,9 @@ class ThreadBuilder:
         if not model.can_call_tools:
             return []
         return [
-            tool for tool in self._tools(runner) if tool.name in wanted and tool.name in offered
+            tool
+            for tool in self._tools(runner, asker)
+            if tool.name in wanted and tool.name in offered
         ]
 
     def _approver(self, thread: Thread, recorder: Recorder) -> Any:
@@ -356,6 +365,30 @@ class ThreadBuilder:
         )
         return approver
 
+    def _asker(self, thread: Thread) -> Any:
+        """The model's questions go the same two ways as approvals: filed out of band and, when
+        this client can be asked mid-call, in its own form; each wait bounded by
+        approval.timeoutSeconds, since a call cannot be suspended and resumed later."""
+        from wisp.mcp.elicitation import can_elicit, question_elicitor
+        from wisp.policy.asking import NobodyAsker
+        from wisp.policy.pending_questions import OutOfBandAsker
+
+        approval = self.config.settings.approval
+        alongside = None
+        if approval.elicitation and thread.request is not None and can_elicit(thread.request):
+            alongside = question_elicitor(lambda: thread.request)
+        if alongside is None and not approval.out_of_band:
+            return NobodyAsker(NO_ONE_TO_ASK)
+        return OutOfBandAsker(
+            self.context.home.root,
+            thread=thread.id,
+            client=_client_name(thread.request),
+            out_of_band=approval.out_of_band,
+            alongside=alongside,
+            wait_limit=float(approval.timeout_seconds) or None,
+            banner_delay=float(approval.banner_delay_seconds),
+        )
+
     # -- shared ---------------------------------------------------------------------------------
 
     def _runner(self, recorder: Any, approver: Any, notes: list[str]) -> Any:
@@ -372,13 +405,13 @@ class ThreadBuilder:
             warn=notes.append,
         )
 
-    def _tools(self, runner: Any) -> list[Any]:
+    def _tools(self, runner: Any, asker: Any = None) -> list[Any]:
+        """The tools the config gives; ``asker`` puts a thread's questions (none: the server's
+        own list, which never asks)."""
         from wisp.policy.asking import NobodyAsker
         from wisp.tools.registry import default_tools
 
-        return default_tools(
-            self.config, runner=runner, asker=NobodyAsker("no one can be asked over MCP yet")
-        )
+        return default_tools(self.config, runner=runner, asker=asker or NobodyAsker())
 
     def _default_model(self) -> str:
         return self.options.model or self.config.settings.model

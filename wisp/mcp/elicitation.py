@@ -1,13 +1,14 @@
 """The approval dialog in the client's own UI: an ``elicitation/create`` form with one field,
 ``scope``. It reaches the person through the client, never the calling model; the gate races it
-against the out-of-band request (docs/mcp.md, "Approvals")."""
+against the out-of-band request (docs/mcp.md, "Approvals"). The model's questions get a form of
+their own, one field ``answer``, raced against the filed question the same way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from wisp.policy.types import Answer, ApprovalQuestion
+from wisp.policy.types import Answer, ApprovalQuestion, QuestionAnswer
 
 SCOPES = ("once", "session", "project", "always")
 SCOPE_TITLES = {
@@ -87,5 +88,59 @@ def elicitor(current: Callable[[], Any]) -> Callable[[ApprovalQuestion], Any]:
             approval_message(question), approval_schema(), related_request_id=request.request_id
         )
         return answer_of(result.action, result.content)
+
+    return ask
+
+
+# -- the model's questions ------------------------------------------------------------------------
+
+QUESTION_TITLE = "wisp: the model asks you"
+
+
+def question_message(question: str, options: list[str]) -> str:
+    """The form's text: the title, the question, and what accept and decline do."""
+    lines = [QUESTION_TITLE, "", question, ""]
+    if options:
+        lines.append("Accept sends the option chosen; decline answers nothing.")
+    else:
+        lines.append("Accept sends what you typed; decline answers nothing.")
+    return "\n".join(lines)
+
+
+def question_schema(options: list[str]) -> dict[str, Any]:
+    """One field, ``answer``: free text, or an enum of the options (their own words as
+    titles)."""
+    answer: dict[str, Any] = {"type": "string", "title": "Answer"}
+    if options:
+        answer["oneOf"] = [{"const": option, "title": option} for option in options]
+    return {
+        "type": "object",
+        "title": QUESTION_TITLE,
+        "properties": {"answer": answer},
+        "required": ["answer"],
+    }
+
+
+def question_answer_of(action: str, content: dict[str, Any] | None) -> QuestionAnswer:
+    """accept → the answer given (empty when none came); decline and cancel → declined."""
+    if action != "accept":
+        return QuestionAnswer(declined=True, via="elicitation")
+    value = (content or {}).get("answer", "")
+    return QuestionAnswer(text=value if isinstance(value, str) else str(value), via="elicitation")
+
+
+def question_elicitor(current: Callable[[], Any]) -> Callable[[str, list[str]], Any]:
+    """The ``alongside`` way for a thread's questions, as ``elicitor`` is for its commands."""
+
+    async def ask(question: str, options: list[str]) -> QuestionAnswer | None:
+        request = current()
+        if request is None or not can_elicit(request):
+            return None
+        result = await request.session.elicit_form(
+            question_message(question, options),
+            question_schema(options),
+            related_request_id=request.request_id,
+        )
+        return question_answer_of(result.action, result.content)
 
     return ask

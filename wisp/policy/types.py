@@ -80,6 +80,9 @@ class QuestionAnswer:
 
     text: str | None = None
     declined: bool = False
+    via: str | None = None
+    """The way this answer came, where a face has more than one (``wisp mcp``: ``elicitation``,
+    ``cli``, ``tui``); None leaves the asker's own ``via``."""
 
 
 class Asker(Protocol):

@@ -9,7 +9,8 @@ masks credential-shaped values, and records ``inquiry.requested`` then ``inquiry
     answered    ``answer: <text>`` (and ``option: N``)
     none        ``the person gave no answer``
     declined    ``error: the person declined to answer``
-    unanswered  ``error: no answer within N s`` (only with a deadline)
+    unanswered  ``error: no answer within N s`` (a deadline: the question's own, or the
+                face's bound on any wait, its asker's ``wait_limit``)
     stopped     ``error: the turn was stopped``; the CancelledError goes on up
     refused     ``error: question not asked: <reason>``, or
                 ``error: no one can be asked here (<reason>)``
@@ -154,7 +155,7 @@ class AskTool:
         context.record(self._requested(inquiry, question, context))
         started = self._clock()
         try:
-            settled = await self._settle(question, context)
+            settled = await self._settle(question, context, inquiry)
         except asyncio.CancelledError:
             # Ctrl-C or an interrupt stopped the turn while the person was being asked.
             self._record_settled(context, inquiry, question, Settled("stopped", ""), started)
@@ -164,7 +165,7 @@ class AskTool:
 
     # -- asking -------------------------------------------------------------------------------
 
-    async def _settle(self, question: Question, context: ToolContext) -> Settled:
+    async def _settle(self, question: Question, context: ToolContext, inquiry: str) -> Settled:
         if not self._asker.can_ask:
             reason = getattr(self._asker, "reason", "nobody to ask")
             return Settled("refused", f"error: no one can be asked here ({reason})", reason=reason)
@@ -172,34 +173,49 @@ class AskTool:
         if reason:
             return Settled("refused", f"error: question not asked: {reason}", reason=reason)
         self._asked += 1
+        limit = self._limit(question)
         try:
-            answer = await self._wait(question)
+            answer = await self._wait(question, limit, inquiry)
         except Exception as exc:  # the face could not ask: outcome failed, not a crash
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             return _failed(reason)
-        return self._read(answer, question)
+        return self._read(answer, question, limit)
 
-    async def _wait(self, question: Question) -> QuestionAnswer | None:
-        if question.timeout is None:
-            return await self._asker.ask(question.text, question.options, None)
+    def _limit(self, question: Question) -> int | None:
+        """The question's deadline, or the face's bound on any wait (``wisp mcp``: a call
+        cannot be suspended, so it waits ``approval.timeoutSeconds`` at most), the sooner."""
+        bound = getattr(self._asker, "wait_limit", None)
+        limits = [limit for limit in (question.timeout, bound) if limit]
+        return int(min(limits)) if limits else None
+
+    async def _wait(
+        self, question: Question, limit: int | None, inquiry: str
+    ) -> QuestionAnswer | None:
+        # An asker that files its questions names them by the inquiry id, as the audit does.
+        named = {"inquiry": inquiry} if getattr(self._asker, "takes_inquiry", False) else {}
+        if limit is None:
+            return await self._asker.ask(question.text, question.options, None, **named)
         try:
-            async with asyncio.timeout(question.timeout * self._second) as deadline:
-                return await self._asker.ask(question.text, question.options, question.timeout)
+            async with asyncio.timeout(limit * self._second) as deadline:
+                return await self._asker.ask(question.text, question.options, limit, **named)
         except TimeoutError:
             if deadline.expired():
                 return None  # unanswered at the deadline
             raise
 
-    def _read(self, answer: QuestionAnswer | None, question: Question) -> Settled:
+    def _read(
+        self, answer: QuestionAnswer | None, question: Question, limit: int | None
+    ) -> Settled:
         if answer is None:  # no answer came: past the deadline, or the face gave up waiting
-            if question.timeout is None:
+            if limit is None:
                 return Settled("none", "the person gave no answer", via=self._via)
-            return Settled("unanswered", f"error: no answer within {question.timeout} s")
+            return Settled("unanswered", f"error: no answer within {limit} s")
+        via = answer.via or self._via
         if answer.declined:
-            return Settled("declined", "error: the person declined to answer", via=self._via)
+            return Settled("declined", "error: the person declined to answer", via=via)
         text = (answer.text or "").strip()
         if not text:
-            return Settled("none", "the person gave no answer", via=self._via)
+            return Settled("none", "the person gave no answer", via=via)
         option = None
         if question.options:
             option = pick_option(text, question.options)
@@ -210,7 +226,7 @@ class AskTool:
         masked = mask_credentials(text)
         answer_text = bounded(masked.text, ANSWER_LIMIT)
         result = f"answer: {answer_text}" + (f"\noption: {option}" if option else "")
-        return Settled("answered", result, via=self._via, answer=answer_text, redacted=masked.kinds)
+        return Settled("answered", result, via=via, answer=answer_text, redacted=masked.kinds)
 
     def _over_the_turn_limit(self, context: ToolContext) -> str | None:
         turn = (context.conversation.session, context.conversation.turn)

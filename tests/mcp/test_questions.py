@@ -1,0 +1,219 @@
+"""The model's questions through a real ``wisp mcp``: the client's form (elicitation) and the
+question filed out of band race, the first answer wins; ``wisp questions`` answers under a
+pseudo-terminal in both protocol eras; a wait is bounded by approval.timeoutSeconds."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import WISP
+from tests.hang import HANG
+from tests.mcp.conftest import ERAS, LEGACY, STATELESS, Connect, write_config, write_script
+
+WHICH = {"question": "Which environment?", "options": ["staging", "production"]}
+NAME = {"question": "What should the release be called?"}
+
+
+def asking(*questions: dict[str, Any]) -> list[dict[str, Any]]:
+    """A script that asks each question in turn, then says it is done."""
+    steps: list[dict[str, Any]] = [
+        {"tool_calls": [{"name": "ask", "arguments": question}]} for question in questions
+    ]
+    return [*steps, {"text": "Thanks."}]
+
+
+async def waiting_question(home: Path) -> Any:
+    """The first question filed under ``home/pending``, once there is one."""
+    from wisp.policy.question_channel import list_questions
+
+    async with asyncio.timeout(HANG):
+        while not (waiting := list_questions(home)):
+            await asyncio.sleep(0.01)
+    return waiting[0]
+
+
+async def questions(env: dict[str, str], *args: str, stdin: int) -> str:
+    """The real ``wisp questions ARGS``; its stdout, once it succeeded."""
+    process = await asyncio.create_subprocess_exec(
+        str(WISP), "questions", *args, env=env, stdin=stdin, stdout=-1, stderr=-1
+    )
+    async with asyncio.timeout(HANG):
+        out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    return out.decode()
+
+
+def kinds(events: list[dict], kind: str) -> list[dict]:
+    return [event["details"] for event in events if event["kind"] == kind]
+
+
+def outputs(result: Any) -> list[str]:
+    return [call["output"] for call in result.structured_content["calls"]]
+
+
+async def test_the_clients_form_answers_with_an_option_or_free_text(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    import mcp_types as types
+
+    script = write_script(tmp_path, asking(WHICH, NAME))
+    asked: list[types.ElicitRequestParams] = []
+
+    async def person(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        answer = (
+            "production" if "oneOf" in params.requested_schema["properties"]["answer"] else "v2"
+        )
+        return types.ElicitResult(action="accept", content={"answer": answer})
+
+    async with connect(["-m", f"script:{script}"], elicitation=person) as client:
+        result = await client.call_tool("respond", {"prompt": "release it"})
+
+    assert not result.is_error
+    assert outputs(result) == ["answer: production\noption: 2", "answer: v2"]
+    which, name = asked
+    assert "Which environment?" in which.message
+    options = which.requested_schema["properties"]["answer"]["oneOf"]
+    assert [option["const"] for option in options] == ["staging", "production"]
+    assert "oneOf" not in name.requested_schema["properties"]["answer"]
+    events = audit_lines()
+    requested = kinds(events, "inquiry.requested")
+    assert [r["ways"] for r in requested] == [["elicitation", "pending"]] * 2
+    settled = kinds(events, "inquiry.settled")
+    assert [(s["outcome"], s["via"], s["answer"]) for s in settled] == [
+        ("answered", "elicitation", "production"),
+        ("answered", "elicitation", "v2"),
+    ]
+    assert [s["inquiry"] for s in settled] == [r["inquiry"] for r in requested]
+    assert not list((wisp_home / "pending").glob("*.question.json"))
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_wisp_questions_answers_a_waiting_question(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: Callable[[], list[dict]],
+    mode: str,
+) -> None:
+    script = write_script(tmp_path, asking(WHICH))
+    async with connect(["-m", f"script:{script}"], mode=mode) as client:
+        call = asyncio.create_task(client.call_tool("respond", {"prompt": "release it"}))
+        question = await waiting_question(wisp_home)
+        listed = await questions(wisp_env, "pending", stdin=terminal)
+        assert question.id in listed and "Which environment?" in listed
+        assert "2. production" in listed
+        answered = await questions(wisp_env, "answer", question.id, "2", stdin=terminal)
+        assert answered.startswith("answered: production")
+        result = await call
+
+    assert not result.is_error
+    assert outputs(result) == ["answer: production\noption: 2"]
+    events = audit_lines()
+    [requested] = kinds(events, "inquiry.requested")
+    assert requested["ways"] == ["pending"]  # no form: no elicitation, or not mid-call
+    assert requested["inquiry"] == question.id
+    [settled] = kinds(events, "inquiry.settled")
+    assert (settled["outcome"], settled["via"]) == ("answered", "cli")
+    [answer] = kinds(events, "inquiry.answered")
+    assert answer == {"inquiry": question.id, "via": "cli", "delivery": "written"}
+    starts = [e for e in events if e["kind"] == "session.start"]
+    assert [s["details"]["entryPoint"] for s in starts].count("questions") == 2
+    assert not list((wisp_home / "pending").iterdir())
+
+
+async def test_wisp_questions_decline_is_the_persons_refusal(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    script = write_script(tmp_path, asking(NAME))
+    async with connect(["-m", f"script:{script}"], mode=STATELESS) as client:
+        call = asyncio.create_task(client.call_tool("respond", {"prompt": "release it"}))
+        question = await waiting_question(wisp_home)
+        await questions(wisp_env, "decline", question.id, stdin=terminal)
+        result = await call
+
+    assert outputs(result) == ["error: the person declined to answer"]
+    [settled] = kinds(audit_lines(), "inquiry.settled")
+    assert (settled["outcome"], settled["via"]) == ("declined", "cli")
+
+
+async def test_the_form_is_withdrawn_when_wisp_questions_answers_first(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    import mcp_types as types
+
+    script = write_script(tmp_path, asking(NAME))
+    shown = asyncio.Event()
+    withdrawn = asyncio.Event()
+
+    async def person(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        shown.set()
+        try:
+            await asyncio.Event().wait()  # the person never answers in the form
+        except asyncio.CancelledError:
+            withdrawn.set()
+            raise
+        raise AssertionError("unreachable")
+
+    async with connect(["-m", f"script:{script}"], mode=LEGACY, elicitation=person) as client:
+        call = asyncio.create_task(client.call_tool("respond", {"prompt": "release it"}))
+        question = await waiting_question(wisp_home)
+        async with asyncio.timeout(HANG):
+            await shown.wait()
+        await questions(wisp_env, "answer", question.id, "spring", "cleanup", stdin=terminal)
+        result = await call
+        async with asyncio.timeout(HANG):
+            await withdrawn.wait()
+
+    assert outputs(result) == ["answer: spring cleanup"]
+    [settled] = kinds(audit_lines(), "inquiry.settled")
+    assert settled["via"] == "cli"
+
+
+async def test_an_unanswered_question_waits_approval_timeout_seconds_at_most(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    # A call cannot be suspended for a later answer: the question is withdrawn, the model told.
+    write_config(wisp_home, {"approval": {"timeoutSeconds": 1}})
+    script = write_script(tmp_path, asking(NAME))
+    async with connect(["-m", f"script:{script}"], mode=STATELESS) as client:
+        result = await client.call_tool("respond", {"prompt": "release it"})
+
+    assert outputs(result) == ["error: no answer within 1 s"]
+    [settled] = kinds(audit_lines(), "inquiry.settled")
+    assert settled["outcome"] == "unanswered"
+    assert not list((wisp_home / "pending").glob("*.question.json"))
+
+
+async def test_with_no_way_to_ask_the_question_is_refused_saying_why(
+    connect: Connect, tmp_path: Path, wisp_home: Path
+) -> None:
+    write_config(wisp_home, {"approval": {"outOfBand": False}})
+    script = write_script(tmp_path, asking(NAME))
+    async with connect(["-m", f"script:{script}"], mode=STATELESS) as client:
+        result = await client.call_tool("respond", {"prompt": "release it"})
+    [output] = outputs(result)
+    assert output.startswith("error: no one can be asked here (approval.outOfBand is off")

@@ -1,0 +1,225 @@
+"""The model's questions out of band (docs/policy.md, "Questions out of band"): the asker of
+``wisp mcp``.
+
+As with its commands (``wisp.policy.pending``), the calling agent is a model and must never
+answer wisp's questions. So a question is filed under ``WISP_HOME/pending`` for the person to
+answer with ``wisp questions`` and, when the client has a dialog of its own (MCP elicitation),
+asked there at the same time: the first answer wins and the other way is withdrawn. The ``ask``
+tool records ``inquiry.requested`` and ``inquiry.settled`` around it, with the way the answer
+came as ``via``.
+
+A ``respond`` call cannot be suspended and resumed later, so the wait is bounded by
+``approval.timeoutSeconds`` (``wait_limit``): a question with no answer by then is withdrawn and
+the model told so; it is never left open past its turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TextIO
+
+from wisp.policy.approvers import escape_controls
+from wisp.policy.pending import POLL_SECONDS, new_request_id
+from wisp.policy.pending_channel import is_request_id
+from wisp.policy.question_channel import (
+    ChannelError,
+    FiledReply,
+    PendingQuestion,
+    file_question,
+    read_reply,
+    reply_path,
+    withdraw_question,
+)
+from wisp.policy.types import QuestionAnswer
+
+__all__ = ["NoWayToAsk", "OutOfBandAsker", "QuestionAlongside"]
+
+QuestionAlongside = Callable[[str, list[str]], Awaitable[QuestionAnswer | None]]
+"""Another way to ask at the same time (the MCP client's elicitation form): the answer, or None
+when it could not ask. Cancelled when the other way wins."""
+
+
+class NoWayToAsk(Exception):
+    """Neither way could put the question (the ``ask`` tool records it as ``failed``)."""
+
+
+class OutOfBandAsker:
+    """Files each question under ``WISP_HOME/pending`` and waits for the first answer, from
+    there or from ``alongside``. Fills ``wisp.policy.types.Asker``."""
+
+    can_ask = True
+    takes_inquiry = True
+    """``ask`` passes its inquiry id, so the filed question, ``wisp questions`` and the audit
+    all name it the same."""
+    via = None
+    """Each answer names its own way (``elicitation``, ``cli``, ``tui``)."""
+
+    def __init__(
+        self,
+        home: Path,
+        *,
+        thread: str | None,
+        client: str | None,
+        out_of_band: bool = True,
+        alongside: QuestionAlongside | None = None,
+        wait_limit: float | None = None,
+        banner_delay: float = 0.0,
+    ) -> None:
+        self.home = home
+        self.thread = thread
+        self.client = client
+        self.out_of_band = out_of_band
+        self.alongside = alongside
+        self.wait_limit = wait_limit
+        """Seconds a question waits at most, when it sets no shorter deadline of its own."""
+        self.banner_delay = banner_delay
+        self.banner_stream: TextIO = sys.stderr
+        self.ways = (["elicitation"] if alongside is not None else []) + (
+            ["pending"] if out_of_band else []
+        )
+
+    async def ask(
+        self,
+        question: str,
+        options: list[str],
+        timeout: float | None,
+        *,
+        inquiry: str | None = None,
+    ) -> QuestionAnswer | None:
+        question_id = inquiry if inquiry and is_request_id(inquiry) else new_request_id()
+        wait = _Wait(self, question_id, question, options, timeout)
+        return await wait.run()
+
+
+class _Wait:
+    """One question's wait: filed, raced against ``alongside``, withdrawn at the end."""
+
+    def __init__(
+        self,
+        asker: OutOfBandAsker,
+        question_id: str,
+        text: str,
+        options: list[str],
+        timeout: float | None,
+    ) -> None:
+        self.asker = asker
+        self.id = question_id
+        self.text = text
+        self.options = options
+        self.timeout = timeout
+        self.loop = asyncio.get_running_loop()
+        self.banner_at: float | None = self.loop.time() + asker.banner_delay
+        self.filed: PendingQuestion | None = None
+
+    async def run(self) -> QuestionAnswer | None:
+        asker = self.asker
+        dialog: asyncio.Task[QuestionAnswer | None] | None = None
+        if asker.alongside is not None:
+            dialog = asyncio.create_task(asker.alongside(self.text, list(self.options)))
+        try:
+            if asker.out_of_band:
+                self.filed = self._file()
+            return await self._race(dialog)
+        finally:
+            if dialog is not None and not dialog.done():
+                dialog.cancel()  # the SDK withdraws the form (notifications/cancelled)
+                with contextlib.suppress(BaseException):
+                    await dialog
+            if self.filed is not None:
+                withdraw_question(asker.home, self.id)  # a later reply is ignored
+
+    def _file(self) -> PendingQuestion | None:
+        expires_at = None
+        if self.timeout:
+            moment = datetime.now(UTC) + timedelta(seconds=self.timeout)
+            expires_at = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        filed = PendingQuestion(
+            id=self.id,
+            question=self.text,
+            options=list(self.options),
+            thread=self.asker.thread,
+            client=self.asker.client,
+            pid=os.getpid(),
+            created=int(time.time()),
+            expires_at=expires_at,
+        )
+        try:
+            file_question(self.asker.home, filed)
+        except OSError as exc:
+            if self.asker.alongside is None:
+                reason = f"the question could not be filed: {exc.strerror or exc}"
+                raise NoWayToAsk(reason) from None
+            return None
+        return filed
+
+    async def _race(
+        self, dialog: asyncio.Task[QuestionAnswer | None] | None
+    ) -> QuestionAnswer | None:
+        """The first answer from the reply file or the dialog. The caller's deadline cancels
+        the wait."""
+        while True:
+            if self.filed is not None:
+                reply = self._reply()
+                if reply is not None:
+                    return QuestionAnswer(text=reply.text, declined=reply.declined, via=reply.via)
+                self._maybe_banner()
+            if dialog is not None and dialog.done():
+                answer = _result(dialog)
+                if answer is not None:
+                    return answer
+                dialog = None  # it could not ask: the file alone answers now
+            if dialog is None and self.filed is None:
+                raise NoWayToAsk(
+                    "the client's dialog could not ask"
+                    + ("" if self.asker.out_of_band else ", and approval.outOfBand is off")
+                )
+            if dialog is not None:
+                await asyncio.wait({dialog}, timeout=POLL_SECONDS)
+            else:
+                await asyncio.sleep(POLL_SECONDS)
+
+    def _reply(self) -> FiledReply | None:
+        """The reply file, if one fits this question; one that does not is removed, and the
+        question keeps waiting."""
+        assert self.filed is not None
+        try:
+            reply = read_reply(self.asker.home, self.id)
+        except ChannelError:
+            reply = None
+            self._drop_reply()
+        if reply is None:
+            return None
+        if reply.id != self.id or reply.binding != self.filed.binding:
+            self._drop_reply()
+            return None
+        return reply
+
+    def _drop_reply(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            reply_path(self.asker.home, self.id).unlink()
+
+    def _maybe_banner(self) -> None:
+        if self.banner_at is None or self.loop.time() < self.banner_at:
+            return
+        self.banner_at = None
+        text = (
+            f"wisp: question waiting (thread {self.asker.thread or '-'}): "
+            f"{escape_controls(self.text)} - wisp questions answer {self.id} TEXT, "
+            f"or decline {self.id}"
+        )
+        with contextlib.suppress(OSError, ValueError):
+            print(text, file=self.asker.banner_stream, flush=True)
+
+
+def _result(task: asyncio.Task[QuestionAnswer | None]) -> QuestionAnswer | None:
+    """The dialog's answer; None when it failed or was cancelled (it could not ask)."""
+    if task.cancelled() or task.exception() is not None:
+        return None
+    return task.result()
