@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -206,6 +207,18 @@ async def test_usage_is_counted_by_the_tokenizer_and_reuses_the_cache(model: Res
     assert usage.input > 20 and usage.output > 0
     assert usage.cached > 0
     assert usage.reasoning == 0
+
+
+async def test_a_reply_held_to_a_schema_fits_it(model: ResolvedModel) -> None:
+    from jsonschema import validate
+
+    answer = {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+    }
+    held = ChatRequest(PARIS.messages, max_tokens=24, schema=answer)
+    validate(json.loads(text_of(await reply(model, held))), answer)
 
 
 async def test_max_tokens_caps_the_reply(model: ResolvedModel) -> None:

@@ -325,6 +325,16 @@ async def test_sampling_options_are_sent_when_asked(ollama: FakeOllama, resolve:
     }
 
 
+async def test_a_schema_goes_as_format(ollama: FakeOllama, resolve: Resolve) -> None:
+    ollama.install("qwen3:latest")
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
+    await collect(await resolve("qwen3", contextLength=4096), ask(schema=schema))
+    await collect(await resolve("qwen3", contextLength=4096), ask())
+    held, free = ollama.chat_bodies()
+    assert held["format"] == schema
+    assert "format" not in free
+
+
 async def test_thinking_chunks_are_thinking_and_count_as_reasoning(
     ollama: FakeOllama, resolve: Resolve
 ) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 
 from tests.hang import HANG
@@ -112,6 +113,39 @@ async def test_llamacpp_resolves_a_served_model_by_its_file_name(
         ["guidedGeneration"],
         "undeclared",
     )
+
+
+ANSWER = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "maxLength": 16}},  # it ends within max_tokens
+    "required": ["answer"],
+}
+
+
+async def test_a_reply_held_to_a_schema_by_llama_cpp_pythons_server_fits_it(
+    llamacpp: Callable[..., Any],
+) -> None:
+    from jsonschema import validate
+
+    resolved = await llamacpp(SMOLLM2)
+    request = ask("What colour is the sky? One word.", temperature=0, max_tokens=32, schema=ANSWER)
+    text = text_of(await collect(resolved.backend, request))
+    validate(json.loads(text), ANSWER)
+
+
+async def test_each_dialect_carries_a_schema_as_its_runtime_takes_it() -> None:
+    def body(dialect: Dialect, request: ChatRequest) -> dict[str, Any]:
+        made = backend_for(lambda _: httpx.Response(500), dialect)
+        return msgspec.to_builtins(made.body_for(request))
+
+    def held(dialect: Dialect) -> Any:
+        return body(dialect, ask(schema=ANSWER))["response_format"]
+
+    # llama-cpp-python's server refuses json_schema; llama.cpp's takes both.
+    assert held(LLAMACPP) == {"type": "json_object", "schema": ANSWER}
+    as_openai = {"type": "json_schema", "json_schema": {"name": "reply", "schema": ANSWER}}
+    assert held(LMSTUDIO) == held(OPENAI) == as_openai
+    assert "response_format" not in body(LLAMACPP, ask())
 
 
 async def test_llamacpp_resolves_the_full_path_id_too(

@@ -126,6 +126,8 @@ class _Turn:
     overflowed: bool = False
     """A request of this turn overflowed the window once; a second overflow fails it."""
     floor_noted: bool = False
+    schema: dict[str, Any] | None = None
+    """The JSON Schema a reply is held to, on the requests that offer no tools."""
 
 
 @dataclass(slots=True)
@@ -232,14 +234,18 @@ class Conversation:
             self.kill_requested.set()
         self.stop_requested.set()
 
-    async def run_turn(self, prompt: str, emit: Emit) -> TurnResult:
-        """Run one turn to its end: a reply, an error, or a stop."""
+    async def run_turn(
+        self, prompt: str, emit: Emit, *, schema: dict[str, Any] | None = None
+    ) -> TurnResult:
+        """Run one turn to its end: a reply, an error, or a stop. ``schema``: the JSON Schema
+        the reply must match, sent with the turn's requests that offer no tools (the caller
+        sends it only to a model with ``guidedGeneration``, and validates the reply)."""
         self.turn += 1
         self.recorder.audit.turn = self.turn
         self.stop_requested.clear()
         self.kill_requested.clear()
         self._audited.new_turn()
-        turn = _Turn(self.turn, time.monotonic())
+        turn = _Turn(self.turn, time.monotonic(), schema=schema)
         prompt_event = self.recorder.record(Prompt(text=prompt))
         turn.pending.append(
             PendingEntry("prompt", prompt, (self._source(prompt_event),), utc_now())
@@ -346,7 +352,7 @@ class Conversation:
         def asked_again() -> ChatRequest:
             messages = self.messages(turn.pending)
             messages.append(Message(role="user", content=nudge))
-            return ChatRequest(messages, withheld=specs)
+            return ChatRequest(messages, withheld=specs, schema=turn.schema)
 
         reply = await self._send(turn, asked_again, emit)
         if reply.calls or not reply.text.strip():
@@ -365,9 +371,9 @@ class Conversation:
     def _next_request(self, turn: _Turn, specs: list[Any]) -> ChatRequest:
         messages = self.messages(turn.pending)
         if turn.looped is None:
-            return ChatRequest(messages, specs)
+            return ChatRequest(messages, specs, schema=None if specs else turn.schema)
         messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
-        return ChatRequest(messages, withheld=specs)
+        return ChatRequest(messages, withheld=specs, schema=turn.schema)
 
     async def _send(self, turn: _Turn, make: Callable[[], ChatRequest], emit: Emit) -> _Reply:
         """One request, condensed first when due. An overflow is condensed from the runtime's

@@ -76,6 +76,10 @@ class ChatRequest:
     """The conversation's tools that this request does not offer (after a loop, or when an
     empty reply is asked again). A call to one written in the reply's text is still read as a
     call, which the agent refuses, never shown as the answer."""
+    schema: dict[str, Any] | None = None
+    """The JSON Schema the reply must match, for a backend that can hold the reply to it (a
+    model with ``guidedGeneration``); the agent still validates the reply. Sent only on a
+    request that offers no tools: a reply held to a schema could not call one."""
 
     @property
     def known_tools(self) -> list[ToolSpec]:

@@ -87,7 +87,7 @@ class LocalBackend:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         engine = await self._loaded()
         prompt = await asyncio.to_thread(
-            functools.partial(engine.render, grammar=self.options.grammar),
+            functools.partial(engine.render, grammar=self.options.grammar, schema=request.schema),
             request.messages,
             request.tools,
             self._template_options(request),

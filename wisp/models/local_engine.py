@@ -18,6 +18,7 @@ from wisp.agent.types import Message, ModelError, ModelUnavailable, ToolSpec
 from wisp.models.local_tools import (
     call_grammar,
     calls_only,
+    schema_grammar,
     template_places_tools,
     with_tools,
 )
@@ -41,7 +42,10 @@ class Prompt:
     starts_thinking: bool
     """The template's generation prompt opened ``<think>``: the reply starts as thinking."""
     grammar: str | None = None
-    """GBNF the reply is held to (``call | text``), for tools wisp wrote into the prompt."""
+    """GBNF the reply is held to: ``call | text``, for tools wisp wrote into the prompt, or a
+    request's schema."""
+    held: bool = False
+    """The grammar is a schema's: it holds every token, never only the first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,14 +117,17 @@ class Engine:
         template_options: dict[str, Any],
         *,
         grammar: bool = True,
+        schema: dict[str, Any] | None = None,
     ) -> Prompt:
         """The chat as the model's own template writes it, tools passed to it as ``tools``;
         to a template that cannot place them, written into the system message instead, the
-        reply held to a call or text by a grammar unless ``grammar`` is off."""
-        rules = None
+        reply held to a call or text by a grammar unless ``grammar`` is off. A ``schema``
+        holds the whole reply to one JSON value fitting it (such a request offers no tools)."""
+        rules = schema_grammar(schema) if schema is not None else None
         if tools and not self.places_tools:
             messages = with_tools(messages, tools)
-            rules = call_grammar(tools) if grammar else None
+            if rules is None and grammar:
+                rules = call_grammar(tools)
             tools = []
         try:
             rendered = self._formatter(
@@ -134,7 +141,8 @@ class Engine:
             rendered.prompt.encode(), add_bos=not rendered.added_special, special=True
         )
         stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
-        return Prompt(tokens, stop, rendered.prompt.rstrip().endswith("<think>"), rules)
+        starts_thinking = rendered.prompt.rstrip().endswith("<think>")
+        return Prompt(tokens, stop, starts_thinking, rules, held=schema is not None)
 
     def _cached_prefix(self, tokens: list[int]) -> int:
         """Prompt tokens the last request left in the cache, which llama-cpp-python reuses."""
@@ -197,8 +205,8 @@ class Engine:
         first token alone is sampled under it: a ``{`` starts a call, generated again from the
         start under the call's grammar alone (greedy picks the same token: it was the best the
         wider grammar allowed); text goes on free, which the ``text`` rule allowed anyway."""
-        if not prompt.grammar:
-            return prompt.tokens, None, ""
+        if not prompt.grammar or prompt.held:
+            return prompt.tokens, prompt.grammar, ""
         from llama_cpp import LlamaGrammar
 
         tokens = self._llm.generate(

@@ -16,7 +16,7 @@ import functools
 import json
 from typing import Any
 
-from wisp.agent.types import Message, ToolSpec
+from wisp.agent.types import Message, ModelError, ToolSpec
 
 PROBE_TOOL = "wisp_probe_tool_0f6c"
 """A name no template writes by chance: seen in the rendered prompt, the template places tools."""
@@ -142,6 +142,21 @@ def _grammar(key: str) -> str:
     )
     converter.visit(converter.resolve_refs({"oneOf": choices}, "tools"), "call")
     return f"{_ROOT}\n{_TEXT_RULE}\n{converter.format_grammar()}"
+
+
+def schema_grammar(schema: dict[str, Any]) -> str:
+    """GBNF holding the whole reply to one JSON value fitting ``schema`` (a shaped reply)."""
+    return _schema_grammar(json.dumps(schema, sort_keys=True))
+
+
+@functools.cache
+def _schema_grammar(key: str) -> str:
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    try:
+        return json_schema_to_gbnf(key)
+    except Exception as exc:  # the converter raises plain errors for what it cannot express
+        raise ModelError(f"local: cannot hold a reply to this JSON Schema: {exc}") from exc
 
 
 def _arguments(parameters: Any) -> dict[str, Any]:

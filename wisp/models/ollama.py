@@ -163,6 +163,7 @@ class OllamaBackend:
             tools=[wire_tool(tool) for tool in request.tools] or msgspec.UNSET,
             # Only to a model that reports it can think.
             think=think if think is not None and self.can_think else msgspec.UNSET,
+            format=request.schema if request.schema is not None else msgspec.UNSET,
         )
 
     def _check_not_shifted(self, final: Chunk, shown: bool) -> None:

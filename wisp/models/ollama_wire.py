@@ -86,6 +86,8 @@ class ChatBody(msgspec.Struct):
     ignores it."""
     tools: list[WireTool] | msgspec.UnsetType = msgspec.UNSET
     think: bool | str | msgspec.UnsetType = msgspec.UNSET
+    format: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    """The JSON Schema Ollama holds the reply to (a request's ``schema``)."""
 
 
 class ChunkMessage(msgspec.Struct):

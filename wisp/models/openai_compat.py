@@ -61,6 +61,7 @@ from wisp.models.openai_wire import (
     overflow,
     parse_call,
     refusal,
+    response_format,
     thinking_switch,
     usage_from,
     wire_messages,
@@ -121,6 +122,8 @@ class OpenAICompatBackend:
         think = request.think if request.think is not None else self.default_think
         if think is not None and self.dialect.has_think_switch:
             body.chat_template_kwargs = TemplateKwargs(thinking_switch(think))
+        if request.schema is not None:
+            body.response_format = response_format(self.dialect, request.schema)
         return body
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

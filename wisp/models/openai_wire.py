@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -31,6 +31,10 @@ class Dialect:
     """Capabilities come from ``<scheme>.models.<name>.capabilities`` (and the check)."""
     is_always_guided: bool
     """Enforces ``response_format`` with a grammar, so ``guidedGeneration`` always holds."""
+    schema_format: Literal["json_object", "json_schema"]
+    """How ``response_format`` carries a schema: ``json_object`` with a ``schema`` beside it
+    (llama.cpp's server takes it, llama-cpp-python's takes only it) or OpenAI's
+    ``json_schema`` (LM Studio, vLLM)."""
 
     @property
     def key_variable(self) -> str:
@@ -44,6 +48,7 @@ LLAMACPP = Dialect(
     has_think_switch=True,
     declares_by_config=True,
     is_always_guided=True,
+    schema_format="json_object",
 )
 LMSTUDIO = Dialect(
     scheme="lmstudio",
@@ -54,6 +59,7 @@ LMSTUDIO = Dialect(
     has_think_switch=False,
     declares_by_config=False,
     is_always_guided=True,
+    schema_format="json_schema",
 )
 OPENAI = Dialect(
     scheme="openai",
@@ -62,7 +68,17 @@ OPENAI = Dialect(
     has_think_switch=True,
     declares_by_config=True,
     is_always_guided=False,
+    schema_format="json_schema",
 )
+
+
+def response_format(dialect: Dialect, schema: dict[str, Any]) -> dict[str, Any]:
+    """``response_format`` holding the reply to ``schema``, as ``dialect``'s runtime takes it."""
+    if dialect.schema_format == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+
+
 DIALECTS = {dialect.scheme: dialect for dialect in (LLAMACPP, LMSTUDIO, OPENAI)}
 
 # -- the request -------------------------------------------------------------------------------
@@ -107,6 +123,8 @@ class ChatBody(msgspec.Struct):
     temperature: float | msgspec.UnsetType = msgspec.UNSET
     max_tokens: int | msgspec.UnsetType = msgspec.UNSET
     chat_template_kwargs: TemplateKwargs | msgspec.UnsetType = msgspec.UNSET
+    response_format: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    """The schema the reply is held to, in the dialect's ``schema_format``."""
 
 
 def call_id(position: int) -> str:
