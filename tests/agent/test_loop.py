@@ -429,3 +429,25 @@ async def test_calls_after_the_third_repeat_in_the_same_reply_are_not_run(
     (stored_calls,) = [e for e in conversation.store if e.kind == "toolCalls"]
     outputs = [e for e in conversation.store if e.kind == "toolOutput"]
     assert len(stored_calls.value) == len(outputs) == 3
+
+
+SHAPE = {"type": "object", "properties": {"colour": {"type": "string"}}}
+
+
+async def test_a_schema_goes_only_with_requests_that_offer_no_tools(
+    make_conversation, write_script, sink, events
+):
+    # A reply held to a schema could not call a tool: while tools are offered the reply is
+    # free, and the request for the answer after they are withdrawn is held.
+    script = write_script(ECHO_AGAIN, ECHO_AGAIN, ECHO_AGAIN, {"text": '{"colour": "red"}'})
+    conversation = await make_conversation(script)
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    await conversation.run_turn("echo", events.append, schema=SHAPE)
+    assert [request.schema for request in recording.requests] == [None, None, None, SHAPE]
+    toolless = await make_conversation(write_script({"text": '{"colour": "red"}'}), tools=[])
+    recording = RecordingBackend(toolless.resolved.backend)
+    toolless.resolved.backend = recording
+    await toolless.run_turn("a colour", events.append, schema=SHAPE)
+    await toolless.run_turn("a colour", events.append)
+    assert [request.schema for request in recording.requests] == [SHAPE, None]

@@ -28,7 +28,14 @@ from wisp.audit.kinds import McpRequest, McpResult
 from wisp.mcp.progress import progress_message
 from wisp.mcp.resources import OUTPUT_TEMPLATE, THREAD_TEMPLATE, Resources, UnknownResource
 from wisp.mcp.results import TurnRecord, call_outputs, structured
-from wisp.mcp.shaped import ShapeError, asked_again, asked_for, check_schema, parsed
+from wisp.mcp.shaped import (
+    ShapeError,
+    asked_again,
+    asked_for,
+    check_schema,
+    held_to,
+    parsed,
+)
 from wisp.mcp.threads import (
     THREAD_ID,
     Thread,
@@ -262,14 +269,15 @@ class WispServer:
     ) -> types.CallToolResult:
         record = TurnRecord()
         thread.request = ctx
+        held = held_to(thread.conversation.resolved, schema)
         with _following(thread, record, ctx) as sent:
-            result = await _turn(thread, asked_for(prompt, schema) if schema else prompt)
+            result = await _turn(thread, asked_for(prompt, schema) if schema else prompt, held)
             shaped, problem = None, None
             if schema is not None and result.outcome == "ok":
                 try:
                     shaped = parsed(result.text, schema)
                 except ShapeError as first:
-                    result = await _turn(thread, asked_again(str(first), schema))
+                    result = await _turn(thread, asked_again(str(first), schema), held)
                     if result.outcome == "ok":
                         try:
                             shaped = parsed(result.text, schema)
@@ -340,11 +348,14 @@ class WispServer:
         )
 
 
-async def _turn(thread: Thread, prompt: str) -> TurnResult:
-    """One turn; a client's cancellation stops it as Ctrl-C stops chat's, and the turn is still
-    stored before the cancellation goes on."""
+async def _turn(thread: Thread, prompt: str, schema: dict[str, Any] | None = None) -> TurnResult:
+    """One turn, its reply held to ``schema`` where the backend can; a client's cancellation
+    stops it as Ctrl-C stops chat's, and the turn is still stored before the cancellation goes
+    on."""
     conversation = thread.conversation
-    running = asyncio.ensure_future(conversation.run_turn(prompt, lambda event: None))
+    running = asyncio.ensure_future(
+        conversation.run_turn(prompt, lambda event: None, schema=schema)
+    )
     try:
         return await asyncio.shield(running)
     except asyncio.CancelledError:

@@ -1,6 +1,7 @@
-"""A shaped reply (``respond``'s ``schema``): no backend holds a reply to a schema yet, so the
-model is asked in words, the reply is parsed and validated, and asked once more when it does
-not fit; a second miss is the call's error."""
+"""A shaped reply (``respond``'s ``schema``): the model is asked in words, and a model with
+``guidedGeneration`` has its reply held to the schema too, on the requests that offer no tools
+(docs/mcp.md, "Shaped replies"). Either way the reply is parsed and validated, and asked once
+more when it does not fit; a second miss is the call's error."""
 
 from __future__ import annotations
 
@@ -8,11 +9,19 @@ import json
 import re
 from typing import Any
 
+from wisp.agent.types import ResolvedModel
+
 _FENCE = re.compile(r"^```[A-Za-z]*\s*\n?(.*?)\n?```$", re.DOTALL)
 
 
 class ShapeError(Exception):
     """The reply is not JSON fitting the schema; the message says how it misses."""
+
+
+def held_to(model: ResolvedModel, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The schema to send with the turn's requests: only to a model that can hold a reply to
+    it; any other is asked in words alone."""
+    return schema if "guidedGeneration" in model.capabilities else None
 
 
 def asked_for(prompt: str, schema: dict[str, Any]) -> str:
