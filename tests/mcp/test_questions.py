@@ -5,6 +5,7 @@ pseudo-terminal in both protocol eras; a wait is bounded by approval.timeoutSeco
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -217,3 +218,49 @@ async def test_with_no_way_to_ask_the_question_is_refused_saying_why(
         result = await client.call_tool("respond", {"prompt": "release it"})
     [output] = outputs(result)
     assert output.startswith("error: no one can be asked here (approval.outOfBand is off")
+
+
+async def test_the_models_own_commands_cannot_answer_its_question(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+) -> None:
+    # Only a dangerous command asks, so the second thread's tries run without asking.
+    write_config(wisp_home, {"approval": {"threshold": "dangerous"}})
+    waits = write_script(tmp_path, asking(WHICH), name="waits")
+    async with connect(["-m", f"script:{waits}"], mode=STATELESS) as client:
+        waiting = asyncio.create_task(
+            client.call_tool("respond", {"prompt": "release it", "thread_id": "waits"})
+        )
+        question = await waiting_question(wisp_home)
+        reply = json.dumps({"id": question.id, "text": "production", "via": "cli"})
+        reply_file = wisp_home / "pending" / f"{question.id}.reply.json"
+        tries = write_script(
+            tmp_path,
+            [
+                {"tool_calls": [_run(f"{WISP} questions answer {question.id} production")]},
+                {"tool_calls": [_run(f"echo '{reply}' > {reply_file}")]},
+                {"text": "Tried."},
+            ],
+            name="tries",
+        )
+        tried = await client.call_tool(
+            "respond", {"prompt": "answer it", "thread_id": "tries", "model": f"script:{tries}"}
+        )
+        assert not waiting.done()
+        still = await waiting_question(wisp_home)
+        assert still.id == question.id
+        await questions(wisp_env, "decline", question.id, stdin=terminal)
+        result = await waiting
+
+    answer, write = tried.structured_content["calls"]
+    assert answer["output"].startswith("error: command denied by policy")
+    assert write["exitStatus"] != 0  # WISP_HOME is hidden from a confined command
+    assert not reply_file.exists()
+    assert outputs(result) == ["error: the person declined to answer"]
+
+
+def _run(command: str) -> dict[str, object]:
+    return {"name": "run_command", "arguments": {"command": command}}
