@@ -23,7 +23,7 @@ from typing import TextIO
 
 from msgspec import UNSET
 
-from wisp.audit.kinds import ApprovalPending, ApprovalSettled, Details
+from wisp.audit.kinds import ApprovalPending, ApprovalSettled, Details, Error, Notification
 from wisp.policy.approvers import ApprovalRefused, escape_controls
 from wisp.policy.pending_channel import (
     ChannelError,
@@ -127,7 +127,10 @@ class _Wait:
             self.deadline = self.started + timeout - min(TIMEOUT_MARGIN, timeout / 4)
         self.id = new_request_id()
         self.request: PendingRequest | None = None
-        self.banner = "none"
+        self.banner = "skipped"
+        """``posted`` once the waiting notice is posted; ``skipped`` while it never was."""
+        self.recorded = False
+        """Whether ``approval.pending`` was recorded: only a filed request is settled."""
         self.refused: set[str] = set()
         """The reasons answers were refused for, each recorded once."""
 
@@ -139,8 +142,6 @@ class _Wait:
         try:
             if approver.out_of_band:
                 self.request = self._file()
-            else:
-                self._record_pending("not-filed", reason="approval.outOfBand is off")
             settled = await self._race(dialog)
         except asyncio.CancelledError:
             timed_out = self.deadline is not None and self.loop.time() >= self.deadline
@@ -200,7 +201,7 @@ class _Wait:
                 found = self._answer_file()
                 if found is not None:
                     return _Settled("answered", found.decision, found.via)
-                if self.banner == "none" and self.loop.time() >= banner_at:
+                if self.banner == "skipped" and self.loop.time() >= banner_at:
                     self._show_banner()
             if dialog is not None and dialog.done():
                 answer = _result(dialog)
@@ -245,7 +246,9 @@ class _Wait:
     def _refuse_answer(self, reason: str) -> None:
         if reason not in self.refused:  # once each: an answer that cannot be removed stays
             self.refused.add(reason)
-            self._record_pending("answer-refused", self.request_expiry, reason=reason)
+            # The kinds of approval.* are a contract: a refused answer is an error of the wait.
+            message = f"an answer to approval request {self.id} was refused: {reason}"
+            self.approver.record(Error(message=message, context="approval"))
         with contextlib.suppress(OSError):
             answer_path(self.approver.home, self.id).unlink()
 
@@ -254,21 +257,35 @@ class _Wait:
         return None if self.request is None else self.request.expires_at
 
     def _show_banner(self) -> None:
-        self.banner = "shown"
+        """Post the waiting notice (on stderr: this wisp has no desktop notifier) and record
+        it as a ``notification``."""
+        self.banner = "posted"
         question = self.question
-        text = (
-            f"wisp: approval waiting [{question.level}] {escape_controls(question.command)}"
+        body = (
+            f"[{question.level}] {escape_controls(question.command)}"
             f" (thread {self.approver.thread or '-'}): wisp approvals approve {self.id}, "
             f"or deny {self.id}"
         )
         with contextlib.suppress(OSError, ValueError):
-            print(text, file=self.approver.banner_stream, flush=True)
+            print(f"wisp: approval waiting {body}", file=self.approver.banner_stream, flush=True)
+        self.approver.record(
+            Notification(
+                title="wisp: approval waiting",
+                body=body,
+                source="approval",
+                outcome="posted",
+                route="stderr",
+            )
+        )
 
     def _record_pending(
         self, outcome: str, expires_at: str | None = None, *, reason: str | None = None
     ) -> None:
         question = self.question
         approver = self.approver
+        self.recorded = True
+        # The delay matters only while the client's dialog may answer first.
+        delay = round(approver.banner_delay) if approver.alongside is not None else 0
         self.approver.record(
             ApprovalPending(
                 request=self.id,
@@ -281,7 +298,7 @@ class _Wait:
                 client=approver.client or "",
                 expires_at=expires_at if expires_at is not None else UNSET,
                 alongside="elicitation" if approver.alongside is not None else UNSET,
-                banner_delay_seconds=round(approver.banner_delay),
+                banner_delay_seconds=delay if delay > 0 else UNSET,
                 outcome=outcome,
                 reason=reason if reason is not None else UNSET,
                 outside_sandbox=True if question.outside_sandbox else UNSET,
@@ -289,6 +306,8 @@ class _Wait:
         )
 
     def _settle(self, settled: _Settled) -> None:
+        if not self.recorded:
+            return  # nothing was filed (out of band is off): approval.decided says the rest
         self.approver.record(
             ApprovalSettled(
                 request=self.id,
