@@ -59,3 +59,35 @@ def test_a_long_value_is_cut_so_the_line_stays_a_summary() -> None:
     line = summary_line(event("tool.result", tool="read_file", output="y" * 100_000, bytes=100_000))
     assert len(line) < 400
     assert line.endswith('y…"')
+
+
+def test_a_condensation_shows_the_turns_and_the_fill() -> None:
+    line = summary_line(
+        event(
+            "context.condensation",
+            7,
+            reason="budget",
+            turnsBefore=6,
+            turnsAfter=2,
+            contextSize=8192,
+            tokenCount=5300,
+            fillBefore=5100,
+            fillAfter=3900,
+        )
+    )
+    assert line.endswith("budget: 6 → 2 turns, 5100 → 3900 of 8192 tokens")
+
+
+def test_an_out_of_band_approval_shows_its_request_and_how_it_ended() -> None:
+    filed = event("approval.pending", request="a1b2c3d4", outcome="filed", level="moderate",
+                  command="git push")  # fmt: skip
+    settled = event("approval.settled", request="a1b2c3d4", outcome="answered", via="cli",
+                    decision="session", command="git push")  # fmt: skip
+    assert summary_line(filed).endswith("a1b2c3d4 filed moderate git push")
+    assert summary_line(settled).endswith("a1b2c3d4 answered cli session git push")
+
+
+def test_an_mcp_result_shows_the_tool_and_its_text() -> None:
+    line = summary_line(event("mcp.result", tool="respond", isError=False, text="Paris.",
+                              seconds=1.5))  # fmt: skip
+    assert line.endswith('respond 1.50s: "Paris."')

@@ -165,6 +165,17 @@ _FORMATTERS: dict[str, Callable[[Details], str]] = {
     "command.typed": lambda d: f"!{d.get('command')} {d.get('verdict')}",
     "approval.requested": _fields("level", "command"),
     "approval.decided": _fields("decision", "command"),
+    "approval.pending": _fields("request", "outcome", "level", "command"),
+    "approval.answered": _fields("request", "decision", "via", "command"),
+    "approval.settled": _fields("request", "outcome", "via", "decision", "command"),
+    "context.condensation": lambda d: (
+        f"{d.get('reason')}: {d.get('turnsBefore')} → {d.get('turnsAfter')} turns, "
+        f"{d.get('fillBefore', '?')} → {d.get('fillAfter', '?')} of {d.get('contextSize')} tokens"
+    ),
+    "mcp.request": _fields("tool", "arguments"),
+    "mcp.result": lambda d: f"{d.get('tool')}{' error' if d.get('isError') else ''}"
+    f"{_seconds(d)}: {_quote(d.get('text', ''))}",
+    "notification": _fields("outcome", "title", "body"),
     "classifier.verdict": _fields("level", "command"),
     "config.change": _config_change,
     "file.write": _file_write,
