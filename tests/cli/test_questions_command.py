@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import WISP
 from tests.hang import HANG
+from wisp.audit import AuditLog, MemorySink
 from wisp.policy.pending_questions import OutOfBandAsker
 from wisp.policy.question_channel import (
     PendingQuestion,
@@ -34,7 +35,11 @@ class Thread:
 
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.asker = OutOfBandAsker(home, thread="release", client="claude-code")
+        self.sink = MemorySink()
+        log = AuditLog(self.sink)
+        self.asker = OutOfBandAsker(
+            home, record=lambda d: log.record(d).id, thread="release", client="claude-code"
+        )
 
     def ask(self, question: str, options: list[str]) -> asyncio.Task[QuestionAnswer | None]:
         return asyncio.create_task(self.asker.ask(question, options, None, inquiry="0a1b2c3d"))
@@ -161,6 +166,11 @@ async def test_a_reply_bound_to_another_question_is_dropped(
 
     assert done.returncode == 0, done.stderr
     assert await asking == QuestionAnswer(text="v2", via="cli")
+    [error] = [e.details for e in thread.sink.events if e.kind == "error"]
+    assert error.context == "inquiry"
+    assert error.message == (
+        f"a reply to question {filed.id} was refused: its binding does not match the question"
+    )
 
 
 async def test_an_unknown_id_is_refused_and_recorded(

@@ -126,6 +126,9 @@ async def test_wisp_questions_answers_a_waiting_question(
     assert requested["inquiry"] == question.id
     [settled] = kinds(events, "inquiry.settled")
     assert (settled["outcome"], settled["via"]) == ("answered", "cli")
+    [notice] = kinds(events, "notification")  # the waiting notice, on the server's stderr
+    assert (notice["source"], notice["route"], notice["outcome"]) == ("inquiry", "stderr", "posted")
+    assert f"wisp questions answer {question.id} TEXT" in notice["body"]
     [answer] = kinds(events, "inquiry.answered")
     assert answer == {"inquiry": question.id, "via": "cli", "delivery": "written"}
     starts = [e for e in events if e["kind"] == "session.start"]

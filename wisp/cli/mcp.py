@@ -279,7 +279,7 @@ class ThreadBuilder:
         from wisp.audit.kinds import SessionStart
         from wisp.store import ConversationStore, PendingEntry
 
-        tools = self._thread_tools(runner, spec, model, self._asker(thread))
+        tools = self._thread_tools(runner, spec, model, self._asker(thread, recorder))
         names = [tool.name for tool in tools]
         given = spec.instructions if spec.instructions is not None else self.options.instructions
         instructions = system_prompt(
@@ -365,7 +365,7 @@ class ThreadBuilder:
         )
         return approver
 
-    def _asker(self, thread: Thread) -> Any:
+    def _asker(self, thread: Thread, recorder: Recorder) -> Any:
         """The model's questions go the same two ways as approvals: filed out of band and, when
         this client can be asked mid-call, in its own form; each wait bounded by
         approval.timeoutSeconds, since a call cannot be suspended and resumed later."""
@@ -381,6 +381,7 @@ class ThreadBuilder:
             return NobodyAsker(NO_ONE_TO_ASK)
         return OutOfBandAsker(
             self.context.home.root,
+            record=recorder.record,
             thread=thread.id,
             client=_client_name(thread.request),
             out_of_band=approval.out_of_band,

@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
+from wisp.audit.kinds import Details, Error, Notification
 from wisp.policy.approvers import escape_controls
 from wisp.policy.pending import POLL_SECONDS, new_request_id
 from wisp.policy.pending_channel import is_request_id
@@ -65,6 +66,7 @@ class OutOfBandAsker:
         self,
         home: Path,
         *,
+        record: Callable[[Details], object] | None = None,
         thread: str | None,
         client: str | None,
         out_of_band: bool = True,
@@ -73,6 +75,8 @@ class OutOfBandAsker:
         banner_delay: float = 0.0,
     ) -> None:
         self.home = home
+        self.record = record or (lambda details: None)
+        """Writes on the asking thread's log: the waiting notice, a reply refused."""
         self.thread = thread
         self.client = client
         self.out_of_band = out_of_band
@@ -117,6 +121,8 @@ class _Wait:
         self.loop = asyncio.get_running_loop()
         self.banner_at: float | None = self.loop.time() + asker.banner_delay
         self.filed: PendingQuestion | None = None
+        self.refused: set[str] = set()
+        """The reasons replies were refused for, each recorded once."""
 
     async def run(self) -> QuestionAnswer | None:
         asker = self.asker
@@ -191,31 +197,45 @@ class _Wait:
         assert self.filed is not None
         try:
             reply = read_reply(self.asker.home, self.id)
-        except ChannelError:
-            reply = None
-            self._drop_reply()
+        except ChannelError as exc:
+            self._refuse_reply(str(exc))
+            return None
         if reply is None:
             return None
         if reply.id != self.id or reply.binding != self.filed.binding:
-            self._drop_reply()
+            self._refuse_reply("its binding does not match the question")
             return None
         return reply
 
-    def _drop_reply(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
+    def _refuse_reply(self, reason: str) -> None:
+        if reason not in self.refused:  # once each: a reply that cannot be removed stays
+            self.refused.add(reason)
+            message = f"a reply to question {self.id} was refused: {reason}"
+            self.asker.record(Error(message=message, context="inquiry"))
+        with contextlib.suppress(OSError):
             reply_path(self.asker.home, self.id).unlink()
 
     def _maybe_banner(self) -> None:
+        """Post the waiting notice once ``banner_delay`` has passed (on stderr: this wisp has
+        no desktop notifier) and record it as a ``notification``."""
         if self.banner_at is None or self.loop.time() < self.banner_at:
             return
         self.banner_at = None
-        text = (
-            f"wisp: question waiting (thread {self.asker.thread or '-'}): "
-            f"{escape_controls(self.text)} - wisp questions answer {self.id} TEXT, "
-            f"or decline {self.id}"
+        body = (
+            f"{escape_controls(self.text)} (thread {self.asker.thread or '-'}): "
+            f"wisp questions answer {self.id} TEXT, or decline {self.id}"
         )
         with contextlib.suppress(OSError, ValueError):
-            print(text, file=self.asker.banner_stream, flush=True)
+            print(f"wisp: question waiting {body}", file=self.asker.banner_stream, flush=True)
+        self.asker.record(
+            Notification(
+                title="wisp: question waiting",
+                body=body,
+                source="inquiry",
+                outcome="posted",
+                route="stderr",
+            )
+        )
 
 
 def _result(task: asyncio.Task[QuestionAnswer | None]) -> QuestionAnswer | None:
