@@ -363,7 +363,8 @@ SETTINGS: dict[str, Setting] = {
             Annotated[int, msgspec.Meta(ge=0, le=86_400)],
             600,
             "an integer from 0 to 86400 (seconds)",
-            "An approval unanswered this long counts as declined; 0 waits for ever.",
+            "An approval unanswered this long counts as declined (and under wisp mcp a "
+            "question is withdrawn); 0 waits for ever.",
         ),
         Setting(
             "approval.outOfBand",
@@ -371,7 +372,8 @@ SETTINGS: dict[str, Setting] = {
             True,
             "true or false",
             "Under wisp mcp, file each approval in WISP_HOME/pending for wisp approvals or "
-            "wisp-tui to answer, racing the client's own dialog; the first answer wins.",
+            "wisp-tui to answer, and each question for wisp questions, racing the client's own "
+            "dialog; the first answer wins.",
         ),
         Setting(
             "approval.elicitation",
