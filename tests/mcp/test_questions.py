@@ -5,6 +5,7 @@ pseudo-terminal in both protocol eras; a wait is bounded by approval.timeoutSeco
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -267,3 +268,26 @@ async def test_the_models_own_commands_cannot_answer_its_question(
 
 def _run(command: str) -> dict[str, object]:
     return {"name": "run_command", "arguments": {"command": command}}
+
+
+async def test_a_cancelled_call_stops_its_question_and_withdraws_it(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    script = write_script(tmp_path, asking(NAME))
+    async with connect(["-m", f"script:{script}"]) as client:
+        call = asyncio.create_task(
+            client.call_tool("respond", {"prompt": "release it", "thread_id": "c"})
+        )
+        await waiting_question(wisp_home)
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        # The thread takes its next call once the stopped turn is stored.
+        after = await client.call_tool("close_thread", {"thread_id": "c"})
+    assert not after.is_error
+    [settled] = kinds(audit_lines(), "inquiry.settled")
+    assert settled["outcome"] == "stopped"
+    assert not list((wisp_home / "pending").glob("*.question.json"))
