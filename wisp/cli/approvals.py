@@ -9,26 +9,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import ApprovalAnswered, SessionStart
-from wisp.cli.context import Context, audit_settings
-from wisp.errors import UsageError, WispError
+from wisp.audit.kinds import ApprovalAnswered
+from wisp.cli.answering import age, answering_session
+from wisp.cli.context import Context
+from wisp.errors import WispError
 from wisp.policy.approvers import escape_controls
 from wisp.policy.pending_channel import ChannelError, PendingRequest, list_pending, write_answer
 from wisp.policy.types import Answer
 
 SCOPES = ("once", "session", "project", "always")
-NOT_A_TERMINAL = (
-    "wisp approvals answers only at a terminal, and stdin is not one: run it yourself in a "
-    "terminal (a pipe, a script or a command the model runs cannot approve)"
-)
-
 EPILOG = """\
 A wisp mcp server asks the person before it runs a command at or above approval.threshold.
 The calling agent is a model, so it cannot answer: the request waits in WISP_HOME/pending
@@ -71,26 +65,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_approvals(args: argparse.Namespace, context: Context) -> int:
-    if not _stdin_is_terminal():
-        raise UsageError(NOT_A_TERMINAL)
-    config = context.load_config()
-    context.home.ensure()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-    try:
-        log.record(SessionStart(entry_point="approvals", tools=[], model=""))
+    with answering_session(context, "approvals", "approve") as record:
         if args.verb == "pending":
-            return _show_pending(context, log.record)
+            return _show_pending(context, record)
         decision: Answer = args.scope if args.verb == "approve" else "deny"
-        return _answer(context, log.record, args.id, decision)
-    finally:
-        log.close()
-
-
-def _stdin_is_terminal() -> bool:
-    try:
-        return os.isatty(sys.stdin.fileno())
-    except (AttributeError, ValueError, OSError):
-        return False
+        return _answer(context, record, args.id, decision)
 
 
 def _show_pending(context: Context, record: Callable[[Any], Any]) -> int:
@@ -121,15 +100,6 @@ def _row(request: PendingRequest, now: int) -> tuple[str, ...]:
         escape_controls(request.client or "-"),
         age(now - request.created),
     )
-
-
-def age(seconds: int) -> str:
-    """``42s``, ``3m``, ``2h``, ``1d``."""
-    seconds = max(0, seconds)
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
 
 
 def _home_short(directory: str) -> str:

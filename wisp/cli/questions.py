@@ -8,17 +8,14 @@ audited session (``entryPoint: questions``) that records each answer as ``inquir
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import InquiryAnswered, SessionStart
-from wisp.cli.approvals import age
-from wisp.cli.context import Context, audit_settings
-from wisp.errors import UsageError, WispError
+from wisp.audit.kinds import InquiryAnswered
+from wisp.cli.answering import age, answering_session
+from wisp.cli.context import Context
+from wisp.errors import WispError
 from wisp.policy.approvers import escape_controls
 from wisp.policy.asking import pick_option
 from wisp.policy.question_channel import (
@@ -26,11 +23,6 @@ from wisp.policy.question_channel import (
     PendingQuestion,
     list_questions,
     write_reply,
-)
-
-NOT_A_TERMINAL = (
-    "wisp questions answers only at a terminal, and stdin is not one: run it yourself in a "
-    "terminal (a pipe, a script or a command the model runs cannot answer)"
 )
 
 EPILOG = """\
@@ -68,26 +60,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run_questions(args: argparse.Namespace, context: Context) -> int:
-    if not _stdin_is_terminal():
-        raise UsageError(NOT_A_TERMINAL)
-    config = context.load_config()
-    context.home.ensure()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-    try:
-        log.record(SessionStart(entry_point="questions", tools=[], model=""))
+    with answering_session(context, "questions", "answer") as record:
         if args.verb == "pending":
-            return _show_pending(context, log.record)
+            return _show_pending(context, record)
         text = " ".join(args.text) if args.verb == "answer" else None
-        return _answer(context, log.record, args.id, text)
-    finally:
-        log.close()
-
-
-def _stdin_is_terminal() -> bool:
-    try:
-        return os.isatty(sys.stdin.fileno())
-    except (AttributeError, ValueError, OSError):
-        return False
+        return _answer(context, record, args.id, text)
 
 
 def _show_pending(context: Context, record: Callable[[Any], Any]) -> int:
