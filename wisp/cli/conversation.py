@@ -278,7 +278,7 @@ class ChatSession:
         names = [tool.name for tool in tools]
         if turn == 0:
             self._record_start(model, names, store)
-        self.recorder.record(_resolved(model, names))
+        self.recorder.record(resolved_event(model, names))
         conversation = Conversation(
             model=model,
             tools=tools,
@@ -344,7 +344,8 @@ class ChatSession:
         self.recorder.record(start)
 
 
-def _resolved(model: ResolvedModel, tools: list[str]) -> ModelResolved:
+def resolved_event(model: ResolvedModel, tools: list[str]) -> ModelResolved:
+    """``model.resolved`` for a conversation's model and the tools it offers."""
     resolved = ModelResolved(
         model=model.selection,
         backend=model.backend_name,

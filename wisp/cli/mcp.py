@@ -277,6 +277,7 @@ class ThreadBuilder:
         from wisp.agent.loop import Conversation
         from wisp.agent.prompt import system_prompt
         from wisp.audit.kinds import SessionStart
+        from wisp.cli.conversation import resolved_event
         from wisp.store import ConversationStore, PendingEntry
 
         tools = self._thread_tools(runner, spec, model, self._asker(thread, recorder))
@@ -301,7 +302,7 @@ class ThreadBuilder:
         if spec.command_timeout_seconds is not None:
             start.command_timeout_seconds = spec.command_timeout_seconds
         recorder.record(start)
-        recorder.record(_resolved(model, names))
+        recorder.record(resolved_event(model, names))
         store = ConversationStore()
         store.add(
             PendingEntry("instructions", instructions), turn=None, origin="carried", time=None
@@ -441,24 +442,6 @@ def _client_name(request: Any) -> str:
     params = getattr(getattr(request, "session", None), "client_params", None)
     info = getattr(params, "client_info", None)
     return getattr(info, "name", None) or "unknown"
-
-
-def _resolved(model: ResolvedModel, tools: list[str]) -> Any:
-    """``model.resolved`` for a thread's model (as chat records its own)."""
-    from wisp.audit.kinds import ModelResolved
-
-    resolved = ModelResolved(
-        model=model.selection,
-        backend=model.backend_name,
-        asset=model.asset,
-        capabilities=list(model.capabilities),
-        capability_source=model.capability_source,
-        tools=tools,
-        context_size=model.context_size,
-    )
-    if model.context_note:
-        resolved.context_note = model.context_note
-    return resolved
 
 
 def config_rows(context: Context) -> list[Any]:
