@@ -1,6 +1,7 @@
 """The model's questions through a real ``wisp mcp``: the client's form (elicitation) and the
 question filed out of band race, the first answer wins; ``wisp questions`` answers under a
-pseudo-terminal in both protocol eras; a wait is bounded by approval.timeoutSeconds."""
+pseudo-terminal in both protocol eras; a wait is bounded by approval.timeoutSeconds, and a
+question that outlives its call's hold is parked: its answer reaches the thread's next turn."""
 
 from __future__ import annotations
 
@@ -291,3 +292,134 @@ async def test_a_cancelled_call_stops_its_question_and_withdraws_it(
     [settled] = kinds(audit_lines(), "inquiry.settled")
     assert settled["outcome"] == "stopped"
     assert not list((wisp_home / "pending").glob("*.question.json"))
+
+
+HOLD = "0.2"
+"""Seconds a question is held in its call (WISP_QUESTION_HOLD_SECONDS) before it is parked."""
+
+
+async def thread_entries(client: Any, thread: str) -> list[dict[str, Any]]:
+    resource = await client.read_resource(f"wisp://threads/{thread}")
+    return json.loads(resource.contents[0].text)["entries"]
+
+
+async def test_a_question_unanswered_in_its_call_is_parked_and_answered_in_the_next_turn(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    from wisp.policy.question_channel import list_questions
+    from wisp.tools.ask import PARKED
+
+    wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
+    script = write_script(tmp_path, [*asking(NAME)[:1], {"text": "Waiting."}, {"text": "v2."}])
+    async with connect(["-m", f"script:{script}"], mode=STATELESS) as client:
+        first = await client.call_tool("respond", {"prompt": "release it", "thread_id": "p"})
+        assert outputs(first) == [PARKED]
+        # The turn ended; the question still waits, listed by wisp questions.
+        [question] = list_questions(wisp_home)
+        assert question.thread == "p" and question.expires_at is not None  # 600 s from filing
+        listed = await questions(wisp_env, "pending", stdin=terminal)
+        assert question.id in listed
+        await questions(wisp_env, "answer", question.id, "v2", stdin=terminal)
+        assert list_questions(wisp_home) == [question]  # nobody took the answer yet
+
+        second = await client.call_tool("respond", {"prompt": "go on", "thread_id": "p"})
+        entries = await thread_entries(client, "p")
+
+    assert not second.is_error and second.content[0].text == "v2."
+    note = '[the person answered your earlier question "What should the release be called?": v2]'
+    [other] = [entry for entry in entries if entry["kind"] == "other"]
+    [prompt] = [entry for entry in entries if entry["value"] == "go on"]
+    # Stored for the second turn ahead of its prompt, so that turn's requests carry it first.
+    assert (other["value"], other["turn"]) == (note, prompt["turn"])
+    assert other["id"] < prompt["id"]
+    events = audit_lines()
+    marks = [
+        e["kind"]
+        for e in events
+        if e["kind"].startswith("inquiry.") and e["kind"] != "inquiry.answered"
+    ]
+    assert marks == ["inquiry.requested", "inquiry.parked", "inquiry.settled"]
+    [parked] = kinds(events, "inquiry.parked")
+    assert parked["inquiry"] == question.id and parked["waitedSeconds"] > 0
+    [settled] = kinds(events, "inquiry.settled")
+    assert settled["inquiry"] == question.id
+    assert (settled["outcome"], settled["via"], settled["delivered"], settled["answer"]) == (
+        "answered",
+        "cli",
+        "notice",
+        "v2",
+    )
+    assert other["sources"][0]["event"] == next(
+        e["id"] for e in events if e["kind"] == "inquiry.settled"
+    )
+    assert not list((wisp_home / "pending").iterdir())
+
+
+async def test_closing_a_thread_withdraws_its_parked_question(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    from wisp.policy.question_channel import list_questions
+    from wisp.tools.ask import PARKED
+
+    wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
+    script = write_script(tmp_path, [*asking(WHICH)[:1], {"text": "Waiting."}])
+    async with connect(["-m", f"script:{script}"], mode=STATELESS) as client:
+        first = await client.call_tool("respond", {"prompt": "release it", "thread_id": "w"})
+        assert outputs(first) == [PARKED]
+        [question] = list_questions(wisp_home)
+        closed = await client.call_tool("close_thread", {"thread_id": "w"})
+        assert not closed.is_error
+        assert list_questions(wisp_home) == []
+
+    [settled] = kinds(audit_lines(), "inquiry.settled")
+    assert (settled["inquiry"], settled["outcome"]) == (question.id, "withdrawn")
+
+
+async def test_parking_withdraws_the_clients_form_but_not_the_filed_question(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    import mcp_types as types
+
+    from wisp.policy.question_channel import list_questions
+    from wisp.tools.ask import PARKED
+
+    wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
+    withdrawn = asyncio.Event()
+
+    async def person(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        try:
+            await asyncio.Event().wait()  # the person never answers in the form
+        except asyncio.CancelledError:
+            withdrawn.set()
+            raise
+        raise AssertionError("unreachable")
+
+    script = write_script(tmp_path, [*asking(NAME)[:1], {"text": "Waiting."}])
+    async with connect(["-m", f"script:{script}"], mode=LEGACY, elicitation=person) as client:
+        first = await client.call_tool("respond", {"prompt": "release it", "thread_id": "f"})
+        async with asyncio.timeout(HANG):
+            await withdrawn.wait()
+        assert outputs(first) == [PARKED]
+        [question] = list_questions(wisp_home)
+
+    events = audit_lines()
+    [requested] = kinds(events, "inquiry.requested")
+    assert requested["ways"] == ["elicitation", "pending"]
+    assert requested["inquiry"] == question.id
+    # The server's end closes the thread, which withdraws what it left parked.
+    [settled] = kinds(events, "inquiry.settled")
+    assert (settled["inquiry"], settled["outcome"]) == (question.id, "withdrawn")
+    assert list_questions(wisp_home) == []

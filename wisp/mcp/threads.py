@@ -75,9 +75,17 @@ def new_thread_id() -> str:
 class Threads:
     """Threads by id, most recently used last."""
 
-    def __init__(self, opener: ThreadOpener, limit: int = MAX_THREADS) -> None:
+    def __init__(
+        self,
+        opener: ThreadOpener,
+        limit: int = MAX_THREADS,
+        *,
+        ending: Callable[[Thread], None] | None = None,
+    ) -> None:
         self._opener = opener
         self._limit = limit
+        self._ending = ending
+        """Called as a thread ends, before its session does (its parked questions withdrawn)."""
         self._threads: OrderedDict[str, Thread] = OrderedDict()
 
     def __contains__(self, thread_id: str) -> bool:
@@ -112,7 +120,7 @@ class Threads:
         thread = self._threads.pop(thread_id, None)
         if thread is None:
             return False
-        await _end(thread, reason)
+        await _end(thread, reason, self._ending)
         return True
 
     async def close_all(self) -> None:
@@ -125,10 +133,12 @@ class Threads:
             await self.close(oldest, "evicted")
 
 
-async def _end(thread: Thread, reason: str) -> None:
+async def _end(thread: Thread, reason: str, ending: Callable[[Thread], None] | None = None) -> None:
     """End a thread once its running call, if any, is done."""
     async with thread.lock:
         if thread.closed or thread.opened is None:
             return
         thread.closed = True
+        if ending is not None:
+            ending(thread)
         await thread.opened.end(reason)

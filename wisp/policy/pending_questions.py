@@ -8,9 +8,12 @@ asked there at the same time: the first answer wins and the other way is withdra
 tool records ``inquiry.requested`` and ``inquiry.settled`` around it, with the way the answer
 came as ``via``.
 
-A ``respond`` call cannot be suspended and resumed later, so the wait is bounded by
-``approval.timeoutSeconds`` (``wait_limit``): a question with no answer by then is withdrawn and
-the model told so; it is never left open past its turn.
+A ``respond`` call cannot be suspended and resumed later, so a question is held in the call
+for ``hold`` seconds at most (``HOLD_SECONDS``): when its life (``approval.timeoutSeconds``, or
+its own deadline, the sooner) is longer than that and no answer came, it is *parked*
+(``QuestionParked``): the call goes on without it, the question stays filed until it expires,
+and the thread's next turn picks up the answer (``wisp.mcp.parked``). A question whose life is
+no longer than the hold is withdrawn at its deadline, as before.
 """
 
 from __future__ import annotations
@@ -40,7 +43,23 @@ from wisp.policy.question_channel import (
 )
 from wisp.policy.types import QuestionAnswer
 
-__all__ = ["NoWayToAsk", "OutOfBandAsker", "QuestionAlongside"]
+__all__ = [
+    "HOLD_ENV",
+    "HOLD_SECONDS",
+    "NoWayToAsk",
+    "OutOfBandAsker",
+    "QuestionAlongside",
+    "QuestionParked",
+    "default_hold",
+]
+
+HOLD_SECONDS = 45.0
+"""How long a question is held in its ``respond`` call before it is parked: under the 60 s a
+client's request commonly times out after (the MCP TypeScript SDK's default), so the call ends
+with the model told, not with the client giving up on it and stopping the question."""
+HOLD_ENV = "WISP_QUESTION_HOLD_SECONDS"
+"""Overrides ``HOLD_SECONDS`` (seconds, above 0): for a client with a shorter request timeout,
+and for tests, which park a question without waiting 45 s."""
 
 QuestionAlongside = Callable[[str, list[str]], Awaitable[QuestionAnswer | None]]
 """Another way to ask at the same time (the MCP client's elicitation form): the answer, or None
@@ -49,6 +68,25 @@ when it could not ask. Cancelled when the other way wins."""
 
 class NoWayToAsk(Exception):
     """Neither way could put the question (the ``ask`` tool records it as ``failed``)."""
+
+
+class QuestionParked(Exception):
+    """The hold lapsed with no answer: the question stays filed for a later turn (the ``ask``
+    tool records ``inquiry.parked``)."""
+
+    def __init__(self, question_id: str, waited: float) -> None:
+        super().__init__(f"question {question_id} parked after {waited:.1f} s")
+        self.question_id = question_id
+        self.waited = waited
+
+
+def default_hold() -> float:
+    """``HOLD_ENV`` when it holds a number above 0, else ``HOLD_SECONDS``."""
+    try:
+        hold = float(os.environ.get(HOLD_ENV, ""))
+    except ValueError:
+        return HOLD_SECONDS
+    return hold if hold > 0 else HOLD_SECONDS
 
 
 class OutOfBandAsker:
@@ -73,6 +111,7 @@ class OutOfBandAsker:
         alongside: QuestionAlongside | None = None,
         wait_limit: float | None = None,
         banner_delay: float = 0.0,
+        hold: float | None = None,
     ) -> None:
         self.home = home
         self.record = record or (lambda details: None)
@@ -84,6 +123,8 @@ class OutOfBandAsker:
         self.wait_limit = wait_limit
         """Seconds a question waits at most, when it sets no shorter deadline of its own."""
         self.banner_delay = banner_delay
+        self.hold = hold if hold is not None else default_hold()
+        """Seconds a filed question is waited on in its call before it is parked."""
         self.banner_stream: TextIO = sys.stderr
         self.ways = (["elicitation"] if alongside is not None else []) + (
             ["pending"] if out_of_band else []
@@ -121,6 +162,7 @@ class _Wait:
         self.loop = asyncio.get_running_loop()
         self.banner_at: float | None = self.loop.time() + asker.banner_delay
         self.filed: PendingQuestion | None = None
+        self.parked = False
         self.refused: set[str] = set()
         """The reasons replies were refused for, each recorded once."""
 
@@ -138,7 +180,7 @@ class _Wait:
                 dialog.cancel()  # the SDK withdraws the form (notifications/cancelled)
                 with contextlib.suppress(BaseException):
                     await dialog
-            if self.filed is not None:
+            if self.filed is not None and not self.parked:
                 withdraw_question(asker.home, self.id)  # a later reply is ignored
 
     def _file(self) -> PendingQuestion | None:
@@ -169,13 +211,18 @@ class _Wait:
         self, dialog: asyncio.Task[QuestionAnswer | None] | None
     ) -> QuestionAnswer | None:
         """The first answer from the reply file or the dialog. The caller's deadline cancels
-        the wait."""
+        the wait; the hold lapsing parks a filed question."""
+        started = self.loop.time()
+        park_at = self._park_at(started)
         while True:
             if self.filed is not None:
                 reply = self._reply()
                 if reply is not None:
                     return QuestionAnswer(text=reply.text, declined=reply.declined, via=reply.via)
                 self._maybe_banner()
+                if park_at is not None and self.loop.time() >= park_at:
+                    self.parked = True  # the form, tied to this call, is withdrawn; not the file
+                    raise QuestionParked(self.id, round(self.loop.time() - started, 3))
             if dialog is not None and dialog.done():
                 answer = _result(dialog)
                 if answer is not None:
@@ -190,6 +237,14 @@ class _Wait:
                 await asyncio.wait({dialog}, timeout=POLL_SECONDS)
             else:
                 await asyncio.sleep(POLL_SECONDS)
+
+    def _park_at(self, started: float) -> float | None:
+        """When the question is parked: after the hold, if it would live longer than that; a
+        question with no longer life settles at its own deadline instead."""
+        hold = self.asker.hold
+        if self.filed is None or (self.timeout is not None and self.timeout <= hold):
+            return None
+        return started + hold
 
     def _reply(self) -> FiledReply | None:
         """The reply file, if one fits this question; one that does not is removed, and the

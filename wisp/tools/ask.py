@@ -16,6 +16,10 @@ masks credential-shaped values, and records ``inquiry.requested`` then ``inquiry
                 ``error: no one can be asked here (<reason>)``
     failed      ``error: the question was withdrawn (<reason>)``: the asker broke, or gave
                 an answer that is not one of the options
+
+Under ``wisp mcp`` a question can also be parked: its call's hold lapsed with no answer, so
+``inquiry.parked`` is recorded and the model told the question still waits (``PARKED``); it
+settles later, when the thread's next turn picks up the answer (``wisp.mcp.parked``).
 """
 
 from __future__ import annotations
@@ -33,13 +37,14 @@ from msgspec import UNSET, UnsetType
 
 from wisp.agent.text import bounded
 from wisp.agent.types import ToolContext
-from wisp.audit.kinds import InquiryRequested, InquirySettled
+from wisp.audit.kinds import InquiryParked, InquiryRequested, InquirySettled
 from wisp.policy.asking import NobodyAsker, pick_option
+from wisp.policy.pending_questions import QuestionParked
 from wisp.policy.types import Asker, QuestionAnswer
 from wisp.tools.arguments import parse_arguments, schema_of
 from wisp.tools.redact import mask_credentials
 
-__all__ = ["AskTool", "NobodyAsker"]
+__all__ = ["PARKED", "AskTool", "NobodyAsker", "answer_text_of"]
 
 QUESTION_LIMIT = 500
 """Characters in a question."""
@@ -49,6 +54,11 @@ OPTION_LIMIT = 100
 TIMEOUT_FLOOR = 10
 TIMEOUT_CEILING = 3600
 QUESTIONS_PER_TURN = 3
+PARKED = (
+    "the person has not answered yet; the question is still waiting for them, and their answer "
+    "will come with a later message: go on without it for now"
+)
+"""The tool's result for a parked question."""
 ANSWER_LIMIT = 4096
 """Bytes of an answer the model gets; the rest is cut with a note."""
 
@@ -103,6 +113,8 @@ class Settled:
     answer: str | None = None
     redacted: list[str] = field(default_factory=list)
     reason: str | None = None
+    seconds: float | None = None
+    """A parked question: how long its call held it."""
 
 
 class AskTool:
@@ -160,7 +172,13 @@ class AskTool:
             # Ctrl-C or an interrupt stopped the turn while the person was being asked.
             self._record_settled(context, inquiry, question, Settled("stopped", ""), started)
             raise
-        self._record_settled(context, inquiry, question, settled, started)
+        if settled.outcome == "parked":  # not settled: it waits on past this turn
+            waited = settled.seconds or 0.0
+            context.record(
+                InquiryParked(inquiry=inquiry, question=question.text, waited_seconds=waited)
+            )
+        else:
+            self._record_settled(context, inquiry, question, settled, started)
         return settled.result
 
     # -- asking -------------------------------------------------------------------------------
@@ -176,6 +194,8 @@ class AskTool:
         limit = self._limit(question)
         try:
             answer = await self._wait(question, limit, inquiry)
+        except QuestionParked as parked:
+            return Settled("parked", PARKED, seconds=parked.waited)
         except Exception as exc:  # the face could not ask: outcome failed, not a crash
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             return _failed(reason)
@@ -222,11 +242,9 @@ class AskTool:
             if option is None:
                 shown = mask_credentials(text).text[:100]  # the reason is logged too
                 return _failed(f"the answer {shown!r} is not one of the options")
-            text = question.options[option - 1]
-        masked = mask_credentials(text)
-        answer_text = bounded(masked.text, ANSWER_LIMIT)
+        answer_text, redacted = answer_text_of(text, question.options, option)
         result = f"answer: {answer_text}" + (f"\noption: {option}" if option else "")
-        return Settled("answered", result, via=via, answer=answer_text, redacted=masked.kinds)
+        return Settled("answered", result, via=via, answer=answer_text, redacted=redacted)
 
     def _over_the_turn_limit(self, context: ToolContext) -> str | None:
         turn = (context.conversation.session, context.conversation.turn)
@@ -277,6 +295,15 @@ class AskTool:
         if settled.reason is not None:
             details.reason = settled.reason
         context.record(details)
+
+
+def answer_text_of(text: str, options: list[str], option: int | None) -> tuple[str, list[str]]:
+    """The answer the model gets (the option's own words when one was picked), its
+    credential-shaped values masked and its length bounded; and the kinds masked."""
+    if option is not None:
+        text = options[option - 1]
+    masked = mask_credentials(text)
+    return bounded(masked.text, ANSWER_LIMIT), masked.kinds
 
 
 def _question(args: AskArgs) -> Question:
