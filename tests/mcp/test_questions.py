@@ -298,9 +298,16 @@ HOLD = "0.2"
 """Seconds a question is held in its call (WISP_QUESTION_HOLD_SECONDS) before it is parked."""
 
 
-async def thread_entries(client: Any, thread: str) -> list[dict[str, Any]]:
+async def prompt_entries(client: Any, thread: str) -> list[str]:
+    """The thread's prompt entries, as its conversation stores and sends them."""
     resource = await client.read_resource(f"wisp://threads/{thread}")
-    return json.loads(resource.contents[0].text)["entries"]
+    entries = json.loads(resource.contents[0].text)["entries"]
+    return [entry["value"] for entry in entries if entry["kind"] == "prompt"]
+
+
+def parks_then(*replies: str) -> list[dict[str, Any]]:
+    """A script whose first turn asks NAME (and goes on once it is parked), then replies."""
+    return [*asking(NAME)[:1], {"text": "Waiting."}, *({"text": reply} for reply in replies)]
 
 
 async def test_a_question_unanswered_in_its_call_is_parked_and_answered_in_the_next_turn(
@@ -315,7 +322,7 @@ async def test_a_question_unanswered_in_its_call_is_parked_and_answered_in_the_n
     from wisp.tools.ask import PARKED
 
     wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
-    script = write_script(tmp_path, [*asking(NAME)[:1], {"text": "Waiting."}, {"text": "v2."}])
+    script = write_script(tmp_path, parks_then("v2."))
     async with connect(["-m", f"script:{script}"], mode=STATELESS) as client:
         first = await client.call_tool("respond", {"prompt": "release it", "thread_id": "p"})
         assert outputs(first) == [PARKED]
@@ -328,16 +335,14 @@ async def test_a_question_unanswered_in_its_call_is_parked_and_answered_in_the_n
         assert list_questions(wisp_home) == [question]  # nobody took the answer yet
 
         second = await client.call_tool("respond", {"prompt": "go on", "thread_id": "p"})
-        entries = await thread_entries(client, "p")
+        prompts = await prompt_entries(client, "p")
 
     assert not second.is_error and second.content[0].text == "v2."
     note = '[the person answered your earlier question "What should the release be called?": v2]'
-    [other] = [entry for entry in entries if entry["kind"] == "other"]
-    [prompt] = [entry for entry in entries if entry["value"] == "go on"]
-    # Stored for the second turn ahead of its prompt, so that turn's requests carry it first.
-    assert (other["value"], other["turn"]) == (note, prompt["turn"])
-    assert other["id"] < prompt["id"]
+    # The note leads the next turn's prompt, so every request of that turn carries it.
+    assert prompts == ["release it", f"{note}\n\ngo on"]
     events = audit_lines()
+    assert [p["text"] for p in kinds(events, "prompt")] == prompts
     marks = [
         e["kind"]
         for e in events
@@ -354,10 +359,49 @@ async def test_a_question_unanswered_in_its_call_is_parked_and_answered_in_the_n
         "notice",
         "v2",
     )
-    assert other["sources"][0]["event"] == next(
-        e["id"] for e in events if e["kind"] == "inquiry.settled"
-    )
     assert not list((wisp_home / "pending").iterdir())
+
+
+async def test_a_parked_question_declined_or_past_its_time_is_a_note_too(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    from wisp.policy.question_channel import list_questions
+
+    wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
+    earlier = f'your earlier question "{NAME["question"]}"'
+    declines = write_script(tmp_path, parks_then("Fine."), name="declines")
+    async with connect(["-m", f"script:{declines}"], mode=STATELESS) as client:
+        await client.call_tool("respond", {"prompt": "release it", "thread_id": "d"})
+        [question] = list_questions(wisp_home)
+        await questions(wisp_env, "decline", question.id, stdin=terminal)
+        await client.call_tool("respond", {"prompt": "go on", "thread_id": "d"})
+        assert (await prompt_entries(client, "d"))[1] == (
+            f"[the person declined to answer {earlier}]\n\ngo on"
+        )
+
+    # A question that lives 2 s past its filing, once a listing has swept it as stale.
+    write_config(wisp_home, {"approval": {"timeoutSeconds": 2}})
+    lapses = write_script(tmp_path, parks_then("Fine."), name="lapses")
+    async with connect(["-m", f"script:{lapses}"], mode=STATELESS) as client:
+        await client.call_tool("respond", {"prompt": "release it", "thread_id": "x"})
+        async with asyncio.timeout(HANG):
+            while list_questions(wisp_home):
+                await asyncio.sleep(0.05)
+        await client.call_tool("respond", {"prompt": "go on", "thread_id": "x"})
+        assert (await prompt_entries(client, "x"))[1] == (
+            f"[{earlier} got no answer in time; it was withdrawn]\n\ngo on"
+        )
+
+    settled = kinds(audit_lines(), "inquiry.settled")
+    by_outcome = {s["outcome"]: s for s in settled}
+    assert by_outcome["declined"]["delivered"] == "notice"
+    assert by_outcome["declined"]["via"] == "cli"
+    assert "delivered" not in by_outcome["unanswered"]
 
 
 async def test_closing_a_thread_withdraws_its_parked_question(

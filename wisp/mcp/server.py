@@ -25,7 +25,7 @@ from wisp.agent.events import TurnResult
 from wisp.agent.recorder import Recorder
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import McpRequest, McpResult
-from wisp.mcp.parked import deliver_answers, withdraw_parked
+from wisp.mcp.parked import with_answers, withdraw_parked
 from wisp.mcp.progress import progress_message
 from wisp.mcp.resources import OUTPUT_TEMPLATE, THREAD_TEMPLATE, Resources, UnknownResource
 from wisp.mcp.results import TurnRecord, call_outputs, structured
@@ -122,8 +122,6 @@ class ServerParts:
     """``WISP_HOME/output``: kept outputs, by audit session."""
     config: Callable[[], Any]
     status: Callable[[], dict[str, Any]]
-    home: Path | None = None
-    """``WISP_HOME``, where parked questions are filed; None: ``output_dir``'s parent."""
 
 
 class WispServer:
@@ -131,8 +129,9 @@ class WispServer:
 
     def __init__(self, parts: ServerParts) -> None:
         self.parts = parts
-        self.home = parts.home or parts.output_dir.parent
-        self.threads = Threads(parts.opener, ending=self._withdraw_parked)
+        self.threads = Threads(
+            parts.opener, ending=lambda thread: withdraw_parked(thread.conversation)
+        )
         self.resources = Resources(
             self.threads, output_dir=parts.output_dir, config=parts.config, status=parts.status
         )
@@ -243,13 +242,9 @@ class WispServer:
             if thread.closed or thread.opened is None:
                 return _error(f"thread {thread.id} was closed")
             self.threads.touch(thread)
-            # Answers to questions parked in earlier calls go with this turn's requests.
-            deliver_answers(self.home, thread.id, thread.conversation)
-            return await self._turns(ctx, thread, created, arguments["prompt"], schema)
-
-    def _withdraw_parked(self, thread: Thread) -> None:
-        assert thread.opened is not None
-        withdraw_parked(self.home, thread.id, thread.opened.recorder)
+            # Answers to questions parked in earlier calls lead this turn's prompt.
+            prompt = with_answers(thread.conversation, arguments["prompt"])
+            return await self._turns(ctx, thread, created, prompt, schema)
 
     async def _thread(self, ctx: Any, arguments: dict[str, Any]) -> tuple[Thread, bool]:
         thread_id = arguments.get("thread_id") or new_thread_id()

@@ -12,8 +12,8 @@ A ``respond`` call cannot be suspended and resumed later, so a question is held 
 for ``hold`` seconds at most (``HOLD_SECONDS``): when its life (``approval.timeoutSeconds``, or
 its own deadline, the sooner) is longer than that and no answer came, it is *parked*
 (``QuestionParked``): the call goes on without it, the question stays filed until it expires,
-and the thread's next turn picks up the answer (``wisp.mcp.parked``). A question whose life is
-no longer than the hold is withdrawn at its deadline, as before.
+and the ``ask`` tool picks up the answer at the thread's next turn (``take_answer``). A question
+whose life is no longer than the hold is withdrawn at its deadline, as before.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from wisp.policy.question_channel import (
     FiledReply,
     PendingQuestion,
     file_question,
+    read_question,
     read_reply,
     reply_path,
     withdraw_question,
@@ -125,6 +126,10 @@ class OutOfBandAsker:
         self.banner_delay = banner_delay
         self.hold = hold if hold is not None else default_hold()
         """Seconds a filed question is waited on in its call before it is parked."""
+        self.parked: dict[str, PendingQuestion] = {}
+        """The questions parked by this asker and still filed, by id."""
+        self.refused: set[tuple[str, str]] = set()
+        """Each question's reasons a reply to it was refused for, each recorded once."""
         self.banner_stream: TextIO = sys.stderr
         self.ways = (["elicitation"] if alongside is not None else []) + (
             ["pending"] if out_of_band else []
@@ -141,6 +146,36 @@ class OutOfBandAsker:
         question_id = inquiry if inquiry and is_request_id(inquiry) else new_request_id()
         wait = _Wait(self, question_id, question, options, timeout)
         return await wait.run()
+
+    def take_answer(self, question_id: str) -> QuestionAnswer | None:
+        """The person's answer to a parked question, once there is one: the question is then
+        withdrawn and forgotten. None while it waits."""
+        filed = self.parked.get(question_id)
+        if filed is None:
+            return None
+        reply = _fitting_reply(self, filed)
+        if reply is None:
+            return None
+        self.withdraw(question_id)
+        return QuestionAnswer(text=reply.text, declined=reply.declined, via=reply.via)
+
+    def lapsed(self, question_id: str) -> bool:
+        """Whether a parked question waits no more: its time has passed, or its file is gone
+        (a listing swept it as stale)."""
+        filed = self.parked.get(question_id)
+        if filed is None or read_question(self.home, question_id) != filed:
+            return True
+        if filed.expires_at is None:
+            return False
+        try:
+            return datetime.fromisoformat(filed.expires_at) <= datetime.now(UTC)
+        except ValueError:
+            return True
+
+    def withdraw(self, question_id: str) -> None:
+        """Withdraw a parked question: its file and any reply removed, the question forgotten."""
+        if self.parked.pop(question_id, None) is not None:
+            withdraw_question(self.home, question_id)
 
 
 class _Wait:
@@ -163,8 +198,6 @@ class _Wait:
         self.banner_at: float | None = self.loop.time() + asker.banner_delay
         self.filed: PendingQuestion | None = None
         self.parked = False
-        self.refused: set[str] = set()
-        """The reasons replies were refused for, each recorded once."""
 
     async def run(self) -> QuestionAnswer | None:
         asker = self.asker
@@ -222,6 +255,7 @@ class _Wait:
                 self._maybe_banner()
                 if park_at is not None and self.loop.time() >= park_at:
                     self.parked = True  # the form, tied to this call, is withdrawn; not the file
+                    self.asker.parked[self.id] = self.filed
                     raise QuestionParked(self.id, round(self.loop.time() - started, 3))
             if dialog is not None and dialog.done():
                 answer = _result(dialog)
@@ -247,28 +281,8 @@ class _Wait:
         return started + hold
 
     def _reply(self) -> FiledReply | None:
-        """The reply file, if one fits this question; one that does not is removed, and the
-        question keeps waiting."""
         assert self.filed is not None
-        try:
-            reply = read_reply(self.asker.home, self.id)
-        except ChannelError as exc:
-            self._refuse_reply(str(exc))
-            return None
-        if reply is None:
-            return None
-        if reply.id != self.id or reply.binding != self.filed.binding:
-            self._refuse_reply("its binding does not match the question")
-            return None
-        return reply
-
-    def _refuse_reply(self, reason: str) -> None:
-        if reason not in self.refused:  # once each: a reply that cannot be removed stays
-            self.refused.add(reason)
-            message = f"a reply to question {self.id} was refused: {reason}"
-            self.asker.record(Error(message=message, context="inquiry"))
-        with contextlib.suppress(OSError):
-            reply_path(self.asker.home, self.id).unlink()
+        return _fitting_reply(self.asker, self.filed)
 
     def _maybe_banner(self) -> None:
         """Post the waiting notice once ``banner_delay`` has passed (on stderr: this wisp has
@@ -291,6 +305,31 @@ class _Wait:
                 route="stderr",
             )
         )
+
+
+def _fitting_reply(asker: OutOfBandAsker, filed: PendingQuestion) -> FiledReply | None:
+    """The reply file, if one fits the question; one that does not is removed, and the
+    question keeps waiting."""
+    try:
+        reply = read_reply(asker.home, filed.id)
+    except ChannelError as exc:
+        _refuse_reply(asker, filed.id, str(exc))
+        return None
+    if reply is None:
+        return None
+    if reply.id != filed.id or reply.binding != filed.binding:
+        _refuse_reply(asker, filed.id, "its binding does not match the question")
+        return None
+    return reply
+
+
+def _refuse_reply(asker: OutOfBandAsker, question_id: str, reason: str) -> None:
+    if (question_id, reason) not in asker.refused:  # once: a reply that cannot be removed stays
+        asker.refused.add((question_id, reason))
+        message = f"a reply to question {question_id} was refused: {reason}"
+        asker.record(Error(message=message, context="inquiry"))
+    with contextlib.suppress(OSError):
+        reply_path(asker.home, question_id).unlink()
 
 
 def _result(task: asyncio.Task[QuestionAnswer | None]) -> QuestionAnswer | None:

@@ -18,8 +18,11 @@ masks credential-shaped values, and records ``inquiry.requested`` then ``inquiry
                 an answer that is not one of the options
 
 Under ``wisp mcp`` a question can also be parked: its call's hold lapsed with no answer, so
-``inquiry.parked`` is recorded and the model told the question still waits (``PARKED``); it
-settles later, when the thread's next turn picks up the answer (``wisp.mcp.parked``).
+``inquiry.parked`` is recorded and the model told the question still waits (``PARKED``). It
+settles later: ``deliver_parked``, at the start of the thread's next turn, takes each answer
+(``delivered: notice``) or a lapsed question (``unanswered``) and gives the notes that turn's
+prompt leads with; ``withdraw_parked``, when the thread ends, withdraws the rest
+(``withdrawn``).
 """
 
 from __future__ import annotations
@@ -37,14 +40,14 @@ from msgspec import UNSET, UnsetType
 
 from wisp.agent.text import bounded
 from wisp.agent.types import ToolContext
-from wisp.audit.kinds import InquiryParked, InquiryRequested, InquirySettled
+from wisp.audit.kinds import Details, InquiryParked, InquiryRequested, InquirySettled
 from wisp.policy.asking import NobodyAsker, pick_option
 from wisp.policy.pending_questions import QuestionParked
 from wisp.policy.types import Asker, QuestionAnswer
 from wisp.tools.arguments import parse_arguments, schema_of
 from wisp.tools.redact import mask_credentials
 
-__all__ = ["PARKED", "AskTool", "NobodyAsker", "answer_text_of"]
+__all__ = ["PARKED", "AskTool", "NobodyAsker"]
 
 QUESTION_LIMIT = 500
 """Characters in a question."""
@@ -117,6 +120,16 @@ class Settled:
     """A parked question: how long its call held it."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Parked:
+    """A question parked in an earlier call, for the turn that picks up its answer."""
+
+    inquiry: str
+    question: Question
+    thread: str
+    started: float
+
+
 class AskTool:
     """Asks the person a question through the face's ``Asker`` and returns the answer."""
 
@@ -157,6 +170,7 @@ class AskTool:
         self._new_id = new_id
         self._turn: tuple[str, int] | None = None
         self._asked = 0
+        self._parked: list[_Parked] = []
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
         args = parse_arguments(self.name, arguments, AskArgs)
@@ -177,9 +191,60 @@ class AskTool:
             context.record(
                 InquiryParked(inquiry=inquiry, question=question.text, waited_seconds=waited)
             )
+            thread = context.conversation.session
+            self._parked.append(_Parked(inquiry, question, thread, started))
         else:
             self._record_settled(context, inquiry, question, settled, started)
         return settled.result
+
+    # -- parked questions ---------------------------------------------------------------------
+
+    def deliver_parked(self, record: Callable[[Details], object]) -> list[str]:
+        """Settle each parked question the person answered (or declined) since, or whose time
+        has passed, recording ``inquiry.settled`` with ``record``; the notes the next turn's
+        prompt leads with, one for each."""
+        take = getattr(self._asker, "take_answer", None)
+        lapsed = getattr(self._asker, "lapsed", None)
+        if take is None or lapsed is None:
+            return []
+        notes = []
+        for parked in list(self._parked):
+            answer = take(parked.inquiry)
+            if answer is None and not lapsed(parked.inquiry):
+                continue  # it waits on
+            self._forget(parked)
+            if answer is None:
+                settled = Settled("unanswered", "")
+            else:
+                settled = self._read(answer, parked.question, None)
+            record(self._settled(parked, settled, delivered="notice"))
+            notes.append(_note(parked.question.text, settled))
+        return notes
+
+    def withdraw_parked(self, record: Callable[[Details], object]) -> None:
+        """The thread ends: its parked questions are withdrawn (``inquiry.settled``
+        ``withdrawn``); an answer filed later reaches nobody."""
+        for parked in list(self._parked):
+            self._forget(parked)
+            record(self._settled(parked, Settled("withdrawn", "")))
+
+    def _forget(self, parked: _Parked) -> None:
+        self._parked.remove(parked)
+        withdraw = getattr(self._asker, "withdraw", None)
+        if withdraw is not None:
+            withdraw(parked.inquiry)
+
+    def _settled(
+        self, parked: _Parked, settled: Settled, *, delivered: str | None = None
+    ) -> InquirySettled:
+        return _settled_event(
+            parked.inquiry,
+            parked.question,
+            parked.thread,
+            settled,
+            round(self._clock() - parked.started, 3),
+            delivered=delivered,
+        )
 
     # -- asking -------------------------------------------------------------------------------
 
@@ -242,7 +307,7 @@ class AskTool:
             if option is None:
                 shown = mask_credentials(text).text[:100]  # the reason is logged too
                 return _failed(f"the answer {shown!r} is not one of the options")
-        answer_text, redacted = answer_text_of(text, question.options, option)
+        answer_text, redacted = _answer_text(text, question.options, option)
         result = f"answer: {answer_text}" + (f"\noption: {option}" if option else "")
         return Settled("answered", result, via=via, answer=answer_text, redacted=redacted)
 
@@ -279,25 +344,59 @@ class AskTool:
         settled: Settled,
         started: float,
     ) -> None:
-        details = InquirySettled(
-            inquiry=inquiry,
-            question=question.text,
-            thread=context.conversation.session,
-            outcome=settled.outcome,
-            seconds=round(self._clock() - started, 3),
-        )
-        if settled.via is not None:
-            details.via = settled.via
-        if settled.answer is not None:
-            details.delivered = "tool"  # the answer is the tool's result
-            details.answer = settled.answer
-            details.redacted = settled.redacted
-        if settled.reason is not None:
-            details.reason = settled.reason
-        context.record(details)
+        seconds = round(self._clock() - started, 3)
+        thread = context.conversation.session
+        context.record(_settled_event(inquiry, question, thread, settled, seconds))
 
 
-def answer_text_of(text: str, options: list[str], option: int | None) -> tuple[str, list[str]]:
+def _settled_event(
+    inquiry: str,
+    question: Question,
+    thread: str,
+    settled: Settled,
+    seconds: float,
+    *,
+    delivered: str | None = None,
+) -> InquirySettled:
+    """``inquiry.settled``; an answer is ``delivered`` as the tool's result unless a parked
+    question's note (``notice``) brings it."""
+    details = InquirySettled(
+        inquiry=inquiry,
+        question=question.text,
+        thread=thread,
+        outcome=settled.outcome,
+        seconds=seconds,
+    )
+    if settled.via is not None:
+        details.via = settled.via
+        if delivered is not None:
+            details.delivered = delivered  # the person's answer, declining included
+    if settled.answer is not None:
+        details.delivered = delivered or "tool"  # the answer is the tool's result
+        details.answer = settled.answer
+        details.redacted = settled.redacted
+    if settled.reason is not None:
+        details.reason = settled.reason
+    return details
+
+
+def _note(question: str, settled: Settled) -> str:
+    """What the next turn's prompt says of a parked question that settled."""
+    earlier = f'your earlier question "{question}"'
+    match settled.outcome:
+        case "answered":
+            return f"[the person answered {earlier}: {settled.answer}]"
+        case "declined":
+            return f"[the person declined to answer {earlier}]"
+        case "none":
+            return f"[the person gave no answer to {earlier}]"
+        case "unanswered":
+            return f"[{earlier} got no answer in time; it was withdrawn]"
+        case _:
+            return f"[{earlier} was withdrawn ({settled.reason})]"
+
+
+def _answer_text(text: str, options: list[str], option: int | None) -> tuple[str, list[str]]:
     """The answer the model gets (the option's own words when one was picked), its
     credential-shaped values masked and its length bounded; and the kinds masked."""
     if option is not None:
