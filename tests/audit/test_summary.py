@@ -91,3 +91,8 @@ def test_an_mcp_result_shows_the_tool_and_its_text() -> None:
     line = summary_line(event("mcp.result", tool="respond", isError=False, text="Paris.",
                               seconds=1.5))  # fmt: skip
     assert line.endswith('respond 1.50s: "Paris."')
+
+
+def test_a_parked_question_shows_how_long_it_waited() -> None:
+    line = summary_line(event("inquiry.parked", inquiry="q1", question="Which?", waitedSeconds=45))
+    assert line.endswith('after 45.00s: "Which?"')

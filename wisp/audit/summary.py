@@ -173,14 +173,19 @@ _FORMATTERS: dict[str, Callable[[Details], str]] = {
         f"{d.get('fillBefore', '?')} → {d.get('fillAfter', '?')} of {d.get('contextSize')} tokens"
     ),
     "mcp.request": _fields("tool", "arguments"),
-    "mcp.result": lambda d: f"{d.get('tool')}{' error' if d.get('isError') else ''}"
-    f"{_seconds(d)}: {_quote(d.get('text', ''))}",
+    "mcp.result": lambda d: (
+        f"{d.get('tool')}{' error' if d.get('isError') else ''}"
+        f"{_seconds(d)}: {_quote(d.get('text', ''))}"
+    ),
     "notification": _fields("outcome", "title", "body"),
     "classifier.verdict": _fields("level", "command"),
     "config.change": _config_change,
     "file.write": _file_write,
     "inquiry.requested": lambda d: _quote(d.get("question", "")),
     "inquiry.settled": _fields("outcome", "answer"),
+    "inquiry.parked": lambda d: (
+        f"after{_seconds({'seconds': d.get('waitedSeconds')})}: " + _quote(d.get("question", ""))
+    ),
     "error": _fields("message", "context"),
     "host.hello": _fields("client", "version", "effects"),
 }

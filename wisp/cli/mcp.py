@@ -368,8 +368,9 @@ class ThreadBuilder:
 
     def _asker(self, thread: Thread, recorder: Recorder) -> Any:
         """The model's questions go the same two ways as approvals: filed out of band and, when
-        this client can be asked mid-call, in its own form; each wait bounded by
-        approval.timeoutSeconds, since a call cannot be suspended and resumed later."""
+        this client can be asked mid-call, in its own form. A question unanswered when the
+        call's hold lapses is parked: its answer reaches the thread's next turn, for as long as
+        approval.timeoutSeconds allows (docs/mcp.md)."""
         from wisp.mcp.elicitation import can_elicit, question_elicitor
         from wisp.policy.asking import NobodyAsker
         from wisp.policy.pending_questions import OutOfBandAsker
