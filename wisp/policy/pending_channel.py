@@ -87,18 +87,18 @@ class PendingRequest:
         """``ChannelError`` when a field is missing or of the wrong type."""
         try:
             request = cls(
-                id=_text(data["id"]),
-                command=_text(data["command"]),
-                line=_text(data["line"]),
-                pattern=_text(data["pattern"]),
-                directory=_text(data["directory"]),
-                level=_text(data["level"]),
-                reasons=[_text(reason) for reason in data.get("reasons", [])],
-                thread=_optional_text(data.get("thread")),
-                client=_optional_text(data.get("client")),
-                pid=_whole(data["pid"]),
-                created=_whole(data["created"]),
-                expires_at=_optional_text(data.get("expiresAt")),
+                id=as_text(data["id"]),
+                command=as_text(data["command"]),
+                line=as_text(data["line"]),
+                pattern=as_text(data["pattern"]),
+                directory=as_text(data["directory"]),
+                level=as_text(data["level"]),
+                reasons=[as_text(reason) for reason in data.get("reasons", [])],
+                thread=as_optional_text(data.get("thread")),
+                client=as_optional_text(data.get("client")),
+                pid=as_whole(data["pid"]),
+                created=as_whole(data["created"]),
+                expires_at=as_optional_text(data.get("expiresAt")),
                 outside_sandbox=data.get("outsideSandbox") is True,
             )
         except (KeyError, TypeError, AttributeError) as exc:
@@ -193,9 +193,16 @@ def write_answer(home: Path, request: PendingRequest, decision: Answer, via: str
         raise ChannelError(f"not an answer: {decision!r}")
     if read_request(home, request.id) != request:
         raise ChannelError(f"request {request.id} no longer waits")
-    folder = pending_dir(home)
     body = {"id": request.id, "decision": decision, "via": via, "binding": request.binding}
-    fd, temporary = tempfile.mkstemp(prefix=f".{request.id}.", suffix=".tmp", dir=folder)
+    taken = f"request {request.id} was answered already"
+    link_once(home, request.id, answer_path(home, request.id), body, taken)
+
+
+def link_once(home: Path, key: str, target: Path, body: dict[str, Any], taken: str) -> None:
+    """Write ``body`` to a private temporary file, then hard-link it to ``target``: a link
+    never replaces a file, so of two answers only the first is taken, whole. ``ChannelError``
+    saying ``taken`` when ``target`` exists already."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=pending_dir(home))
     try:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "wb") as file:
@@ -203,9 +210,9 @@ def write_answer(home: Path, request: PendingRequest, decision: Answer, via: str
             file.flush()
             os.fsync(file.fileno())
         try:
-            os.link(temporary, answer_path(home, request.id))
+            os.link(temporary, target)
         except FileExistsError:
-            raise ChannelError(f"request {request.id} was answered already") from None
+            raise ChannelError(taken) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
@@ -223,10 +230,10 @@ def read_answer(home: Path, request_id: str) -> FiledAnswer | None:
     try:
         data = msgspec.json.decode(raw)
         answer = FiledAnswer(
-            id=_text(data["id"]),
+            id=as_text(data["id"]),
             decision=data["decision"],
-            via=_text(data["via"]),
-            binding=_text(data["binding"]),
+            via=as_text(data["via"]),
+            binding=as_text(data["binding"]),
         )
     except (msgspec.DecodeError, KeyError, TypeError) as exc:
         raise ChannelError(f"the answer file cannot be read ({exc})") from None
@@ -303,21 +310,21 @@ def _stale_event(request: PendingRequest, why: str) -> ApprovalSettled:
         outcome="stale",
         reason=why,
         seconds=float(max(0, int(time.time()) - request.created)),
-        banner="none",
+        banner="skipped",
     )
 
 
-def _text(value: Any) -> str:
+def as_text(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected text, got {type(value).__name__}")
     return value
 
 
-def _optional_text(value: Any) -> str | None:
-    return None if value is None else _text(value)
+def as_optional_text(value: Any) -> str | None:
+    return None if value is None else as_text(value)
 
 
-def _whole(value: Any) -> int:
+def as_whole(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"expected a whole number, got {type(value).__name__}")
     return value

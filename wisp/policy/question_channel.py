@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,8 +31,12 @@ from wisp.home import ensure_private_dir, replace_atomically
 from wisp.policy.pending_channel import (
     ChannelError,
     Record,
+    as_optional_text,
+    as_text,
+    as_whole,
     is_alive,
     is_request_id,
+    link_once,
     pending_dir,
 )
 
@@ -85,14 +88,14 @@ class PendingQuestion:
         """``ChannelError`` when a field is missing or of the wrong type."""
         try:
             return cls(
-                id=_text(data["id"]),
-                question=_text(data["question"]),
-                options=[_text(option) for option in data.get("options", [])],
-                thread=_optional_text(data.get("thread")),
-                client=_optional_text(data.get("client")),
-                pid=_whole(data["pid"]),
-                created=_whole(data["created"]),
-                expires_at=_optional_text(data.get("expiresAt")),
+                id=as_text(data["id"]),
+                question=as_text(data["question"]),
+                options=[as_text(option) for option in data.get("options", [])],
+                thread=as_optional_text(data.get("thread")),
+                client=as_optional_text(data.get("client")),
+                pid=as_whole(data["pid"]),
+                created=as_whole(data["created"]),
+                expires_at=as_optional_text(data.get("expiresAt")),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ChannelError(f"not a pending question ({exc})") from None
@@ -163,21 +166,8 @@ def write_reply(
         "via": via,
         "binding": question.binding,
     }
-    folder = pending_dir(home)
-    fd, temporary = tempfile.mkstemp(prefix=f".{question.id}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as file:
-            file.write(json.dumps(body).encode() + b"\n")
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.link(temporary, reply_path(home, question.id))
-        except FileExistsError:
-            raise ChannelError(f"question {question.id} was answered already") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+    taken = f"question {question.id} was answered already"
+    link_once(home, question.id, reply_path(home, question.id), body, taken)
 
 
 def read_reply(home: Path, question_id: str) -> FiledReply | None:
@@ -190,11 +180,11 @@ def read_reply(home: Path, question_id: str) -> FiledReply | None:
     try:
         data = msgspec.json.decode(raw)
         return FiledReply(
-            id=_text(data["id"]),
-            text=_optional_text(data.get("text")),
+            id=as_text(data["id"]),
+            text=as_optional_text(data.get("text")),
             declined=data.get("declined") is True,
-            via=_text(data["via"]),
-            binding=_text(data["binding"]),
+            via=as_text(data["via"]),
+            binding=as_text(data["binding"]),
         )
     except (msgspec.DecodeError, KeyError, TypeError, AttributeError) as exc:
         raise ChannelError(f"the reply file cannot be read ({exc})") from None
@@ -261,19 +251,3 @@ def _stale_event(question: PendingQuestion, why: str) -> InquirySettled:
         reason=why,
         seconds=float(max(0, int(time.time()) - question.created)),
     )
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected text, got {type(value).__name__}")
-    return value
-
-
-def _optional_text(value: Any) -> str | None:
-    return None if value is None else _text(value)
-
-
-def _whole(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"expected a whole number, got {type(value).__name__}")
-    return value
