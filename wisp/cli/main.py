@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from wisp import __version__, diagnostics
+from wisp.cli import acp as acp_command
 from wisp.cli import approvals as approvals_command
 from wisp.cli import chat as chat_command
 from wisp.cli import config as config_command
@@ -67,6 +68,7 @@ def _build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argume
     commands = parser.add_subparsers(
         title="commands", metavar="COMMAND", dest="command", prog="wisp"
     )
+    acp_command.add_parser(commands)
     approvals_command.add_parser(commands)
     chat_command.add_parser(commands)
     config_command.add_parser(commands)

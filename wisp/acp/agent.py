@@ -1,0 +1,234 @@
+"""The ACP agent: ``initialize``, one wisp conversation per session, ``prompt`` streamed as
+session updates, ``session/cancel`` as Ctrl-C, and the model as a session config option
+(docs/acp.md). The CLI builds each session's conversation (``SessionOpener``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SetSessionConfigOptionResponse,
+)
+
+from wisp import __version__
+from wisp.acp.asking import ClientWays
+from wisp.acp.prompt_text import prompt_text
+from wisp.acp.sender import UpdateSender
+from wisp.acp.updates import TurnUpdates, closing_lines, stop_reason
+from wisp.agent.events import TurnResult
+from wisp.agent.loop import Conversation
+from wisp.agent.recorder import Recorder
+
+MODEL_OPTION = "model"
+MCP_NOT_RELAYED = (
+    "wisp acp does not relay the client's MCP servers yet: this session has only wisp's own "
+    "tools (docs/acp.md)."
+)
+
+
+@dataclass(slots=True)
+class OpenedSession:
+    """A session's conversation, as the command line built it."""
+
+    conversation: Conversation
+    recorder: Recorder
+    end: Callable[[str], Awaitable[None]]
+    """Records ``session.end`` with the reason and lets go of what the session holds."""
+    notes: list[str] = field(default_factory=list)
+    """Said once, before the first prompt's reply."""
+
+
+class SessionOpener(Protocol):
+    """What the command line does for the agent."""
+
+    async def open(self, cwd: Path, ways: ClientWays) -> OpenedSession: ...
+
+    async def switch_model(self, opened: OpenedSession, selection: str) -> None:
+        """The session's conversation on another model, over the same store (as ``/model``);
+        ``WispError`` when it cannot run."""
+        ...
+
+    async def models(self, current: str) -> list[str]:
+        """The models a session may switch to: the enabled ones, ``current`` first."""
+        ...
+
+
+@dataclass(slots=True)
+class Session:
+    id: str
+    opened: OpenedSession
+    updates: TurnUpdates
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    sender: UpdateSender | None = None
+    """The running prompt's updates, while one runs."""
+    closed: bool = False
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.opened.conversation
+
+
+class WispAgent:
+    """The protocol's handlers over the sessions; ``close_all`` ends them (stdin closed)."""
+
+    def __init__(self, opener: SessionOpener) -> None:
+        self.opener = opener
+        self.sessions: dict[str, Session] = {}
+        self.conn: Any = None
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=False,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+            ),
+            agent_info=Implementation(name="wisp", title="wisp", version=__version__),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        holder: dict[str, Session] = {}
+        ways = ClientWays(self, lambda: holder["session"])
+        try:
+            opened = await self.opener.open(Path(cwd), ways)
+        except Exception as exc:  # a model that cannot run: the client says why
+            raise RequestError.internal_error({"details": str(exc)}) from exc
+        if mcp_servers:
+            opened.notes.append(MCP_NOT_RELAYED)
+        session = Session(opened.recorder.session, opened, TurnUpdates(Path(cwd)))
+        holder["session"] = session
+        self.sessions[session.id] = session
+        # Nothing is sent for the session here: a client drops updates for a session whose
+        # session/new response it has not read. Its notes lead the first prompt's reply.
+        return NewSessionResponse(
+            session_id=session.id, config_options=await self._options(session)
+        )
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        if config_id != MODEL_OPTION or not isinstance(value, str):
+            raise RequestError.invalid_params({"details": f"no config option {config_id}"})
+        async with session.lock:
+            if value != session.conversation.model:
+                try:
+                    await self.opener.switch_model(session.opened, value)
+                except Exception as exc:
+                    raise RequestError.invalid_params({"details": str(exc)}) from exc
+        return SetSessionConfigOptionResponse(config_options=await self._options(session))
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        async with session.lock:
+            if session.closed:
+                raise RequestError.invalid_params({"details": f"session {session_id} closed"})
+            sender = session.sender = UpdateSender(self.conn, session_id)
+            notes, session.opened.notes = session.opened.notes, []
+            for note in notes:
+                sender.put(update_agent_message_text(f"({note})\n\n"))
+            text, skipped = prompt_text(prompt)
+            for note in skipped:
+                sender.put(update_agent_message_text(f"({note})\n\n"))
+            try:
+                result = await self._turn(session, text)
+                closing = closing_lines(result)
+                if closing:
+                    sender.put(update_agent_message_text(closing))
+            finally:
+                await sender.close()
+                session.sender = None
+            return PromptResponse(stop_reason=stop_reason(result))  # type: ignore[arg-type]
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.conversation.stop()
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            await _end(session, "closed")
+
+    async def close_all(self) -> None:
+        for session_id in list(self.sessions):
+            await self.close_session(session_id)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _session(self, session_id: str) -> Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"details": f"unknown session {session_id}"})
+        return session
+
+    async def _options(self, session: Session) -> list[SessionConfigOptionSelect]:
+        current = session.conversation.model
+        models = await self.opener.models(current)
+        return [
+            SessionConfigOptionSelect(
+                id=MODEL_OPTION,
+                name="Model",
+                description="The model this session runs on (as /model in wisp chat)",
+                category="model",
+                type="select",
+                current_value=current,
+                options=[SessionConfigSelectOption(value=name, name=name) for name in models],
+            )
+        ]
+
+    async def _turn(self, session: Session, text: str) -> TurnResult:
+        """One turn, every event it makes sent as its updates. A cancelled request stops it as
+        Ctrl-C stops chat's; the turn is still stored before the cancellation goes on."""
+        conversation = session.conversation
+        recorder = session.opened.recorder
+
+        def emit(event: Any) -> None:
+            if session.sender is not None:
+                for update in session.updates.updates(event):
+                    session.sender.put(update)
+
+        previous, recorder.emit = recorder.emit, emit
+        running = asyncio.ensure_future(conversation.run_turn(text, emit))
+        try:
+            return await asyncio.shield(running)
+        except asyncio.CancelledError:
+            conversation.stop()
+            await asyncio.wait({running})
+            raise
+        finally:
+            recorder.emit = previous
+
+
+async def _end(session: Session, reason: str) -> None:
+    """End a session once its running prompt, if any, is done."""
+    session.conversation.stop()
+    async with session.lock:
+        if session.closed:
+            return
+        session.closed = True
+        with contextlib.suppress(Exception):
+            await session.opened.end(reason)

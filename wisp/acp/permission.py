@@ -1,0 +1,89 @@
+"""The person's answers through the client: a command's approval as ``session/request_permission``
+(the command, directory, level and reasons in its title and content, so a client that shows
+only the title still shows what runs), and a question with options as the same request, one
+option an answer (docs/acp.md, "Approvals and questions")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp import text_block, tool_content
+from acp.schema import PermissionOption
+
+from wisp.policy.types import Answer, ApprovalQuestion, QuestionAnswer
+
+APPROVAL_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("once", "allow_once", "Allow once"),
+    ("session", "allow_always", "Allow this pattern for this session"),
+    ("project", "allow_always", "Allow this pattern in this project"),
+    ("always", "allow_always", "Allow this pattern always, everywhere"),
+    ("deny", "reject_once", "Reject"),
+)
+"""Each option: the gate's answer (its id), ACP's kind, and its name."""
+
+DECLINE = "decline"
+"""The option that answers a question with nothing."""
+
+
+class TurnCancelled(Exception):
+    """The client answered ``cancelled``: it cancelled the turn, which is no answer."""
+
+
+def approval_options() -> list[PermissionOption]:
+    return [
+        PermissionOption(option_id=answer, kind=kind, name=name)  # type: ignore[arg-type]
+        for answer, kind, name in APPROVAL_OPTIONS
+    ]
+
+
+def approval_title(question: ApprovalQuestion) -> str:
+    """``Run git push origin main? (moderate: pushes to a remote) in /work/app``."""
+    command = question.line or question.command
+    reasons = f": {'; '.join(question.reasons)}" if question.reasons else ""
+    return f"Run {command}? ({question.level}{reasons}) in {question.directory}"
+
+
+def approval_text(question: ApprovalQuestion) -> str:
+    lines = [
+        f"command: {question.line or question.command}",
+        f"directory: {question.directory}",
+        f"level: {question.level}",
+    ]
+    lines += [f"reason: {reason}" for reason in question.reasons]
+    lines.append(f"pattern: {question.pattern}")
+    if question.outside_sandbox:
+        lines.append("it runs outside the sandbox")
+    return "\n".join(lines)
+
+
+def approval_content(question: ApprovalQuestion) -> list[Any]:
+    return [tool_content(text_block(approval_text(question)))]
+
+
+def answer_of(outcome: Any) -> Answer:
+    """The chosen option as the gate's answer; an unknown option refuses. ``TurnCancelled`` for
+    a cancelled outcome."""
+    if getattr(outcome, "outcome", None) != "selected":
+        raise TurnCancelled
+    chosen = outcome.option_id
+    known = {answer for answer, _kind, _name in APPROVAL_OPTIONS}
+    return chosen if chosen in known else "deny"  # type: ignore[return-value]
+
+
+def question_options(options: list[str]) -> list[PermissionOption]:
+    """Each option an answer (its index as id, so any text fits), and a way to decline."""
+    chosen = [
+        PermissionOption(option_id=str(index), kind="allow_once", name=option)
+        for index, option in enumerate(options)
+    ]
+    return [*chosen, PermissionOption(option_id=DECLINE, kind="reject_once", name="Decline")]
+
+
+def question_answer_of(outcome: Any, options: list[str]) -> QuestionAnswer:
+    """The option chosen, or declined; ``TurnCancelled`` for a cancelled outcome."""
+    if getattr(outcome, "outcome", None) != "selected":
+        raise TurnCancelled
+    chosen = outcome.option_id
+    if chosen.isdigit() and int(chosen) < len(options):
+        return QuestionAnswer(text=options[int(chosen)], via="elicitation")
+    return QuestionAnswer(declined=True, via="elicitation")
