@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import WISP
 from tests.hang import HANG
+from tests.mcp.conftest import terminal  # noqa: F401  (a fixture: wisp approvals' terminal)
 
 Answer = Callable[[Any], Awaitable[Any]]
 """How the client answers a permission request: the request's tool call and options in, the

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.acp.conftest import Spawn, cancelled, chosen, until, write_script
 from tests.hang import HANG
+from tests.mcp.conftest import approvals, waiting_request
 
 DATE_THEN_REPLY = [
     {"tool_calls": [{"name": "current_date", "arguments": {}}]},
@@ -247,3 +249,57 @@ def test_other_commands_never_load_the_sdk(wisp_env: dict[str, str]) -> None:
         [sys.executable, "-c", code], env=wisp_env, capture_output=True, text=True, check=True
     )
     assert done.stderr.strip().endswith("False")
+
+
+async def test_a_question_with_options_is_asked_as_a_permission(
+    spawn: Spawn, tmp_path: Path, audit_lines: Callable[[], list[dict]]
+) -> None:
+    question = {"question": "Which colour?", "options": ["red", "blue"]}
+    script = write_script(
+        tmp_path,
+        [{"tool_calls": [{"name": "ask", "arguments": question}]}, {"text": "Blue it is."}],
+    )
+    async with spawn(["-m", f"script:{script}"]) as (conn, client):
+        client.answer = _answering("1")
+        session = await conn.new_session(cwd=str(tmp_path / "work"))
+        response = await conn.prompt(session_id=session.session_id, prompt=[_text("pick")])
+
+    assert response.stop_reason == "end_turn"
+    [(_, tool_call, options)] = client.permissions
+    assert "Which colour?" in tool_call.title
+    assert [o.name for o in options] == ["red", "blue", "Decline"]
+    [settled] = [e for e in audit_lines() if e["kind"] == "inquiry.settled"]
+    assert settled["details"]["outcome"] == "answered"
+    assert settled["details"]["via"] == "elicitation"
+    assert "blue" in json.dumps(settled["details"])
+
+
+async def test_wisp_approvals_answers_while_the_client_has_not(
+    spawn: Spawn,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: Callable[[], list[dict]],
+) -> None:
+    script = write_script(tmp_path, TOUCH)
+    async with spawn(["-m", f"script:{script}"]) as (conn, client):
+
+        async def never(options: list[Any]) -> Any:
+            await asyncio.Event().wait()
+
+        client.answer = never
+        session = await conn.new_session(cwd=str(tmp_path / "work"))
+        prompt = asyncio.create_task(
+            conn.prompt(session_id=session.session_id, prompt=[_text("make it")])
+        )
+        request = await waiting_request(wisp_home)
+        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        async with asyncio.timeout(HANG):
+            response = await prompt
+
+    assert response.stop_reason == "end_turn"
+    assert client.permissions  # asked in the client too, and withdrawn there
+    assert (tmp_path / "work" / "made.txt").exists()
+    [settled] = [e for e in audit_lines() if e["kind"] == "approval.settled"]
+    assert (settled["details"]["outcome"], settled["details"]["via"]) == ("answered", "cli")
