@@ -303,3 +303,17 @@ async def test_wisp_approvals_answers_while_the_client_has_not(
     assert (tmp_path / "work" / "made.txt").exists()
     [settled] = [e for e in audit_lines() if e["kind"] == "approval.settled"]
     assert (settled["details"]["outcome"], settled["details"]["via"]) == ("answered", "cli")
+
+
+def test_stdout_to_a_file_is_refused_in_words(wisp_env: dict[str, str], tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.conftest import WISP
+
+    with (tmp_path / "out").open("w") as out:
+        done = subprocess.run(
+            [str(WISP), "acp"], env=wisp_env, stdin=subprocess.DEVNULL, stdout=out,
+            stderr=subprocess.PIPE, text=True, timeout=HANG,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert "must be pipes" in done.stderr and "Traceback" not in done.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wisp.cli.context import Context
+from wisp.errors import UsageError
 
 if TYPE_CHECKING:
     from wisp.acp.agent import OpenedSession
@@ -39,6 +40,10 @@ examples:
 see docs/acp.md for the updates, approvals and what is not done yet, and README.md for adding
 wisp to Zed (agent_servers in settings.json) and Toad."""
 
+NOT_A_PIPE = (
+    "wisp acp speaks the protocol on stdin and stdout, which must be pipes (or a terminal): "
+    "let an ACP client start it (see wisp acp --help)"
+)
 MISSING_SDK = (
     "wisp acp needs the Agent Client Protocol SDK, an optional extra: pip install 'wisp[acp]' "
     "(or pip install 'agent-client-protocol>=0.12,<0.13')"
@@ -78,8 +83,24 @@ def run_acp(args: argparse.Namespace, context: Context) -> int:
     except ImportError:
         context.warn(MISSING_SDK)
         return 1
+    if not _streams_fit():
+        raise UsageError(NOT_A_PIPE)
     options = AcpOptions(model=args.model, yes=args.yes, unsafe=args.unsafe)
     return asyncio.run(_serve(context, options))
+
+
+def _streams_fit() -> bool:
+    """Whether stdin and stdout are pipes, sockets or terminals: the SDK's stdio reads and
+    writes only those (a client always starts wisp acp on pipes)."""
+    import os
+    import stat
+    import sys
+
+    try:
+        modes = [os.fstat(stream.fileno()).st_mode for stream in (sys.stdin, sys.stdout)]
+    except (OSError, ValueError):
+        return False
+    return all(stat.S_ISFIFO(m) or stat.S_ISSOCK(m) or stat.S_ISCHR(m) for m in modes)
 
 
 @dataclass(frozen=True, slots=True)
