@@ -317,3 +317,22 @@ def test_stdout_to_a_file_is_refused_in_words(wisp_env: dict[str, str], tmp_path
         )  # fmt: skip
     assert done.returncode == 2
     assert "must be pipes" in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_reasoning_is_a_thought_and_a_capped_reply_ends_with_max_tokens(
+    spawn: Spawn, tmp_path: Path, wisp_home: Path
+) -> None:
+    wisp_home.mkdir(parents=True, exist_ok=True)
+    (wisp_home / "config.json").write_text('{"agent": {"maxReplyTokens": 16}}')
+    long_reply = "Every word of this reply goes on and on, well past its cap. " * 8
+    script = write_script(tmp_path, [{"thinking": "Let me think.", "text": long_reply}])
+    async with spawn(["-m", f"script:{script}"]) as (conn, client):
+        session = await conn.new_session(cwd=str(tmp_path / "work"))
+        response = await conn.prompt(session_id=session.session_id, prompt=[_text("go")])
+
+    assert response.stop_reason == "max_tokens"
+    thoughts = [
+        u.content.text for _, u in client.updates if u.session_update == "agent_thought_chunk"
+    ]
+    assert thoughts == ["Let me think."]
+    assert "(the reply was cut: it ran past 16 tokens" in client.message()
