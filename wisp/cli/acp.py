@@ -196,7 +196,7 @@ class SessionBuilder:
             names += [row.selection for row in catalog.models if row.enabled]
         except Exception:  # a runtime not reached lists nothing; the session still opens
             pass
-        return list(dict.fromkeys(names))
+        return _distinct(names)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -331,6 +331,25 @@ class SessionBuilder:
     def _extension(self) -> str | None:
         value = self.config.settings.system_prompt_extension
         return value if value.strip() else None
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """Each model once, by any spelling (``ollama:qwen3`` is ``ollama:qwen3:latest``), in its
+    first spelling."""
+    from wisp.agent.types import ModelUnavailable
+    from wisp.models.selection import canonical_selection
+
+    seen: set[str] = set()
+    kept: list[str] = []
+    for name in names:
+        try:
+            key = canonical_selection(name)
+        except ModelUnavailable:
+            key = name
+        if key not in seen:
+            seen.add(key)
+            kept.append(name)
+    return kept
 
 
 NEVER_PARKED = 365 * 24 * 3600.0
