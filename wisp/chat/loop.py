@@ -43,7 +43,8 @@ class ChatLoop:
         does not, so ``/models`` gives it the table as ``output``."""
         self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.tracker = ActivityTracker()
-        self.status_reader = StatusReader(Path.cwd(), host.git_argv)
+        # The conversation's folder, not the process's: a session may live in another one.
+        self.status_reader = StatusReader(host.conversation.working_directory, host.git_argv)
         self.slash = SlashCommands(self)
         self._running: str | None = None  # "turn" or "typed" while one runs
         self._ending = False

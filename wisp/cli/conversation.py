@@ -42,7 +42,7 @@ from wisp.tools.registry import default_tools
 
 @dataclass(frozen=True, slots=True)
 class ConversationOptions:
-    """What the command line asked for."""
+    """What the command line (or a client's session) asked for."""
 
     entry_point: str
     model: str | None = None
@@ -50,10 +50,21 @@ class ConversationOptions:
     resume: str | None = None
     save: str | None = None
     commands: CommandOptions = field(default_factory=CommandOptions)
+    working_directory: Path = field(default_factory=Path.cwd)
+    """The conversation's working directory (absolute): where its commands run (the model's
+    ``run_command``, ``!`` commands, the status line's git), what relative paths in its tools
+    mean, and the root of its sandbox's writable set (with ``/tmp`` and the configured
+    ``writableRoots``). The process's own directory by default; ``wisp acp`` passes each
+    session's ``cwd``, so sessions in two folders are each confined to their own."""
 
 
 class ChatSession:
-    """One session: its audit log, HTTP client and current conversation."""
+    """One session: its audit log, HTTP client and current conversation.
+
+    Its working directory is ``options.working_directory``, fixed for the session: every
+    conversation it opens (``/new``, ``/model``) and its command runner use it, whatever the
+    process's own directory. Several sessions may live in one process, each in its own folder:
+    ``ChatSession.open(context, ConversationOptions(..., working_directory=folder), face)``."""
 
     def __init__(
         self,
@@ -83,7 +94,7 @@ class ChatSession:
             config=config,
             home=context.home.root,
             environ=context.environ,
-            working_directory=Path.cwd(),
+            working_directory=self.working_directory,
             record=self.recorder.record,
             options=options.commands,
             approver=approver,
@@ -174,6 +185,11 @@ class ChatSession:
         if self._hold is not None:
             self._hold.release()
         self.log.close()
+
+    @property
+    def working_directory(self) -> Path:
+        """Where this session's commands run and what its sandbox lets them write."""
+        return self.options.working_directory
 
     # -- ChatHost -----------------------------------------------------------------------
 
@@ -287,7 +303,7 @@ class ChatSession:
             instructions=self._instructions(tools),
             home=self.context.home.root,
             config=self.config,
-            working_directory=Path.cwd(),
+            working_directory=self.working_directory,
             audit_file=self.context.home.audit_file if self.log_enabled else None,
             max_steps=self.config.settings.agent.max_steps,
             max_reply_tokens=self.config.settings.agent.max_reply_tokens,

@@ -165,6 +165,9 @@ class ThreadBuilder:
     config: Config
     recorder: Recorder
     """The server's session (``entryPoint`` ``mcp``)."""
+    working_directory: Path = field(default_factory=Path.cwd)
+    """The server's working directory, every thread's: where its commands run and the root of
+    its sandbox's writable set, as ``ConversationOptions.working_directory`` is a chat's."""
     notes: list[str] = field(default_factory=list)
     shared: SharedModels = field(init=False)
     _probe: Any = field(init=False)
@@ -316,7 +319,7 @@ class ThreadBuilder:
             instructions=instructions,
             home=self.context.home.root,
             config=self.config,
-            working_directory=Path.cwd(),
+            working_directory=self.working_directory,
             audit_file=self.context.home.audit_file if settings.audit.enabled else None,
             max_steps=settings.agent.max_steps,
             max_reply_tokens=settings.agent.max_reply_tokens,
@@ -401,7 +404,7 @@ class ThreadBuilder:
             config=self.config,
             home=self.context.home.root,
             environ=self.context.environ,
-            working_directory=Path.cwd(),
+            working_directory=self.working_directory,
             record=recorder.record,
             options=CommandOptions(yes=self.options.yes, unsafe=self.options.unsafe),
             approver=approver,

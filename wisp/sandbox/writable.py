@@ -56,8 +56,8 @@ class WritableSet(msgspec.Struct, frozen=True):
         extra_roots: Iterable[str | os.PathLike[str]] = (),
         sockets: Iterable[str | os.PathLike[str]] = (),
     ) -> WritableSet:
-        """The set for wisp's own working directory (fixed for the process, never a command's
-        ``workingDirectory``), ``home`` = ``WISP_HOME``, and the configured
+        """The set for a conversation's working directory (fixed for the conversation, never a
+        command's ``workingDirectory``), ``home`` = ``WISP_HOME``, and the configured
         ``commandPolicy.sandbox.writableRoots`` and ``.allowSockets`` (``~`` expanded)."""
         user_home = environ.get("HOME") or os.path.expanduser("~")
         cwd = os.fspath(working_directory)

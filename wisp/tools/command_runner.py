@@ -81,6 +81,8 @@ class CommandRunner:
         self.patterns = patterns
         self.gate = gate
         self.writable = writable
+        """The writable set of one conversation's working directory: a runner serves the
+        conversations of one folder (``build_runner``)."""
         self.support = support
         self.settings = settings
         self.environ = command_environment(environ)
