@@ -253,6 +253,24 @@ async def test_a_configured_writable_root_may_be_written(
     assert result == f"created {extra / 'a.txt'}; now 1 byte"
 
 
+async def test_a_relative_configured_root_lies_in_the_conversations_directory_not_the_process(
+    context: ToolContext, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Conversations in one process may each have their own folder (wisp acp's sessions).
+    elsewhere = tmp_path / "process"
+    (elsewhere / "build").mkdir(parents=True)
+    (workdir / "build").mkdir()
+    monkeypatch.chdir(elsewhere)
+    tool = EditFileTool(writable_roots=[Path("build")])
+    inside = await edit(context, tool, path="build/a.txt", mode="write", content="x")
+    assert inside == f"created {workdir / 'build/a.txt'}; now 1 byte"
+    outside = await edit(
+        context, tool, path=str(elsewhere / "build/b.txt"), mode="write", content="x"
+    )
+    assert outside.endswith(f"outside the writable directories ({workdir}, {workdir / 'build'})")
+    assert not (elsewhere / "build/b.txt").exists()
+
+
 async def test_the_refusal_lists_every_writable_directory(
     context: ToolContext, workdir: Path, tmp_path: Path
 ) -> None:

@@ -67,7 +67,8 @@ class EditFileTool:
 
     def __init__(self, writable_roots: Sequence[Path] = ()) -> None:
         self.writable_roots = list(writable_roots)
-        """``tools.editFile.writableRoots``: writable besides the working directory."""
+        """``tools.editFile.writableRoots``: writable besides the working directory (a relative
+        one within it)."""
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
         args = parse_arguments(self.name, arguments, EditFileArgs)
@@ -83,7 +84,9 @@ class EditFileTool:
         if refusal:
             return refusal
         path = resolve_path(args.path, context.working_directory)
-        roots = [context.working_directory, *self.writable_roots]
+        # A relative configured root is the conversation's, not the process's.
+        here = context.working_directory
+        roots = [here, *(here / root for root in self.writable_roots)]
         # Resolved once: the edit goes to the real path that was checked, not to whatever the
         # path leads to a moment later.
         real = Path(os.path.realpath(path))
