@@ -68,7 +68,10 @@ class VerifiedClaim(msgspec.Struct, kw_only=True, rename="camel"):
 @register("session.start", written_by="Session, Agent")
 class SessionStart(Details, kw_only=True):
     """A session began: its entry point, prompt layers, tools and model. A chat's ``/new``
-    records one too, with only ``reason``, ``tools`` and ``model``."""
+    records one too, with only ``reason``, ``tools`` and ``model``. The entry points:
+    ``chat``, ``respond`` (``wisp PROMPT``), ``models``, ``mcp`` (the server) and ``mcp-thread``
+    (each of its threads, with ``parent``), ``approvals``, ``questions``, and ``acp`` (each
+    session an Agent Client Protocol client opens: an editor or front end drives wisp)."""
 
     # These five are left out by a chat's /new, which records reason, tools, and model only.
     entry_point: str | UnsetType = UNSET
