@@ -1,0 +1,149 @@
+"""How soon `wisp acp` ends a prompt after `session/cancel` (docs/acp.md; issue 17's target:
+under 2 s, as for an interrupt in chat).
+
+    python bench/acp_cancel.py             # 11 interleaved rounds
+    python bench/acp_cancel.py --rounds 3
+
+One real `wisp acp` process, driven by the official SDK's client side over stdio, on a
+`script:` model, in a temporary WISP_HOME. Each round, on one session:
+
+- cancel, mid-reply: a prompt whose reply waits after its first chunk (a file that is never
+  made); once the first `agent_message_chunk` has arrived, `session/cancel` is sent, and the time
+  from sending it to the prompt's `cancelled` response is taken.
+- cancel, a command running: a prompt whose model runs `sleep 30` (approved with `--yes`); once
+  its `tool_call_update` `in_progress` has arrived, the same.
+- baseline: a prompt answered at once ("ok."), from sending it to its `end_turn` response: the
+  cost of one round trip through the agent, measured in the same round.
+
+Reported: median and minimum milliseconds of each, and each cancel's median ÷ the baseline's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+WISP = Path(sys.executable).parent / "wisp"
+TARGET_SECONDS = 2.0
+
+
+class Client:
+    """Records session updates; no permission is ever asked (the agent runs with --yes)."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        self.changed = asyncio.Event()
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        kind = update.session_update
+        if kind == "tool_call_update":
+            kind = f"tool_call_update {update.status}"
+        self.kinds.append(kind)
+        self.changed.set()
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the benchmark runs wisp acp with --yes: nothing should be asked")
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    async def until(self, kind: str) -> None:
+        while kind not in self.kinds:
+            self.changed.clear()
+            await self.changed.wait()
+
+
+def script(folder: Path, rounds: int) -> Path:
+    never = folder / "never"  # never made: a reply waits after its first chunk
+    responses: list[dict[str, Any]] = []
+    for _ in range(rounds):
+        responses.append({"text": "ok."})
+        responses.append({"text": "Slowly, it goes on and on.", "wait_for_file": str(never)})
+        sleep = {"name": "run_command", "arguments": {"command": "sleep 30"}}
+        responses.append({"tool_calls": [sleep]})
+    path = folder / "script.json"
+    path.write_text(json.dumps({"responses": responses}))
+    return path
+
+
+def text(words: str) -> Any:
+    from acp.schema import TextContentBlock
+
+    return TextContentBlock(type="text", text=words)
+
+
+async def timed_prompt(conn: Any, session: str, words: str) -> float:
+    started = time.perf_counter()
+    response = await conn.prompt(session_id=session, prompt=[text(words)])
+    assert response.stop_reason == "end_turn", response.stop_reason
+    return time.perf_counter() - started
+
+
+async def timed_cancel(conn: Any, client: Client, session: str, waits_for: str) -> float:
+    client.kinds.clear()
+    prompt = asyncio.create_task(conn.prompt(session_id=session, prompt=[text("go")]))
+    await client.until(waits_for)
+    started = time.perf_counter()
+    await conn.cancel(session_id=session)
+    response = await prompt
+    elapsed = time.perf_counter() - started
+    assert response.stop_reason == "cancelled", response.stop_reason
+    return elapsed
+
+
+async def measure(rounds: int) -> dict[str, list[float]]:
+    from acp import PROTOCOL_VERSION, spawn_agent_process
+
+    results: dict[str, list[float]] = {"baseline": [], "mid-reply": [], "command": []}
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        home = folder / "home"
+        home.mkdir(mode=0o700)
+        env = {"WISP_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(folder)}
+        client = Client()
+        agent = (str(WISP), "acp", "-m", f"script:{script(folder, rounds)}", "--yes")
+        async with spawn_agent_process(client, *agent, env=env, cwd=str(folder)) as (conn, _):
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = (await conn.new_session(cwd=str(folder), mcp_servers=[])).session_id
+            for number in range(rounds):
+                results["baseline"].append(await timed_prompt(conn, session, "say ok"))
+                reply = await timed_cancel(conn, client, session, "agent_message_chunk")
+                results["mid-reply"].append(reply)
+                command = await timed_cancel(conn, client, session, "tool_call_update in_progress")
+                results["command"].append(command)
+                print(
+                    f"round {number + 1}/{rounds}: baseline {results['baseline'][-1] * 1000:.0f} "
+                    f"ms, mid-reply {reply * 1000:.0f} ms, command {command * 1000:.0f} ms",
+                    file=sys.stderr,
+                )
+    return results
+
+
+def report(results: dict[str, list[float]]) -> None:
+    baseline = statistics.median(results["baseline"])
+    print(f"{'case':<12} {'median ms':>10} {'min ms':>8} {'÷ baseline':>11}  target")
+    for name, times in results.items():
+        median = statistics.median(times)
+        ratio = "" if name == "baseline" else f"{median / baseline:.1f}"
+        target = "" if name == "baseline" else f"< {TARGET_SECONDS:.0f} s: "
+        if target:
+            target += "met" if median < TARGET_SECONDS else "MISSED"
+        print(f"{name:<12} {median * 1000:>10.0f} {min(times) * 1000:>8.0f} {ratio:>11}  {target}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=11)
+    args = parser.parse_args()
+    report(asyncio.run(measure(args.rounds)))
+
+
+if __name__ == "__main__":
+    main()
