@@ -336,3 +336,30 @@ async def test_reasoning_is_a_thought_and_a_capped_reply_ends_with_max_tokens(
     ]
     assert thoughts == ["Let me think."]
     assert "(the reply was cut: it ran past 16 tokens" in client.message()
+
+
+async def test_a_linked_file_is_read_into_the_prompt_under_read_files_rules(
+    spawn: Spawn, tmp_path: Path, wisp_home: Path, audit_lines: Callable[[], list[dict]]
+) -> None:
+    from acp import resource_link_block
+
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    (work / "notes.md").write_text("harbour: the ferry leaves at nine\n")
+    wisp_home.mkdir(parents=True, exist_ok=True)
+    (wisp_home / "config.json").write_text("{}")
+    script = write_script(tmp_path, [{"text": "At nine."}])
+    links = [
+        resource_link_block("notes.md", f"file://{work}/notes.md"),
+        resource_link_block("config", f"file://{wisp_home}/config.json"),
+    ]
+    async with spawn(["-m", f"script:{script}"]) as (conn, _client):
+        session = await conn.new_session(cwd=str(work))
+        prompt = [_text("when does it leave?"), *links]
+        response = await conn.prompt(session_id=session.session_id, prompt=prompt)
+
+    assert response.stop_reason == "end_turn"
+    [sent] = [e["details"]["text"] for e in audit_lines() if e["kind"] == "prompt"]
+    assert f"[linked: notes.md ({work}/notes.md)]\n1\tharbour: the ferry leaves at nine" in sent
+    # WISP_HOME is never read for the model, linked or not.
+    assert "it is inside WISP_HOME" in sent

@@ -26,7 +26,7 @@ from acp.schema import (
 
 from wisp import __version__
 from wisp.acp.asking import ClientWays
-from wisp.acp.prompt_text import prompt_text
+from wisp.acp.prompt_text import ReadLink, prompt_text
 from wisp.acp.sender import UpdateSender
 from wisp.acp.updates import TurnUpdates, closing_lines, stop_reason
 from wisp.agent.events import TurnResult
@@ -50,6 +50,8 @@ class OpenedSession:
     """Records ``session.end`` with the reason and lets go of what the session holds."""
     notes: list[str] = field(default_factory=list)
     """Said once, before the first prompt's reply."""
+    read_link: ReadLink | None = None
+    """Reads a file a prompt links to, under ``read_file``'s rules, in the session's folder."""
 
 
 class SessionOpener(Protocol):
@@ -150,7 +152,7 @@ class WispAgent:
             notes, session.opened.notes = session.opened.notes, []
             for note in notes:
                 sender.put(update_agent_message_text(f"({note})\n\n"))
-            text, skipped = prompt_text(prompt)
+            text, skipped = await asyncio.to_thread(prompt_text, prompt, session.opened.read_link)
             for note in skipped:
                 sender.put(update_agent_message_text(f"({note})\n\n"))
             try:

@@ -169,7 +169,13 @@ class SessionBuilder:
             await opened.conversation.resolved.backend.aclose()
             await choice.aclose()
 
-        opened = OpenedSession(conversation=conversation, recorder=recorder, end=end, notes=notes)
+        opened = OpenedSession(
+            conversation=conversation,
+            recorder=recorder,
+            end=end,
+            notes=notes,
+            read_link=lambda path: _read_link(opened.conversation, path),
+        )
         self.choices[id(opened)] = (choice, runner, ways)
         return opened
 
@@ -331,6 +337,17 @@ class SessionBuilder:
     def _extension(self) -> str | None:
         value = self.config.settings.system_prompt_extension
         return value if value.strip() else None
+
+
+def _read_link(conversation: Any, path: str) -> str:
+    """A linked file's first page, as ``read_file`` reads one for this conversation: relative
+    to its folder, never inside WISP_HOME, within its output budget."""
+    from wisp.agent.loop import output_budget
+    from wisp.tools.read_file import DEFAULT_LINES, read_page
+
+    where = Path(path) if Path(path).is_absolute() else conversation.working_directory / path
+    budget = output_budget(conversation.resolved.context_size)
+    return read_page(where, 1, DEFAULT_LINES, budget, conversation.home)
 
 
 def _distinct(names: list[str]) -> list[str]:

@@ -25,6 +25,8 @@ END_OF_FILE = "[end of file]"
 NO_LINES = "(no lines in range)"
 _BINARY_PROBE = 8192
 """A NUL byte in this much of the file's start means it is binary."""
+DEFAULT_LINES = 100
+"""A page's lines when the call names no limit."""
 _MARKER_ROOM = 64
 """Bytes kept free of lines for the page's last line (``[more: call again with offset N]``)."""
 
@@ -32,7 +34,9 @@ _MARKER_ROOM = 64
 class ReadFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
     path: Annotated[str, msgspec.Meta(description="Relative to the working folder")]
     offset: Annotated[int, msgspec.Meta(description="First line to read, from 1")] = 1
-    limit: Annotated[int, msgspec.Meta(description="How many lines to read at most")] = 100
+    limit: Annotated[int, msgspec.Meta(description="How many lines to read at most")] = (
+        DEFAULT_LINES
+    )
 
 
 def more_marker(next_line: int) -> str:
