@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wisp.cli.context import Context
+from wisp.cli.serving import add_serving_options
 from wisp.errors import UsageError
 
 if TYPE_CHECKING:
@@ -58,20 +59,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    # SUPPRESS: the top-level parser holds the defaults, so `wisp -m X acp` keeps X.
-    parser.add_argument(
-        "-m", "--model", metavar="MODEL", default=argparse.SUPPRESS,
-        help="the model a session starts on (default: config's model)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--yes", "-y", action="store_true", default=argparse.SUPPRESS,
-        help="approve every command once, as in chat (the deny list and the sandbox still "
-        "apply)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--unsafe", action="store_true", default=argparse.SUPPRESS,
-        help="run commands without the sandbox and the deny and allow lists (still recorded)",
-    )  # fmt: skip
+    add_serving_options(
+        parser, model_help="the model a session starts on (default: config's model)"
+    )
     parser.set_defaults(handler=run_acp)
 
 

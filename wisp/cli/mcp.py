@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from wisp.cli.context import Context
+from wisp.cli.serving import add_serving_options
 from wisp.errors import UsageError, WispError
 
 if TYPE_CHECKING:
@@ -59,11 +60,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    # SUPPRESS: the top-level parser holds the defaults, so `wisp -m X mcp` keeps X.
-    parser.add_argument(
-        "-m", "--model", metavar="MODEL", default=argparse.SUPPRESS,
-        help="the model a thread runs on unless respond names one (default: config's model)",
-    )  # fmt: skip
+    add_serving_options(
+        parser,
+        model_help="the model a thread runs on unless respond names one (default: config's model)",
+    )
     parser.add_argument(
         "-i", "--instructions", metavar="TEXT", default=None,
         help="instructions for every thread that gives none of its own",
@@ -75,15 +75,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-tools", action="store_true", default=argparse.SUPPRESS,
         help="offer threads no tools: text only",
-    )  # fmt: skip
-    parser.add_argument(
-        "--yes", "-y", action="store_true", default=argparse.SUPPRESS,
-        help="approve every command once, as in chat (the deny list and the sandbox still "
-        "apply)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--unsafe", action="store_true", default=argparse.SUPPRESS,
-        help="run commands without the sandbox and the deny and allow lists (still recorded)",
     )  # fmt: skip
     parser.set_defaults(handler=run_mcp)
 
