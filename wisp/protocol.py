@@ -262,6 +262,9 @@ class Turn(Outbound, tag="turn", kw_only=True):
     """End only: the "what the turn ran" line, e.g. `ran: read_file ×2 · run_command (1 failed)`."""
     cited: str | UnsetType = UNSET
     """End only: the line naming entries the reply cites that the conversation does not hold."""
+    verification: str | UnsetType = UNSET
+    """End only, when the reply claims an action the turn's calls do not show: e.g.
+    `claimed but not done: ran the tests (no command ran)` (docs/turn.md, "Lines under a reply")."""
     killed: bool | UnsetType = UNSET
     """End only: a second interrupt killed the stopped turn's work at once; always true if sent."""
 

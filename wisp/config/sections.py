@@ -133,6 +133,10 @@ class Context(msgspec.Struct, frozen=True, rename="camel"):
     headroom_turns: int
 
 
+class Verification(msgspec.Struct, frozen=True, rename="camel"):
+    mode: str
+
+
 class EditFile(msgspec.Struct, frozen=True, rename="camel"):
     writable_roots: list[str]
 
@@ -177,6 +181,7 @@ SECTIONS: dict[str, type[msgspec.Struct]] = {
     "tools": Tools,
     "commandPolicy": CommandPolicy,
     "approval": Approval,
+    "verification": Verification,
 }
 """Each section by the name of its object in config.json."""
 
@@ -259,6 +264,10 @@ class Settings:
     @property
     def approval(self) -> Approval:
         return self._section(Approval, "approval")
+
+    @property
+    def verification(self) -> Verification:
+        return self._section(Verification, "verification")
 
     def runtime(self, scheme: str) -> Ollama | OpenAICompatible | Local | None:
         """The section of the model runtime ``scheme`` names; None for one with none

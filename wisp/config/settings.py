@@ -303,6 +303,14 @@ SETTINGS: dict[str, Setting] = {
             "The room kept free for the next turn is the average size of this many latest turns.",
         ),
         Setting(
+            "verification.mode",
+            Annotated[str, msgspec.Meta(pattern="^(readers|off)$")],
+            "readers",
+            "readers or off",
+            "After each reply, check the actions it claims (ran the tests, updated a file) "
+            "against the turn's tool calls and flag those that did not happen; off skips it.",
+        ),
+        Setting(
             "tools.editFile.writableRoots",
             list[Annotated[str, msgspec.Meta(pattern=r"^/")]],
             [],
