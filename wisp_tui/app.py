@@ -240,7 +240,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
             self._set_busy(True)
         else:
             await self.transcript.end_reply()
-            for line in (turn.ran or None, turn.cited or None):
+            for line in (turn.ran or None, turn.cited or None, turn.verification or None):
                 if line:
                     await self.transcript.add_note(line)
             self._turn = TurnState(
