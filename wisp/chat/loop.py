@@ -20,6 +20,7 @@ from wisp.audit.event import AuditEvent
 from wisp.chat.activity import ActivityTracker
 from wisp.chat.event_text import event_text
 from wisp.chat.host import ChatHost, Write
+from wisp.chat.notices import Notices, Record
 from wisp.chat.output_page import event_output
 from wisp.chat.slash import SlashCommands
 from wisp.chat.status import StatusReader
@@ -33,10 +34,19 @@ class ChatLoop:
     """Runs one chat session's loop: hello, notes, then status → message → … → exit."""
 
     def __init__(
-        self, host: ChatHost, write: Write, *, version: str, has_picker: bool = True
+        self,
+        host: ChatHost,
+        write: Write,
+        *,
+        version: str,
+        has_picker: bool = True,
+        record: Record | None = None,
     ) -> None:
         self.host = host
-        self.write = write
+        self.notices = Notices(write, record=record)
+        """Adds the ``notify`` lines once a hello declares ``notify``; ``record`` records the
+        waiting ones."""
+        self.write: Write = self.notices
         self.version = version
         self.has_picker = has_picker
         """The face shows a choice with toggles (a front end over ``--json``); the plain chat
@@ -73,6 +83,7 @@ class ChatLoop:
                 self.interrupt()
             case p.ClientHello():
                 self.host.on_hello(line)
+                self.notices.declare(line.effects)
             case _:
                 pass
 

@@ -124,8 +124,8 @@ async def _headless(context: Context, options: ConversationOptions) -> int:
 
     write = stdout_writer()
     async with ChatSession.open(context, options, Face(protocol=True)) as session:
-        chat = ChatLoop(session, write, version=__version__)
-        session.emit = write
+        chat = ChatLoop(session, write, version=__version__, record=session.recorder.record)
+        session.emit = chat.write  # approvals and questions pass the loop's notices too
         session.recorder.emit = chat.on_agent_event
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, chat.terminate)  # ends like /quit

@@ -1,0 +1,170 @@
+"""The ``notify`` lines of a chat whose front end posts notifications (docs/protocol.md,
+"`notify`").
+
+Once a front end's ``hello`` declares ``notify``, it hears of the moments a person who looked
+away wants to know about: a turn that ended (its first words, or how it failed or was stopped),
+an approval or a question that waits for them. The notices watch the lines the chat writes, so
+an approval relayed from ``wisp mcp`` is seen the same as the chat's own. Each notice is
+bounded (``TITLE_CHARS``, ``BODY_CHARS``) and at most ``BURST`` go out in any ``WINDOW_SECONDS``.
+
+The waiting ones are recorded as ``notification`` (``source`` ``approval`` or ``inquiry``,
+``route: host``). A turn's end is not: none of the kind's sources is a turn's end
+(docs/logging.md, "notification").
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from wisp import protocol as p
+from wisp.audit.kinds import Notification
+
+TITLE_CHARS = 64
+BODY_CHARS = 256
+BURST = 4
+WINDOW_SECONDS = 30.0
+"""At most ``BURST`` notices in any ``WINDOW_SECONDS``: a run of quick turns does not flood
+the desktop; the rest are dropped (a waiting one is recorded as refused)."""
+FIRST_WORDS = 120
+"""The reply's first characters a turn's notice shows."""
+KEPT_REPLY = 1024
+"""The reply's characters kept while the turn runs, enough for its first line."""
+
+Write = Callable[[p.Outbound], None]
+Record = Callable[[Notification], object]
+
+
+class Notices:
+    """A line writer that adds a ``notify`` line after the lines a person may be waited on."""
+
+    def __init__(
+        self,
+        write: Write,
+        *,
+        record: Record | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.write = write
+        self.record = record
+        self.clock = clock
+        self.enabled = False
+        """The front end's hello declared ``notify``."""
+        self._reply: list[str] = []
+        self._reply_chars = 0
+        self._sent: deque[float] = deque()
+
+    def declare(self, effects: Sequence[str]) -> None:
+        """A front end's hello: its effects say whether it posts notifications."""
+        self.enabled = p.Effect.NOTIFY in effects
+
+    def __call__(self, line: p.Outbound) -> None:
+        self.write(line)
+        if not self.enabled:
+            return
+        match line:
+            case p.Turn(phase="start"):
+                self._reply, self._reply_chars = [], 0
+            case p.Delta(text=text) if self._reply_chars < KEPT_REPLY:
+                self._reply.append(text)
+                self._reply_chars += len(text)
+            case p.Turn(phase="end"):
+                self._post(turn_notice(line, "".join(self._reply)), source=None)
+                self._reply, self._reply_chars = [], 0
+            case p.Approval():
+                self._post(approval_notice(line), source="approval")
+            case p.Question(question=question):
+                self._post(notice("wisp: question waiting", question, sound=True), "inquiry")
+            case _:
+                pass
+
+    def _post(self, line: p.Notify, source: str | None) -> None:
+        if not self._room():
+            if source is not None and self.record is not None:
+                self.record(
+                    Notification(
+                        title=line.title,
+                        body=line.body,
+                        source=source,
+                        outcome="refused",
+                        reason=f"more than {BURST} notices in {WINDOW_SECONDS:g} s",
+                    )
+                )
+            return
+        self.write(line)
+        if source is not None and self.record is not None:
+            self.record(
+                Notification(
+                    title=line.title, body=line.body, source=source, outcome="posted", route="host"
+                )
+            )
+
+    def _room(self) -> bool:
+        """Whether one more notice fits the rate; if so, it is counted."""
+        now = self.clock()
+        while self._sent and now - self._sent[0] >= WINDOW_SECONDS:
+            self._sent.popleft()
+        if len(self._sent) >= BURST:
+            return False
+        self._sent.append(now)
+        return True
+
+
+def notice(title: str, body: str, *, sound: bool, subtitle: str | None = None) -> p.Notify:
+    """A ``notify`` line within the bounds."""
+    return p.Notify(
+        title=bounded(title, TITLE_CHARS),
+        subtitle=None if subtitle is None else bounded(subtitle, TITLE_CHARS),
+        body=bounded(body, BODY_CHARS),
+        sound=sound,
+    )
+
+
+def turn_notice(end: p.Turn, reply: str) -> p.Notify:
+    """``wisp: turn finished`` with the reply's first words, or how long it took; a failed or
+    stopped turn says so."""
+    number = end.turn
+    took = _seconds(end.seconds if isinstance(end.seconds, float | int) else 0.0)
+    outcome = end.outcome if isinstance(end.outcome, str) else "ok"
+    if outcome == "error":
+        return notice("wisp: turn failed", f"turn {number} failed after {took}", sound=False)
+    if outcome == "stopped":
+        return notice("wisp: turn stopped", f"turn {number} stopped after {took}", sound=False)
+    words = first_words(reply)
+    body = words or f"turn {number} finished in {took}"
+    return notice("wisp: turn finished", body, sound=False)
+
+
+def approval_notice(approval: p.Approval) -> p.Notify:
+    """``wisp: approval waiting`` with the level and the command (or the fact to keep)."""
+    if approval.kind == "fact":
+        return notice("wisp: fact to keep", approval.command, sound=True)
+    client = approval.client if isinstance(approval.client, str) else None
+    subtitle = f"from {client}" if approval.source == "mcp" and client else None
+    body = f"[{approval.level}] {approval.command}"
+    return notice("wisp: approval waiting", body, sound=True, subtitle=subtitle)
+
+
+def first_words(reply: str) -> str:
+    """The reply's first non-empty line, its spaces collapsed, cut at a word near
+    ``FIRST_WORDS``."""
+    for raw in reply.splitlines():
+        line = " ".join(raw.split())
+        if line:
+            return bounded(line, FIRST_WORDS, at_word=True)
+    return ""
+
+
+def bounded(text: str, limit: int, *, at_word: bool = False) -> str:
+    """``text`` in at most ``limit`` characters, ending ``…`` when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if at_word and " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip() + "…"
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
