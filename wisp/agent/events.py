@@ -47,7 +47,7 @@ Outcome = Literal["ok", "error", "stopped"]
 @dataclass(slots=True)
 class TurnResult:
     """How a turn ended, and the lines under its reply (``ran:``, ``cited but not in this
-    conversation:``), computed from what was recorded."""
+    conversation:``, ``claimed but not done:``), computed from what was recorded."""
 
     turn: int
     outcome: Outcome
@@ -58,6 +58,9 @@ class TurnResult:
     ran: str | None = None
     cited: str | None = None
     unknown_entries: list[int] = field(default_factory=list)
+    verification: str | None = None
+    """``claimed but not done: ran the tests (no command ran)``: the reply's claims of actions
+    no call of the turn did; None when it claims none, or every claim holds."""
     cut: str | None = None
     """Why the reply was cut short, for the note under it (it kept repeating itself, or ran
     past its token cap); None when it ended on its own."""

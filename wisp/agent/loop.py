@@ -43,6 +43,7 @@ from wisp.agent.types import (
     Usage,
     UsageReport,
 )
+from wisp.agent.verification import verify
 from wisp.audit.kinds import (
     ContextCondensation,
     ContextReference,
@@ -601,11 +602,19 @@ class Conversation:
                 turn.pending[index] = PendingEntry(entry.kind, entry.value, sources, entry.time)
 
     def _check(self, result: TurnResult, text: str) -> None:
-        """``ran:`` from the turn's audit trail, ``cited`` against the store."""
+        """``ran:`` from the turn's audit trail, ``cited`` against the store, and the reply's
+        claims of actions against the trail's calls (``response.verification``, after
+        ``response``; none under ``verification.mode`` ``off``)."""
         result.ran = checks.ran_line(checks.call_outcomes(self._trail), text, self.tool_names)
         citations = checks.cited_entries(text)
         result.unknown_entries = checks.unknown_entries(citations, self.store.has)
         result.cited = checks.cited_line(result.unknown_entries, capped=citations.capped)
+        if self.config.settings.verification.mode == "off":
+            return
+        found = verify(text, self._trail, self.working_directory)
+        if found is not None:
+            self.recorder.record(found.details)
+            result.verification = found.line
 
     def _source(self, event_id: str) -> Source:
         return Source(session=self.session, turn=self.turn, event=event_id)
