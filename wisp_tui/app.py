@@ -28,6 +28,7 @@ from wisp.protocol import (
     Event,
     Exit,
     Note,
+    Notify,
     Output,
     Question,
     Status,
@@ -42,6 +43,7 @@ from .clipboard import Clipboard
 from .completing import Completing
 from .dialog_queue import DialogQueue
 from .history import History, history_path
+from .notifications import TerminalNotices, sequence_for
 from .quitting import Quitting
 from .screens.dialog import Dialog
 from .view_keys import Remembered, ViewKeys
@@ -90,6 +92,8 @@ class WispApp(ViewKeys, Quitting, App[int]):
         self.is_quitting = False
         self.history = History(history_path(env))
         self.clipboard_writer = Clipboard()
+        self.terminal_notices = TerminalNotices(sequence_for(env))
+        """The terminal's notification sequence (the backend's hello declares `notify` by it)."""
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(palette.CSS_VARIABLES)
@@ -194,8 +198,19 @@ class WispApp(ViewKeys, Quitting, App[int]):
                 await self.dialogs.withdraw(id_)
             case View():
                 await self.show_view(line)
+            case Notify():
+                self._post_notice(line)
             case Exit():
                 self.action_quit_cleanly()
+
+    def _post_notice(self, notice: Notify) -> None:
+        """A notice from wisp, for the terminal to post only while it is not focused (the
+        person is elsewhere); written between frames through the driver, as OSC 52 is."""
+        if self.app_focus or self._driver is None:
+            return
+        text = self.terminal_notices.text(notice.title, notice.subtitle, notice.body)
+        if text is not None:
+            self._driver.write(text)
 
     async def on_backend_text(self, message: Backend.Text) -> None:
         await self.transcript.add_note(message.text)

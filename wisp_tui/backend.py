@@ -38,6 +38,7 @@ from wisp.protocol import (
     read_outbound,
 )
 from wisp.protocol import Message as MessageLine
+from wisp_tui.notifications import sequence_for
 from wisp_tui.programs import find_program, writable_folders
 
 QUIT_TIMEOUT = 5.0
@@ -207,7 +208,13 @@ class Backend:
         from importlib.metadata import version
 
         hello = ClientHello(
-            effects=[Effect.APPROVE.value, Effect.APPROVE_MCP.value, Effect.ASK.value],
+            effects=[
+                Effect.APPROVE.value,
+                Effect.APPROVE_MCP.value,
+                Effect.ASK.value,
+                # Only when this terminal has a notification sequence: else wisp sends none.
+                *([Effect.NOTIFY.value] if sequence_for(self._env) else []),
+            ],
             client="wisp-tui",
             version=version("wisp"),
         )
