@@ -125,7 +125,21 @@ def test_at_most_a_burst_goes_out_in_a_window_and_the_rest_are_recorded_as_refus
     assert len(sent(written)) == BURST + 1
 
 
-def test_first_words_cut_at_a_word() -> None:
+def test_quick_turns_leave_room_for_a_later_approval() -> None:
+    notices, written, recorded, _ = notices_with("notify")
+    for _ in range(BURST + 1):
+        turn(notices, "done")
+    notices(approval())
+    assert [title for title, *_ in sent(written)].count("wisp: turn finished") == BURST
+    assert sent(written)[-1][0] == "wisp: approval waiting"
+    assert [r.outcome for r in recorded] == ["posted"]
+
+
+def test_first_words_cut_at_a_word_without_markdown_marks() -> None:
     words = first_words("word " * 100)
     assert words.endswith("word…") and len(words) <= 120
     assert first_words("\n\n   \n") == ""
+    assert first_words("```python\nprint(1)\n```") == "print(1)"
+    assert first_words("## Done\n") == "Done"
+    assert first_words("> - quoted item") == "quoted item"
+    assert first_words("-5 degrees in *Oslo*") == "-5 degrees in *Oslo*"

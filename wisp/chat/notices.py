@@ -5,7 +5,8 @@ Once a front end's ``hello`` declares ``notify``, it hears of the moments a pers
 away wants to know about: a turn that ended (its first words, or how it failed or was stopped),
 an approval or a question that waits for them. The notices watch the lines the chat writes, so
 an approval relayed from ``wisp mcp`` is seen the same as the chat's own. Each notice is
-bounded (``TITLE_CHARS``, ``BODY_CHARS``) and at most ``BURST`` go out in any ``WINDOW_SECONDS``.
+bounded (``TITLE_CHARS``, ``BODY_CHARS``) and at most ``BURST`` of each kind (turn ends, waits)
+go out in any ``WINDOW_SECONDS``.
 
 The waiting ones are recorded as ``notification`` (``source`` ``approval`` or ``inquiry``,
 ``route: host``). A turn's end is not: none of the kind's sources is a turn's end
@@ -14,6 +15,7 @@ The waiting ones are recorded as ``notification`` (``source`` ``approval`` or ``
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -25,10 +27,13 @@ TITLE_CHARS = 64
 BODY_CHARS = 256
 BURST = 4
 WINDOW_SECONDS = 30.0
-"""At most ``BURST`` notices in any ``WINDOW_SECONDS``: a run of quick turns does not flood
-the desktop; the rest are dropped (a waiting one is recorded as refused)."""
+"""At most ``BURST`` turn ends and ``BURST`` waits in any ``WINDOW_SECONDS``: a run of quick
+turns, or of requests relayed from MCP, does not flood the desktop, and quick turns never use up
+the room of an approval that comes later. The rest are dropped (a wait is recorded as refused)."""
 FIRST_WORDS = 120
 """The reply's first characters a turn's notice shows."""
+MARKS = re.compile(r"^(?:#{1,6} |> ?|[-*+] |`{3,}\S*)+")
+"""Markdown's marks at a line's start: a heading's, a quote's, a list item's, a fence."""
 KEPT_REPLY = 1024
 """The reply's characters kept while the turn runs, enough for its first line."""
 
@@ -53,7 +58,7 @@ class Notices:
         """The front end's hello declared ``notify``."""
         self._reply: list[str] = []
         self._reply_chars = 0
-        self._sent: deque[float] = deque()
+        self._sent: dict[str, deque[float]] = {"turn": deque(), "wait": deque()}
 
     def declare(self, effects: Sequence[str]) -> None:
         """A front end's hello: its effects say whether it posts notifications."""
@@ -80,7 +85,7 @@ class Notices:
                 pass
 
     def _post(self, line: p.Notify, source: str | None) -> None:
-        if not self._room():
+        if not self._room("turn" if source is None else "wait"):
             if source is not None and self.record is not None:
                 self.record(
                     Notification(
@@ -100,14 +105,15 @@ class Notices:
                 )
             )
 
-    def _room(self) -> bool:
-        """Whether one more notice fits the rate; if so, it is counted."""
+    def _room(self, kind: str) -> bool:
+        """Whether one more notice of `kind` fits the rate; if so, it is counted."""
         now = self.clock()
-        while self._sent and now - self._sent[0] >= WINDOW_SECONDS:
-            self._sent.popleft()
-        if len(self._sent) >= BURST:
+        sent = self._sent[kind]
+        while sent and now - sent[0] >= WINDOW_SECONDS:
+            sent.popleft()
+        if len(sent) >= BURST:
             return False
-        self._sent.append(now)
+        sent.append(now)
         return True
 
 
@@ -147,10 +153,10 @@ def approval_notice(approval: p.Approval) -> p.Notify:
 
 
 def first_words(reply: str) -> str:
-    """The reply's first non-empty line, its spaces collapsed, cut at a word near
-    ``FIRST_WORDS``."""
+    """The reply's first line with words, its spaces collapsed and its Markdown marks (`#`,
+    `>`, a list's `-`, a fence) left off, cut at a word near ``FIRST_WORDS``."""
     for raw in reply.splitlines():
-        line = " ".join(raw.split())
+        line = MARKS.sub("", " ".join(raw.split()))
         if line:
             return bounded(line, FIRST_WORDS, at_word=True)
     return ""
