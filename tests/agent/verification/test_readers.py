@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.verification.trail import command, edit, read, trail
+from tests.recorded import recorded
 from wisp.agent.verification.calls import Call, turn_calls
 from wisp.agent.verification.claims import Claim, find_claims
 from wisp.agent.verification.readers import READERS
@@ -55,6 +56,13 @@ def reason(reply: str, *calls: list[AuditEvent], here: Path = HERE) -> str | Non
 )
 def test_a_command_that_ran_supports_the_claim(reply: str, line: str) -> None:
     assert reason(reply, command(line)) is None
+
+
+def test_a_tool_the_claim_names_supports_it() -> None:
+    date = [recorded("tool.call", "d", tool="current_date", arguments={})]
+    date.append(recorded("tool.result", "d", tool="current_date", output="2026-12-02"))
+    assert reason("I ran current_date.", date) is None
+    assert reason("I ran current_date.") == "no command ran"
 
 
 def test_a_failed_command_still_ran() -> None:

@@ -42,27 +42,36 @@ _FIRST_PERSON = re.compile(
     rf"\b(?:I|we)(?P<aux>(?:\s*['’]ve|\s+have|\s+had|\s+{_ADVERBS})*)\s+(?P<verb>{_VERBS})\b",
     re.IGNORECASE,
 )
+# Each pattern below starts with a word, never with what may stand before it: the regex engine
+# then skips fast over every place that cannot start one, and what stands before is checked on a
+# short slice (a 4 KB reply is read in well under a millisecond; bench/verification.py).
+
 # A sentence or list item that opens with a past verb: "Updated config.ini." (never "read" or
 # "run", which open imperatives too).
 _OPENING = re.compile(
-    r"(?:^|(?<=[.!?]\s))[ \t]*(?:[-*•+]\s+|\d+[.)]\s+)?(?:\*\*)?(?:✅\s*)?"
-    r"(?P<verb>Re-?ran|Ran|Executed|Tested|Installed|Built|Compiled|Committed|Pushed|Edited|"
-    r"Updated|Modified|Changed|Wrote|Created|Saved|Deleted|Removed|Opened)\b",
-    re.MULTILINE,
+    r"\b(?P<verb>Re-?ran|Ran|Executed|Tested|Installed|Built|Compiled|Committed|Pushed|Edited|"
+    r"Updated|Modified|Changed|Wrote|Created|Saved|Deleted|Removed|Opened)\b"
 )
+_OPENER = re.compile(r"[ \t]*(?:[-*•+][ \t]+|\d+[.)][ \t]+)?(?:\*\*)?(?:✅[ \t]*)?\Z")
+"""What may stand between a sentence's start and its opening verb: a bullet, a number, bold."""
 _PASSIVE = re.compile(
-    rf"(?P<subject>(?:[\w`'./~-]+[ \t]+){{0,3}}?[\w`'./~-]+)[ \t]+"
-    rf"(?:(?:has|have|had)\s+(?:{_ADVERBS}\s+)*been|was|were)\s+(?:{_ADVERBS}\s+)*"
+    rf"\b(?:(?:has|have|had)\s+(?:{_ADVERBS}\s+)*been|was|were)\s+(?:{_ADVERBS}\s+)*"
     r"(?P<verb>run|executed|tested|installed|built|compiled|committed|pushed|edited|updated|"
     r"modified|changed|written|created|saved|deleted|removed|read|opened)\b",
     re.IGNORECASE,
 )
+SUBJECT_WORDS = 4
+"""The words before ``has been``/``was`` read as a passive's subject."""
 _PASSED = re.compile(
-    r"\b(?P<subject>(?:all\s+(?:of\s+)?(?:the\s+|\d+\s+)?|the\s+|\d+\s+)(?:unit\s+)?tests?)\s+"
-    r"(?:have\s+|all\s+)*(?:passed|ran|succeeded)\b"
-    r"|\bthe\s+(?P<thing>command|script|program|build)\s+(?:ran|executed|succeeded)\b",
+    r"\b(?:(?P<tests>tests?)\s+(?:have\s+|all\s+)*(?:passed|ran|succeeded)"
+    r"|(?P<thing>command|script|program|build)\s+(?:ran|executed|succeeded))\b",
     re.IGNORECASE,
 )
+_PASSED_BEFORE = re.compile(
+    r"(?:\ball(?:\s+of)?(?:\s+the|\s+\d+)?|\bthe|\b\d+)(?:\s+unit)?\s+\Z", re.IGNORECASE
+)
+"""Before ``tests passed``: all, the, or a number ("all 12 unit tests passed")."""
+_THE_BEFORE = re.compile(r"\bthe\s+\Z", re.IGNORECASE)
 
 # The rest of a clause after its verb: up to punctuation that ends it (a dot inside a file
 # name does not), a conjunction, or a code span's end.
@@ -82,7 +91,8 @@ _CONDITION = re.compile(
     r"\b(?:if|unless|whether|once|until|in\s+case|before|should|would|could)\b", re.IGNORECASE
 )
 _NEGATION = re.compile(r"\b(?:no|not|nothing|none|never|neither|nor)\b|n['’]t\b", re.IGNORECASE)
-_CLAUSE_START = re.compile(r"[.!?;:\n]|\s[-–—]\s")
+_SENTENCE_END = re.compile(r"[.!?\n]")
+_CLAUSE_START = re.compile(r"[.!?:](?=\s)|[;\n]|\s[-–—]\s")
 
 PATH = re.compile(
     r"(?<![\w@/.:-])(?:"
@@ -158,7 +168,7 @@ def find_claims(reply: str) -> list[Claim]:
             continue  # "I run": present tense; "I've run" claims
         _claim_chain(text, match.start("verb"), match.group("verb"), found)
     for match in _OPENING.finditer(text):
-        if not _question(text, match.end()):
+        if _opens_sentence(text, match.start()) and not _question(text, match.end()):
             _claim_chain(text, match.start("verb"), match.group("verb"), found)
     for match in _PASSIVE.finditer(text):
         _passive(text, match, found)
@@ -168,6 +178,20 @@ def find_claims(reply: str) -> list[Claim]:
     for _, claim in sorted(found.items()):
         claims.setdefault(claim.key, claim)
     return list(claims.values())
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether only a bullet, a number or bold stand between a sentence's start and ``start``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    low = max(line_start, start - 16)
+    before = text[low:start]
+    opener = _OPENER.search(before)
+    if opener is None:
+        return False
+    head = before[: opener.start()]
+    if not head:
+        return low == line_start
+    return head[-1] in ".!?" and opener.group()[:1] in (" ", "\t")
 
 
 def _without_code_blocks(text: str) -> str:
@@ -192,7 +216,7 @@ def _clause_before(text: str, start: int) -> str:
 
 def _question(text: str, end: int) -> bool:
     """Whether the sentence from ``end`` on closes with a question mark."""
-    closing = re.compile(r"[.!?\n]").search(text, end)
+    closing = _SENTENCE_END.search(text, end)
     return closing is not None and closing.group() == "?"
 
 
@@ -329,13 +353,13 @@ def _file_claim(family: Family, object_text: str, head: list[str], quote: str) -
 
 def _passive(text: str, match: re.Match[str], found: dict[tuple[int, int], Claim]) -> None:
     """ "config.ini has been updated", "the tests were run"."""
-    subject = match.group("subject")
-    if _NEGATION.search(subject) or _CONDITION.search(subject) or not _stated(text, match.start()):
+    clause = _clause_before(text, match.start())
+    if _NEGATION.search(clause) or _CONDITION.search(clause) or _question(text, match.start()):
         return
-    if _clause_before(text, match.start()).strip() and _NEGATION.search(
-        _clause_before(text, match.start())
-    ):
+    subject = " ".join(clause.split()[-SUBJECT_WORDS:])
+    if not subject:
         return
+    start = text.rfind(subject.split()[0], 0, match.start())
     verb = match.group("verb")
     object_text, end = _object(text, match.end())
     if _BY_OTHERS.match(object_text) or (
@@ -343,7 +367,7 @@ def _passive(text: str, match: re.Match[str], found: dict[tuple[int, int], Claim
     ):
         return  # "was created by the installer", "was built with React": no action of ours
     family = _FAMILY_OF_VERB.get(verb.lower(), "edit")
-    quote = _quote(text[match.start() : end])
+    quote = _quote(text[start:end])
     words = [word.lower() for word in _words(subject)]
     claim: Claim | None
     if family == "command":
@@ -362,16 +386,19 @@ def _passive(text: str, match: re.Match[str], found: dict[tuple[int, int], Claim
         else:
             claim = _file_claim(family, object_text, [], quote)
     if claim is not None:
-        found[(match.start(), end)] = claim
+        found[(start, end)] = claim
 
 
 def _passed(text: str, match: re.Match[str], found: dict[tuple[int, int], Claim]) -> None:
     """ "All tests passed", "the command succeeded": a run is claimed."""
-    clause = _clause_before(text, match.start())
-    if _CONDITION.search(clause) or _NEGATION.search(clause) or _question(text, match.end()):
+    before = text[max(0, match.start() - 24) : match.start()]
+    lead = (_PASSED_BEFORE if match.group("tests") else _THE_BEFORE).search(before)
+    if lead is None:
         return
-    if match.group("subject") and _NEGATION.search(match.group("subject")):
+    start = match.start() - len(lead.group())
+    clause = _clause_before(text, start)
+    if _CONDITION.search(clause) or _NEGATION.search(clause) or _question(text, match.end()):
         return
     thing = (match.group("thing") or "").lower()
     family: Family = "build" if thing == "build" else "command" if thing else "tests"
-    found[(match.start(), match.end())] = Claim(family, _quote(match.group()))
+    found[(start, match.end())] = Claim(family, _quote(text[start : match.end()]))

@@ -98,9 +98,18 @@ def _any(_line: str) -> bool:
 
 
 def check_command(claim: Claim, calls: Sequence[Call], _wd: Path) -> str | None:
+    if _names_a_done_tool(claim, calls):
+        return None  # "I ran current_date": a tool, not a command
     if claim.program is None:
         return _command_reason(calls, _any, "command")
     return _command_reason(calls, _program_runs(claim.program), f"`{claim.program}` command")
+
+
+def _names_a_done_tool(claim: Claim, calls: Sequence[Call]) -> bool:
+    return any(
+        call.done and re.search(rf"(?<![\w-]){re.escape(call.tool)}(?![\w-])", claim.quote)
+        for call in calls
+    )
 
 
 def check_tests(claim: Claim, calls: Sequence[Call], _wd: Path) -> str | None:
