@@ -144,10 +144,10 @@ def cut_output(text: str) -> str:
 
 
 def closing_lines(result: TurnResult) -> str:
-    """What chat prints under a reply (the cut note, ``ran:``, ``cited …``, the error), as the
-    turn's last message chunk; empty when there is none."""
+    """What chat prints under a reply (the cut note, ``ran:``, ``cited …``, ``claimed but not
+    done: …``, the error), as the turn's last message chunk; empty when there is none."""
     lines = [cut_note(result.cut)] if result.cut is not None else []
-    lines += [line for line in (result.ran, result.cited) if line]
+    lines += [line for line in (result.ran, result.cited, result.verification) if line]
     if result.outcome == "error":
         lines.append(f"wisp: {result.error or 'the turn failed'}")
     return "\n\n" + "\n".join(lines) if lines else ""

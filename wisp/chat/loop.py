@@ -289,6 +289,8 @@ def _turn_end(result: TurnResult) -> p.Turn:
         end.ran = result.ran
     if result.cited:
         end.cited = result.cited
+    if result.verification:
+        end.verification = result.verification
     if result.killed:
         end.killed = True
     return end

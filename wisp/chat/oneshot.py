@@ -41,7 +41,7 @@ class OneShotFace:
             self.out.flush()
         if result.cut is not None:
             self.note(cut_note(result.cut))
-        for line in (result.ran, result.cited):
+        for line in (result.ran, result.cited, result.verification):
             if line:
                 self.note(line)
         if result.outcome == "error":

@@ -203,6 +203,8 @@ class PlainFace:
             _given(line.ran), _given(line.cited), float(seconds), outcome,
             _given(line.input_tokens), _given(line.output_tokens),
         )  # fmt: skip
+        if isinstance(line.verification, str) and line.verification:
+            lines.insert(-1, f"  {line.verification}")  # under ran and cited, above the time
         if (fill := fill_text(self._fill)) is not None:
             lines[-1] += f" · {fill}"
         for text in lines:

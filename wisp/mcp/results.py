@@ -103,6 +103,7 @@ def structured(
         "ran": result.ran,
         "unknownEntries": result.unknown_entries,
         "cited": result.cited,
+        "verification": result.verification,
         "output": shaped,
         "contextNote": record.context_note,
     }
