@@ -50,10 +50,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args in (["--help"], ["-h"]):
         print(USAGE, end="")
         return 0
-    from .app import WispApp
+    # wisp first, before Textual is imported: its start and imports then run on the other
+    # core while Textual's run here, and its hello is waiting when the first frame is drawn.
+    from .process import close_unadopted, start_early
 
-    app = WispApp(args)
-    app.run()
+    started = start_early(args)
+    try:
+        from .app import WispApp
+
+        app = WispApp(args)
+        if started is not None:
+            app.backend.adopt(started)
+        app.run()
+    finally:
+        close_unadopted(started)  # the app never took it (it failed to start)
     return leave(app, sys.stderr)
 
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import sys
+import subprocess
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -39,7 +38,9 @@ from wisp.protocol import (
 )
 from wisp.protocol import Message as MessageLine
 from wisp_tui.notifications import sequence_for
-from wisp_tui.programs import find_program, writable_folders
+from wisp_tui.process import NO_WISP, Adopted, adopt, close_unadopted, start, wisp_command
+
+__all__ = ["NO_WISP", "QUIT_TIMEOUT", "Backend", "wisp_command"]
 
 QUIT_TIMEOUT = 5.0
 """Seconds wisp has to exit after `/quit` and EOF before it is killed."""
@@ -47,32 +48,11 @@ QUIT_TIMEOUT = 5.0
 STDERR_CLOSE_TIMEOUT = 1.0
 """Seconds to wait, once wisp has exited, for the rest of its stderr."""
 
-EXIT_POLL = 0.02
-"""Seconds between looks at whether wisp has exited (see `_exited`)."""
-
 HOLD_SECONDS = 2.0
 """How long stderr lines are held while wisp has not started; then they are notes after all."""
 
 STDERR_KEPT = 1000
 """stderr lines kept to print after the screen is gone: a runaway wisp cannot fill memory."""
-
-
-NO_WISP = (
-    "cannot run wisp: there is none beside this Python, nor on PATH outside the folders "
-    "commands may write to (the working directory, /tmp, the cache); set WISP_BIN to its path"
-)
-
-
-def wisp_command(env: Mapping[str, str] | None = None, cwd: str | None = None) -> str | None:
-    """`$WISP_BIN`, else the `wisp` script beside this Python, else `wisp` on PATH outside the
-    sandbox's writable roots (issue 12); None when there is none of these."""
-    env = os.environ if env is None else env
-    if bin_ := env.get("WISP_BIN"):
-        return bin_
-    beside = Path(sys.executable).parent / "wisp"
-    if beside.exists():
-        return str(beside)
-    return find_program("wisp", env, writable_folders(env, cwd or os.getcwd()))
 
 
 class Backend:
@@ -116,7 +96,8 @@ class Backend:
         self._has_program = program is not None
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
-        self._process: asyncio.subprocess.Process | None = None
+        self._process: Adopted | None = None
+        self._started: subprocess.Popen[bytes] | None = None  # started before the app
         self._starting: asyncio.Task[None] | None = None
         self._waiting: list[bytes] = []  # lines sent before our hello, in order
         self._has_said_hello = False
@@ -161,6 +142,11 @@ class Backend:
         """
         return list(self._stderr if self.has_failed else [*self._held, *self._unshown])
 
+    def adopt(self, started: subprocess.Popen[bytes]) -> None:
+        """Use a `wisp chat --json` already started with this backend's arguments (wisp-tui
+        starts it before importing Textual) instead of starting one."""
+        self._started = started
+
     def start_soon(self) -> None:
         """Start wisp in the background: the screen takes keys meanwhile, and what is sent
         before wisp runs waits, in order, behind our `hello`."""
@@ -169,31 +155,30 @@ class Backend:
         self._starting = asyncio.create_task(self.start())
 
     async def start(self) -> None:
-        """Start wisp and send our `hello` first."""
+        """Start wisp (or take the one started early) and send our `hello` first."""
+        started, self._started = self._started, None
+        if started is not None:
+            self._process = await adopt(started)
+            await self._begin_reading()
+            return
         if not self._has_program:
             self.could_not_start = NO_WISP  # never a bare `wisp`: exec would search PATH
             self._waiting.clear()
             self._post(self.Died(None))
             return
         try:
-            process = await asyncio.create_subprocess_exec(
-                *self._argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self._env,
-                cwd=self._cwd,
-                # The terminal's Ctrl-C is ours to turn into `interrupt`, never SIGINT.
-                start_new_session=True,
-                limit=2**24,  # an event line carries up to 16 KiB of output, escaped
-            )
+            started = start(self._argv, self._env, self._cwd)
         except OSError as exc:
             self.could_not_start = f"cannot run {self._argv[0]}: {exc.strerror or exc}"
             self._waiting.clear()
             self._post(self.Died(None))
             return
-        assert process.stdout is not None and process.stderr is not None
-        self._process = process
+        self._process = await adopt(started)
+        await self._begin_reading()
+
+    async def _begin_reading(self) -> None:
+        process = self._process
+        assert process is not None
         self._readers = [
             asyncio.create_task(self._read_stdout(process.stdout)),
             asyncio.create_task(self._read_stderr(process.stderr)),
@@ -253,6 +238,7 @@ class Backend:
         self.is_quitting = True
         if self._starting is not None:
             await self._starting  # never leave a wisp that was still starting behind
+        self._drop_unadopted()
         process = self._process
         if process is None:
             return 127 if self.could_not_start else 0  # 127: the shell's "cannot run"
@@ -264,15 +250,20 @@ class Backend:
                     process.stdin.close()
             try:
                 async with asyncio.timeout(timeout):
-                    await _exited(process)
+                    await process.wait()
             except TimeoutError:
                 self.was_killed = True
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-                await _exited(process)
+                await process.wait()
         await self._stop_readers()
         code = process.returncode or 0
         return 1 if self.was_killed or code < 0 else code
+
+    def _drop_unadopted(self) -> None:
+        """The app ends before its first frame: the wisp started early is never used."""
+        started, self._started = self._started, None
+        close_unadopted(started)
 
     def _post(self, message: Message) -> None:
         if not self._is_detached:
@@ -289,6 +280,7 @@ class Backend:
         self._stop_holding()
         if self._starting is not None:
             await self._starting
+        self._drop_unadopted()
         process = self._process
         if process is None:
             return
@@ -297,7 +289,7 @@ class Backend:
                 process.kill()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(STDERR_CLOSE_TIMEOUT):
-                await _exited(process)
+                await process.wait()
         if process.stdin is not None:
             process.stdin.close()  # the last pipe open: closed, the transport can finish
         await self._stop_readers()
@@ -327,7 +319,7 @@ class Backend:
         self._has_stdout_ended = True
         if not self.is_quitting:
             assert self._process is not None
-            code = await _exited(self._process)
+            code = await self._process.wait()
             # Its last words first (such as why it could not start), then the news that it died.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(STDERR_CLOSE_TIMEOUT):
@@ -378,17 +370,6 @@ class Backend:
         if self._hold_timer is not None:
             self._hold_timer.cancel()
             self._hold_timer = None
-
-
-async def _exited(process: asyncio.subprocess.Process) -> int:
-    """wisp's exit status as soon as it has exited.
-
-    Not `process.wait()`: on Python 3.11 that also waits for every pipe to close, and a child
-    wisp left behind may hold them open for ever. Polling every 20 ms costs nothing that matters.
-    """
-    while process.returncode is None:
-        await asyncio.sleep(EXIT_POLL)
-    return process.returncode
 
 
 async def _read_line(stream: asyncio.StreamReader) -> bytes:

@@ -1,0 +1,102 @@
+"""wisp starts before Textual is imported, and the app adopts it (docs/tui.md, "Process and
+start-up"): wisp's start then runs on the other core while Textual's runs, so its hello is
+there when the first frame is drawn. Checked by order, never by timing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.hang import HANG
+from tests.tui.conftest import app_env
+from wisp_tui.app import WispApp
+from wisp_tui.process import start
+
+# Run in a fresh interpreter: the first of "wisp is spawned" and "textual is imported" ends it
+# (an audit hook sees both; exiting inside the hook means the spawn never happens).
+FIRST_OF_THE_TWO = """\
+import os, sys
+
+def hook(event, args):
+    if event == "import" and args[0] == "textual":
+        print("textual", flush=True)
+        os._exit(0)
+    if event == "subprocess.Popen":
+        print("wisp " + " ".join(map(str, args[1])), flush=True)
+        os._exit(0)
+
+sys.addaudithook(hook)
+from wisp_tui.__main__ import main
+main(["-m", "script:x.json"])
+"""
+
+
+def test_wisp_tui_spawns_wisp_before_it_imports_textual(tmp_path: Path) -> None:
+    env = {**app_env(tmp_path / "home"), "WISP_BIN": "/bin/true"}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_OF_THE_TWO],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+    )
+    assert done.stdout == "wisp /bin/true chat --json -m script:x.json\n", done.stderr
+
+
+def test_a_missing_wisp_bin_is_not_spawned_early_and_the_app_says_so(tmp_path: Path) -> None:
+    env = {**app_env(tmp_path / "home"), "WISP_BIN": str(tmp_path / "no-such-wisp")}
+    code = "from wisp_tui.process import start_early; print(start_early([]))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=HANG
+    )
+    assert done.stdout == "None\n", done.stderr  # the app's own start reports it (test_process)
+
+
+FAKE_WISP = """\
+#!/bin/sh
+echo '{"type":"note","text":"started early, pid '$$'"}'
+while IFS= read -r line; do
+  printf '%s\\n' "$line" >> "$LOG"
+  case $line in *'"/quit"'*) exit 3;; esac
+done
+"""
+
+
+async def test_the_app_adopts_a_wisp_started_before_it(
+    tmp_path: Path, wait_for, transcript_text
+) -> None:
+    script = tmp_path / "fake-wisp"
+    script.write_text(FAKE_WISP)
+    script.chmod(0o755)
+    log = tmp_path / "sent.jsonl"
+    env = {**app_env(tmp_path / "home"), "LOG": str(log)}
+    started = start([str(script)], env, tmp_path)
+    # A command that cannot run: had the app started a wisp of its own, it would say so.
+    app = WispApp([], env=env, cwd=tmp_path, command=str(tmp_path / "not-run"))
+    app.backend.adopt(started)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: f"pid {started.pid}" in transcript_text(app))
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.backend.returncode == 3  # its exit was seen (and it was reaped)
+    assert started.returncode == 3
+    assert [json.loads(line)["type"] for line in log.read_text().splitlines()] == [
+        "hello",
+        "message",
+    ]
+    assert "cannot run" not in transcript_text(app)
+
+
+async def test_a_wisp_started_early_is_not_left_behind_when_the_app_ends_at_once(
+    tmp_path: Path,
+) -> None:
+    started = start(["sleep", "60"])
+    app = WispApp([], env=app_env(tmp_path / "home"), cwd=tmp_path, command="sleep")
+    app.backend.adopt(started)
+    app.backend.is_quitting = True  # the person quit before the first frame
+    assert await app.backend.quit() == 0
+    assert started.returncode is not None
