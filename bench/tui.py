@@ -1,4 +1,5 @@
-"""wisp-tui: startup, streaming, a long transcript, pastes, panels, quitting, wisp's death.
+"""wisp-tui: startup, streaming, a long transcript, pastes, panels, quitting, wisp's death,
+start-up on a terminal.
 
     python bench/tui.py            # 11 interleaved rounds
     python bench/tui.py --quick    # 3 rounds, shorter replies
@@ -43,6 +44,13 @@ the two sides alternating in order from round to round:
     unexpectedly" written to the terminal. Baseline: from writing `/help` and Enter to wisp's
     help written back, a round trip through wisp. (The real-terminal test once asserted under
     1 s.)
+(i) start-up on a terminal: the real `wisp-tui` console script on a pseudo-terminal (120×40),
+    from spawning it to its input drawn (the placeholder written to the terminal) and to wisp's
+    hello shown (the status line's approval mode, written after wisp's hello, notes and
+    status), on a `script:` model and on `local` (whose weights load at the first request).
+    Baseline: a bare Textual app with one Input, spawned the same way, to its Input drawn. Each
+    round runs the three in turn, the order reversed every other round; the ratios are taken
+    within a round and their median reported. Target: both ratios ≤ 1.2 on `script:`.
 """
 
 from __future__ import annotations
@@ -592,6 +600,83 @@ def death_seconds() -> tuple[float, float]:
             run.close()
 
 
+# (i): start-up on a terminal, the way a person sees it.
+
+BARE_INPUT = """\
+from textual.app import App
+from textual.widgets import Input
+
+
+class Bare(App[None]):
+    def compose(self):
+        yield Input(placeholder="Ask wisp to do anything")
+
+    def on_mount(self):
+        self.query_one(Input).focus()
+
+
+Bare().run()
+"""
+START_MODELS = ("script:script.json", "local")
+"""The models (i) starts wisp-tui on: the target is the script: one's; local must not wait for
+its weights (they load at the first request)."""
+INPUT_DRAWN = b"Ask wisp to do anything"
+HELLO_SHOWN = b"approve"  # the status line's approval mode: wisp's hello, notes and status are in
+
+
+class Marked(OnPty):
+    """A program on a pty that notes, as its output is read, when each marker first appears."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, markers: list[bytes]):
+        self.seen: dict[bytes, float] = {}
+        self.markers = markers
+        self.started = time.perf_counter()
+        super().__init__(argv, env, cwd)
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                data = b""
+            now = time.perf_counter()
+            with self.changed:
+                self.raw += data
+                text = ESCAPES.sub(b"", bytes(self.raw))
+                for marker in self.markers:
+                    if marker not in self.seen and marker in text:
+                        self.seen[marker] = now - self.started
+                self.changed.notify_all()
+            if not data:
+                return
+
+    def wait_all(self) -> None:
+        deadline = time.monotonic() + 120
+        with self.changed:
+            while len(self.seen) < len(self.markers):
+                if not self.changed.wait(timeout=deadline - time.monotonic()):
+                    raise TimeoutError(f"{self.markers} never all came: {self.text()[-400:]!r}")
+
+
+def terminal_start(kind: str) -> dict[str, float]:
+    """(i) spawn to the input drawn, and for wisp-tui to wisp's hello shown, on a pty.
+
+    `kind` is "bare" (a Textual app with one Input) or a model for `wisp-tui -m`."""
+    with tempfile.TemporaryDirectory() as name:
+        env, work = pty_env(Path(name))
+        if kind == "bare":
+            argv, markers = [sys.executable, "-c", BARE_INPUT], [INPUT_DRAWN]
+        else:
+            argv = [str(WISP.with_name("wisp-tui")), "-m", kind]
+            markers = [INPUT_DRAWN, HELLO_SHOWN]
+        run = Marked(argv, env, work, markers)
+        try:
+            run.wait_all()
+            return {"input": run.seen[INPUT_DRAWN], "hello": run.seen.get(HELLO_SHOWN, 0.0)}
+        finally:
+            run.close()
+
+
 def row(label: str, values: list[float], scale: float = 1.0, fmt: str = ".1f") -> str:
     med, low = statistics.median(values) * scale, min(values) * scale
     return f"{label:<52}{med:>12{fmt}}{low:>12{fmt}}"
@@ -601,7 +686,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 rounds and shorter replies")
     parser.add_argument("--rounds", type=int, help="rounds (default 11, quick 3)")
-    parser.add_argument("--only", help="a comma-separated subset of a,b,c,d,e,f,g,h")
+    parser.add_argument("--only", help="a comma-separated subset of a,b,c,d,e,f,g,h,i")
     parser.add_argument("--big", type=int, default=2_000, help="turns for (d) (default 2,000)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--characters", type=int, default=0, help=argparse.SUPPRESS)
@@ -613,7 +698,7 @@ def main() -> int:
         run_child(args)
         return 0
     rounds = args.rounds or (3 if args.quick else 11)
-    only = set((args.only or "a,b,c,d,e,f,g,h").split(","))
+    only = set((args.only or "a,b,c,d,e,f,g,h,i").split(","))
     fast_chars = 40_000 if args.quick else 200_000  # (b): 10,000 / 50,000 deltas
     paced_chars = 400 if args.quick else 1_200  # (c): 100 / 300 fragments at 20 ms
     big = args.big
@@ -697,6 +782,19 @@ def main() -> int:
             add("death", death)
             add("help", round_trip)
             add("death-ratio", death / round_trip)
+        if "i" in only:
+            kinds = ["bare", *START_MODELS]
+            for kind in kinds if forward else reversed(kinds):
+                times = terminal_start(kind)
+                if kind == "bare":
+                    add("start-bare", times["input"])
+                else:
+                    add(f"start-{kind}-input", times["input"])
+                    add(f"start-{kind}-hello", times["hello"])
+            for model in START_MODELS:
+                bare = results["start-bare"][-1]
+                for what in ("input", "hello"):
+                    add(f"start-{model}-{what}-ratio", results[f"start-{model}-{what}"][-1] / bare)
         print(f"  round {index + 1}/{rounds} done", file=sys.stderr)
 
     def verdict(ok: bool) -> str:
@@ -785,6 +883,16 @@ def main() -> int:
         print(row("(h) wisp killed to its error on the terminal (ms)", results["death"], 1000))
         print(row("    /help to wisp's help on the terminal (ms)", results["help"], 1000))
         print(row("    ratio", results["death-ratio"], fmt=".2f"))
+    if "i" in only:
+        print(row("(i) spawn to the input drawn, bare app (ms)", results["start-bare"], 1000))
+        for model in START_MODELS:
+            print(f"    wisp-tui -m {model}:")
+            for what, label in (("input", "the input drawn"), ("hello", "wisp's hello shown")):
+                print(row(f"      spawn to {label} (ms)", results[f"start-{model}-{what}"], 1000))
+                ratios = results[f"start-{model}-{what}-ratio"]
+                print(row(f"      ratio to the bare app, {what}", ratios, fmt=".2f"))
+                if model == START_MODELS[0]:
+                    print(f"      target ≤ 1.2: {verdict(statistics.median(ratios) <= 1.2)}")
     return 0
 
 
