@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli.test_chat_handover import PtyRun
 from tests.hang import HANG
 from tests.tui.conftest import app_env
 from wisp_tui.app import WispApp
@@ -47,13 +48,22 @@ def test_wisp_tui_spawns_wisp_before_it_imports_textual(tmp_path: Path) -> None:
     assert done.stdout == "wisp /bin/true chat --json -m script:x.json\n", done.stderr
 
 
-def test_a_missing_wisp_bin_is_not_spawned_early_and_the_app_says_so(tmp_path: Path) -> None:
-    env = {**app_env(tmp_path / "home"), "WISP_BIN": str(tmp_path / "no-such-wisp")}
-    code = "from wisp_tui.process import start_early; print(start_early([]))"
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=HANG
-    )
-    assert done.stdout == "None\n", done.stderr  # the app's own start reports it (test_process)
+async def test_a_missing_wisp_bin_is_said_on_the_screen_of_the_real_wisp_tui(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "no-such-wisp"
+    env = {**app_env(tmp_path / "home"), "WISP_BIN": str(missing), "TERM": "xterm-256color"}
+    for name in ("COLUMNS", "LINES"):  # Textual would believe them over the terminal's size
+        env.pop(name, None)
+    run = await PtyRun.start([str(Path(sys.executable).parent / "wisp-tui")], env, cwd=tmp_path)
+    try:
+        await run.wait_for("wisp could not start")  # the status line (80 columns: no wrap)
+        run.type(b"\x03")  # Ctrl-C
+        assert await run.finish() == 127
+    finally:
+        run.close()
+    assert "error: cannot run" in run.text
+    assert "Traceback" not in run.text
 
 
 FAKE_WISP = """\
