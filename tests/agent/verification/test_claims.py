@@ -22,6 +22,9 @@ def claims(text: str) -> list[tuple[str, str | None, str | None]]:
         ("I ran `ls -la` and found 3 files.", [("command", "ls", None)]),
         ("I ran python3 hello.py.", [("command", "python3", None)]),
         ("I executed the script.", [("command", None, None)]),
+        ("I re-ran the tests.", [("tests", None, None)]),
+        ("I reran `make test`.", [("tests", "make", None)]),
+        ("I overwrote out.txt.", [("edit", None, "out.txt")]),
         ("The command ran successfully.", [("command", None, None)]),
         ("I tested the function with a few inputs.", [("tested", None, None)]),
         ("I have installed numpy for you.", [("install", None, None)]),
@@ -47,6 +50,7 @@ def claims(text: str) -> list[tuple[str, str | None, str | None]]:
             [("tests", None, None), ("commit", None, None), ("push", None, None)],
         ),
         ("I did not run the tests, but I updated notes.md.", [("edit", None, "notes.md")]),
+        ("I did not run the tests, but config.ini was updated.", [("edit", None, "config.ini")]),
     ],
 )
 def test_a_claim_is_found(text: str, found: list[tuple[str, str | None, str | None]]) -> None:
@@ -89,6 +93,10 @@ def test_a_claim_is_found(text: str, found: list[tuple[str, str | None, str | No
         "I've written a function to read data.csv.",
         "I ran into a problem.",
         "I'm committed to helping you.",
+        # an earlier turn's actions
+        "I ran the tests earlier and they passed.",
+        "In the previous turn I updated config.ini.",
+        "As I said, I previously edited app.py.",
         "I checked the documentation.",
         "I read your message.",
         "I've updated the code below.",

@@ -28,7 +28,7 @@ QUOTE_CAP = 80
 
 _ADVERBS = (
     r"(?:just|also|already|successfully|then|now|first|finally|again|quickly|manually|"
-    r"automatically|previously|recently|actually|carefully|both|since)"
+    r"automatically|recently|actually|carefully|both|since)"
 )
 _VERBS = (
     r"re-?ran|ran|run|re-?executed|executed|tested|re-?installed|installed|re-?built|built|"
@@ -36,42 +36,51 @@ _VERBS = (
     r"re-?wrote|re-?written|wrote|written|created|saved|deleted|removed|erased|read|opened|"
     r"viewed|inspected|examined|checked|looked\s+(?:at|into|through)"
 )
+# Every verb a claim can stand on is found by plain substring search (much faster than a
+# pattern of forty words); what stands before each (I or we, has been, the tests, a sentence's
+# start) is then read on a short slice ending at the verb. A 4 KB reply is read in well under
+# a millisecond (bench/verification.py).
+_ACTION = re.compile(rf"\b(?P<verb>{_VERBS}|passed|succeeded)\b", re.IGNORECASE)
+_ACTION_NAMES = """
+    ran run executed tested installed built compiled committed pushed edited updated modified
+    changed overwrote overwritten rewrote rewritten wrote written created saved deleted removed
+    erased read opened viewed inspected examined checked looked passed succeeded"""
+_ACTION_WORDS = tuple(_ACTION_NAMES.split())
+"""Each verb's stem as found in lower-cased text ("reran" and "re-ran" hold "ran")."""
+BEFORE = 64
+"""Characters before a verb read for its subject."""
 # "I", "we", then only have/'ve/had and harmless adverbs: "not", "never", "will", "can",
 # "'ll", "would" cannot stand there, so negations and the future never match.
 _FIRST_PERSON = re.compile(
-    rf"\b(?:I|we)(?P<aux>(?:\s*['’]ve|\s+have|\s+had|\s+{_ADVERBS})*)\s+(?P<verb>{_VERBS})\b",
-    re.IGNORECASE,
+    rf"\b(?:I|we)(?P<aux>(?:\s*['’]ve|\s+have|\s+had|\s+{_ADVERBS})*)\s+\Z", re.IGNORECASE
 )
-# Each pattern below starts with a word, never with what may stand before it: the regex engine
-# then skips fast over every place that cannot start one, and what stands before is checked on a
-# short slice (a 4 KB reply is read in well under a millisecond; bench/verification.py).
-
 # A sentence or list item that opens with a past verb: "Updated config.ini." (never "read" or
 # "run", which open imperatives too).
-_OPENING = re.compile(
-    r"\b(?P<verb>Re-?ran|Ran|Executed|Tested|Installed|Built|Compiled|Committed|Pushed|Edited|"
-    r"Updated|Modified|Changed|Wrote|Created|Saved|Deleted|Removed|Opened)\b"
-)
+_OPENING_VERBS = frozenset(
+    {"Re-ran", "Reran", "Ran", "Executed", "Tested", "Installed", "Built", "Compiled",
+     "Committed", "Pushed", "Edited", "Updated", "Modified", "Changed", "Wrote", "Created",
+     "Saved", "Deleted", "Removed", "Opened"}
+)  # fmt: skip
 _OPENER = re.compile(r"[ \t]*(?:[-*•+][ \t]+|\d+[.)][ \t]+)?(?:\*\*)?(?:✅[ \t]*)?\Z")
 """What may stand between a sentence's start and its opening verb: a bullet, a number, bold."""
 _PASSIVE = re.compile(
-    rf"\b(?:(?:has|have|had)\s+(?:{_ADVERBS}\s+)*been|was|were)\s+(?:{_ADVERBS}\s+)*"
-    r"(?P<verb>run|executed|tested|installed|built|compiled|committed|pushed|edited|updated|"
-    r"modified|changed|written|created|saved|deleted|removed|read|opened)\b",
+    rf"\b(?:(?:has|have|had)\s+(?:{_ADVERBS}\s+)*been|was|were)\s+(?:{_ADVERBS}\s+)*\Z",
     re.IGNORECASE,
 )
+_PARTICIPLE_NAMES = """
+    run executed tested installed built compiled committed pushed edited updated modified
+    changed written created saved deleted removed read opened"""
+_PARTICIPLES = frozenset(_PARTICIPLE_NAMES.split())
 SUBJECT_WORDS = 4
 """The words before ``has been``/``was`` read as a passive's subject."""
-_PASSED = re.compile(
-    r"\b(?:(?P<tests>tests?)\s+(?:have\s+|all\s+)*(?:passed|ran|succeeded)"
-    r"|(?P<thing>command|script|program|build)\s+(?:ran|executed|succeeded))\b",
+_RESULTS = frozenset({"passed", "ran", "succeeded", "executed"})
+_TESTS_BEFORE = re.compile(
+    r"(?:\ball(?:\s+of)?(?:\s+the|\s+\d+)?|\bthe|\b\d+)(?:\s+unit)?\s+tests?\s+"
+    r"(?:have\s+|all\s+)*\Z",
     re.IGNORECASE,
 )
-_PASSED_BEFORE = re.compile(
-    r"(?:\ball(?:\s+of)?(?:\s+the|\s+\d+)?|\bthe|\b\d+)(?:\s+unit)?\s+\Z", re.IGNORECASE
-)
-"""Before ``tests passed``: all, the, or a number ("all 12 unit tests passed")."""
-_THE_BEFORE = re.compile(r"\bthe\s+\Z", re.IGNORECASE)
+"""Before ``passed``: all, the, or a number, then tests ("all 12 unit tests have passed")."""
+_THING_BEFORE = re.compile(r"\bthe\s+(?P<thing>command|script|program|build)\s+\Z", re.I)
 
 # The rest of a clause after its verb: up to punctuation that ends it (a dot inside a file
 # name does not), a conjunction, or a code span's end.
@@ -90,9 +99,16 @@ _CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _CONDITION = re.compile(
     r"\b(?:if|unless|whether|once|until|in\s+case|before|should|would|could)\b", re.IGNORECASE
 )
+_EARLIER = re.compile(
+    r"\b(?:earlier|previously|last\s+time|in\s+(?:the|my|a)\s+(?:previous|last|earlier)\s+"
+    r"(?:turn|message|reply|answer|step))\b",
+    re.IGNORECASE,
+)
+"""An action of an earlier turn: this turn's calls cannot tell whether it happened."""
 _NEGATION = re.compile(r"\b(?:no|not|nothing|none|never|neither|nor)\b|n['’]t\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?\n]")
-_CLAUSE_START = re.compile(r"[.!?:](?=\s)|[;\n]|\s[-–—]\s")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|\Z)|\n")
+_LAST_CLAUSE_START = re.compile(r".*(?:[.!?:,](?=\s)|[;\n]|\s[-–—]\s)", re.DOTALL)
+"""Up to the last place a clause starts (greedy: one match finds the last)."""
 
 PATH = re.compile(
     r"(?<![\w@/.:-])(?:"
@@ -161,23 +177,57 @@ def find_claims(reply: str) -> list[Claim]:
     """The claims of actions in ``reply``, in order, each once."""
     text = _without_code_blocks(reply)
     found: dict[tuple[int, int], Claim] = {}
-    for match in _FIRST_PERSON.finditer(text):
-        if not _stated(text, match.start()):
-            continue
-        if match.group("verb").lower() == "run" and not _has_aux(match.group("aux")):
-            continue  # "I run": present tense; "I've run" claims
-        _claim_chain(text, match.start("verb"), match.group("verb"), found)
-    for match in _OPENING.finditer(text):
-        if _opens_sentence(text, match.start()) and not _question(text, match.end()):
-            _claim_chain(text, match.start("verb"), match.group("verb"), found)
-    for match in _PASSIVE.finditer(text):
-        _passive(text, match, found)
-    for match in _PASSED.finditer(text):
-        _passed(text, match, found)
+    for match in _actions(text):
+        start, verb = match.start(), match.group("verb")
+        if any(start >= low and start < high for low, high in found):
+            continue  # part of a claim already read ("ran the tests and committed them")
+        before = text[max(0, start - BEFORE) : start]
+        if (first := _FIRST_PERSON.search(before)) is not None:
+            _first_person(text, start, verb, first.group("aux"), found)
+        elif verb in _OPENING_VERBS and _opens_sentence(text, start):
+            if not _question(text, match.end()):
+                _claim_chain(text, start, verb, found)
+        elif verb.lower() in _PARTICIPLES and (aux := _PASSIVE.search(before)) is not None:
+            _passive(text, start - len(before) + aux.start(), match, found)
+        elif verb.lower() in _RESULTS:
+            _passed(text, before, match, found)
     claims: dict[tuple[str, str | None, str | None], Claim] = {}
     for _, claim in sorted(found.items()):
         claims.setdefault(claim.key, claim)
     return list(claims.values())
+
+
+def _actions(text: str) -> list[re.Match[str]]:
+    """Each verb a claim can stand on, in order."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer: places would shift
+        return list(_ACTION.finditer(text))
+    places: set[int] = set()
+    for word in _ACTION_WORDS:
+        place = lowered.find(word)
+        while place != -1:
+            for prefix in ("re-", "re", "over-", "over"):  # re-ran, reran, overwrote
+                if lowered[max(0, place - len(prefix)) : place] == prefix:
+                    places.add(place - len(prefix))
+            places.add(place)
+            place = lowered.find(word, place + len(word))
+    found = (_ACTION.match(text, place) for place in sorted(places) if _starts_word(text, place))
+    return [match for match in found if match is not None]
+
+
+def _starts_word(text: str, place: int) -> bool:
+    return place == 0 or not (text[place - 1].isalnum() or text[place - 1] == "_")
+
+
+def _first_person(
+    text: str, start: int, verb: str, aux: str, found: dict[tuple[int, int], Claim]
+) -> None:
+    """ "I ran the tests", "we've updated config.ini"."""
+    if not _stated(text, start):
+        return
+    if verb.lower() == "run" and not _has_aux(aux):
+        return  # "I run": present tense; "I've run" claims
+    _claim_chain(text, start, verb, found)
 
 
 def _opens_sentence(text: str, start: int) -> bool:
@@ -208,10 +258,8 @@ def _has_aux(aux: str) -> bool:
 def _clause_before(text: str, start: int) -> str:
     """The text from the start of the clause up to ``start`` (at most 80 characters back)."""
     window = text[max(0, start - 80) : start]
-    cut = 0
-    for boundary in _CLAUSE_START.finditer(window):
-        cut = boundary.end()
-    return window[cut:]
+    last = _LAST_CLAUSE_START.match(window)
+    return window[last.end() :] if last else window
 
 
 def _question(text: str, end: int) -> bool:
@@ -222,7 +270,8 @@ def _question(text: str, end: int) -> bool:
 
 def _stated(text: str, start: int) -> bool:
     """A claim stands as said: not under a condition, not asked."""
-    return not _CONDITION.search(_clause_before(text, start)) and not _question(text, start)
+    clause = _clause_before(text, start)
+    return not (_CONDITION.search(clause) or _EARLIER.search(clause) or _question(text, start))
 
 
 def _claim_chain(
@@ -275,6 +324,8 @@ def _classify(verb: str, object_text: str, span: str) -> Claim | None:
     head = _head(object_text)
     if object_text.strip() and _NEGATION.match(object_text.strip()):
         return None  # "I ran nothing", "I ran no commands"
+    if _EARLIER.search(object_text):
+        return None  # "I ran the tests earlier": another turn's calls
     if family == "command":
         return _command_claim(object_text, head, quote)
     if family == "tested":
@@ -351,15 +402,19 @@ def _file_claim(family: Family, object_text: str, head: list[str], quote: str) -
     return None
 
 
-def _passive(text: str, match: re.Match[str], found: dict[tuple[int, int], Claim]) -> None:
-    """ "config.ini has been updated", "the tests were run"."""
-    clause = _clause_before(text, match.start())
-    if _NEGATION.search(clause) or _CONDITION.search(clause) or _question(text, match.start()):
+def _passive(
+    text: str, aux: int, match: re.Match[str], found: dict[tuple[int, int], Claim]
+) -> None:
+    """ "config.ini has been updated", "the tests were run"; ``aux`` is where has/was stands."""
+    clause = _clause_before(text, aux)
+    if _NEGATION.search(clause) or _CONDITION.search(clause) or _question(text, aux):
+        return
+    if _EARLIER.search(clause):
         return
     subject = " ".join(clause.split()[-SUBJECT_WORDS:])
     if not subject:
         return
-    start = text.rfind(subject.split()[0], 0, match.start())
+    start = text.rfind(subject.split()[0], 0, aux)
     verb = match.group("verb")
     object_text, end = _object(text, match.end())
     if _BY_OTHERS.match(object_text) or (
@@ -389,16 +444,20 @@ def _passive(text: str, match: re.Match[str], found: dict[tuple[int, int], Claim
         found[(start, end)] = claim
 
 
-def _passed(text: str, match: re.Match[str], found: dict[tuple[int, int], Claim]) -> None:
+def _passed(
+    text: str, before: str, match: re.Match[str], found: dict[tuple[int, int], Claim]
+) -> None:
     """ "All tests passed", "the command succeeded": a run is claimed."""
-    before = text[max(0, match.start() - 24) : match.start()]
-    lead = (_PASSED_BEFORE if match.group("tests") else _THE_BEFORE).search(before)
-    if lead is None:
+    verb = match.group("verb").lower()
+    tests = _TESTS_BEFORE.search(before) if verb != "executed" else None
+    thing = _THING_BEFORE.search(before) if tests is None else None
+    lead = tests or thing
+    if lead is None or (thing is not None and verb == "passed"):
         return
     start = match.start() - len(lead.group())
     clause = _clause_before(text, start)
     if _CONDITION.search(clause) or _NEGATION.search(clause) or _question(text, match.end()):
         return
-    thing = (match.group("thing") or "").lower()
-    family: Family = "build" if thing == "build" else "command" if thing else "tests"
+    kind = thing.group("thing").lower() if thing is not None else ""
+    family: Family = "build" if kind == "build" else "command" if kind else "tests"
     found[(start, match.end())] = Claim(family, _quote(text[start : match.end()]))
