@@ -6,10 +6,12 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from .keys import keys_text
+
 if TYPE_CHECKING:
     from .app import WispApp
 
-USAGE = """\
+USAGE = f"""\
 usage: wisp-tui [wisp chat arguments]
 
 The full-screen terminal front end for wisp. It runs `wisp chat --json` with the
@@ -20,17 +22,7 @@ approvals and questions.
   -h, --help      print this help and exit (only as the sole argument)
 
 Keys:
-  Enter           send; Ctrl-J, Alt-Enter or Shift-Enter start a new line
-  Up, Down        the lines sent before (kept in WISP_HOME/history)
-  Tab             complete a /command
-  !               at the start of the line: run a command yourself
-  Ctrl-C, Ctrl-D  stop the turn (twice: kill its work); at idle, quit
-  Ctrl-O          the last output in a panel; Ctrl-G opens or shuts every fold
-  Ctrl-T          between turns: what the next request carries, in a panel;
-                  Left, Right in it step through the turns
-  Up, Down, Esc   in a panel: scroll (PageUp, PageDown a page); close
-  Ctrl-R          copy the last reply; selecting text with the mouse copies it
-  /models         the model picker: Space on or off, u to use, Enter saves
+{keys_text("  ")}
 
 Examples:
   wisp-tui

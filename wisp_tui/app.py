@@ -67,6 +67,9 @@ class WispApp(ViewKeys, Quitting, App[int]):
         Binding("ctrl+t", "context_panel", "context", show=False, priority=True),
         Binding("ctrl+g", "toggle_all_folds", "all folds", show=False, priority=True),
         Binding("ctrl+r", "copy_reply", "copy the reply", show=False, priority=True),
+        Binding("f1", "keys_panel", "keys", show=False, priority=True),
+        Binding("pageup", "scroll_transcript(-1)", show=False),
+        Binding("pagedown", "scroll_transcript(1)", show=False),
         Binding("shift+tab", "step_fold(-1)", show=False, priority=True),
         Binding("escape", "focus_input", show=False),
     ]
@@ -94,6 +97,8 @@ class WispApp(ViewKeys, Quitting, App[int]):
         self.clipboard_writer = Clipboard()
         self.terminal_notices = TerminalNotices(sequence_for(env))
         """The terminal's notification sequence (the backend's hello declares `notify` by it)."""
+        self.is_help_asked = False
+        """`/help` was sent: wisp-tui's keys follow wisp's list when it is answered."""
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(palette.CSS_VARIABLES)
@@ -189,6 +194,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
                 self.status_bar.context_used = line.context_used
                 self.prompt.is_sandboxed = line.sandbox
                 self._set_busy(False)  # the prompt then replays the keys held meanwhile
+                await self._add_keys_after_help()
             case Approval() | Question() | Choice():
                 await self.transcript.end_reply()
                 self.dialogs.add(line)
@@ -291,8 +297,17 @@ class WispApp(ViewKeys, Quitting, App[int]):
     async def on_prompt_submitted(self, message: Prompt.Submitted) -> None:
         text = f"!{message.text}" if message.is_command else message.text
         await self.transcript.add_sent(message.text, is_command=message.is_command)
+        self.is_help_asked = not message.is_command and message.text.lower() in ("/help", "/?")
         self._set_busy(True)
         await self.backend.message(text)
+
+    async def _add_keys_after_help(self) -> None:
+        """wisp lists its commands; the keys are wisp-tui's, so it adds them (``keys``)."""
+        if self.is_help_asked:
+            self.is_help_asked = False
+            from .keys import keys_text
+
+            await self.transcript.add_output(f"wisp-tui keys (F1 shows them too):\n{keys_text()}")
 
     async def on_prompt_completion_asked(self, message: Prompt.CompletionAsked) -> None:
         await self.completing.ask(message.text, message.cursor)

@@ -1,7 +1,9 @@
-"""Ctrl-C and Ctrl-D: close what is on top, stop the turn, kill its work, or quit.
+"""Ctrl-C and Ctrl-D: close what is on top, stop the turn, kill its work, clear the input, or quit.
 
 One key does each in turn: a panel closes first, a dialog is cancelled next; during a turn the
-first press stops the turn, the second kills the work it started, and a third quits. Quitting
+first press stops the turn, the second kills the work it started, and a third quits. Between
+turns a half-typed line is cleared first (kept in the history, so Up brings it back), and only a
+press on an empty input quits: a draft is never lost to a quit. Quitting
 interrupts a running turn first, so that wisp ends it at once and saves it, then waits for wisp
 to exit and leaves with its exit code. ``WispApp`` binds the keys; this mixin acts.
 """
@@ -40,7 +42,17 @@ class Quitting:
             )
             await self.backend.interrupt()
             return
+        if self._clear_draft():
+            return
         self.action_quit_cleanly()
+
+    def _clear_draft(self: WispApp) -> bool:
+        """Clear a half-typed line into the history and say the next press quits; False: none."""
+        prompt = self.prompt
+        if prompt.is_busy or not prompt.display or not prompt.clear_draft():
+            return False
+        self.notify("input cleared (Up brings it back) · Ctrl-C again quits", timeout=4)
+        return True
 
     def action_quit_cleanly(self: WispApp) -> None:
         if self.is_quitting:

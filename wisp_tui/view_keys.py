@@ -1,7 +1,8 @@
 """The keys that reach back into what was shown: folds, panels and copying.
 
 Ctrl-O opens the last tool output in a panel, Ctrl-T the context the next request carries (Left
-and Right in it step through the turns), Ctrl-G opens or shuts every fold, Shift-Tab and Tab
+and Right in it step through the turns), F1 the keys (``keys``), PageUp and PageDown scroll the
+transcript, Ctrl-G opens or shuts every fold (or says there is none), Shift-Tab and Tab
 step through the folds and Esc returns to the input, Ctrl-R copies the last reply's Markdown
 source, and text selected with the mouse is copied as the button comes up. Under a dialog or a
 panel these keys are theirs, not the transcript's. ``WispApp`` binds the keys; this mixin acts.
@@ -126,8 +127,34 @@ class ViewKeys:
         """Ctrl-G: open every fold when any is shut, else shut them all."""
         if self.is_over_the_main_screen:
             return
-        folds = self.transcript.folds()
-        await self.transcript.set_all_folds(any(f.is_foldable and not f.is_open for f in folds))
+        folds = [fold for fold in self.transcript.folds() if fold.is_foldable]
+        if not folds:
+            self.notify("nothing to fold yet: no output or thinking shown", timeout=3)
+            return
+        await self.transcript.set_all_folds(any(not fold.is_open for fold in folds))
+
+    async def action_keys_panel(self: WispApp) -> None:
+        """F1: the keys in a panel (nothing is sent), or close it; under a dialog, nothing."""
+        if isinstance(self.screen, Dialog) or self.is_quitting:
+            return
+        if self.is_panel_shown:
+            was_keys = self.screen.kind == "keys"
+            await self.pop_screen()
+            if was_keys:
+                return
+        from .keys import keys_text
+        from .screens.panel import Panel
+
+        await self.push_screen(Panel("keys", keys_text(), kind="keys"))
+
+    def action_scroll_transcript(self: WispApp, pages: int) -> None:
+        """PageUp, PageDown: the transcript a page up or down, the input keeping the keys."""
+        if self.is_over_the_main_screen:
+            return
+        if pages < 0:
+            self.transcript.scroll_page_up(animate=False)
+        else:
+            self.transcript.scroll_page_down(animate=False)
 
     def check_action(self: WispApp, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Under a dialog or a panel, Shift-Tab is theirs: the folds are out of reach.

@@ -111,7 +111,9 @@ async def test_readline_keys_edit_the_line(make_app, wait_for):
         assert prompt.text == "itlog a "
         await pilot.press("tab", "shift+tab")  # not a /command, and no focus move
         assert app.focused is prompt.input
-        await pilot.press("ctrl+c")  # the app's: quit, never the editor's copy
+        await pilot.press("ctrl+c")  # the app's, never the editor's copy: the draft clears
+        assert prompt.text == "" and not app.is_quitting
+        await pilot.press("ctrl+c")  # on the empty input: quit
         assert app.is_quitting
 
 

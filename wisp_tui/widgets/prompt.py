@@ -189,6 +189,20 @@ class Prompt(Horizontal):
         self.text = ""
         self.is_command_mode = False
 
+    def clear_draft(self) -> bool:
+        """Ctrl-C on a half-typed line: empty the box, the line kept in the history (as sent
+        lines are), so Up brings it back; False when there is nothing to clear."""
+        text = self.text
+        is_command = self.is_command_mode
+        if not text.strip() and not is_command:
+            return False
+        if text.strip():
+            self.history.add(f"!{text}" if is_command else text)
+        self._recall.reset()
+        self.text = ""
+        self.is_command_mode = False
+        return True
+
     # History and completion.
 
     def recall(self, step: int) -> None:
