@@ -170,3 +170,40 @@ def test_a_link_outside_to_a_program_inside_is_skipped(tmp_path: Path) -> None:
     outside.mkdir()
     (outside / "xclip").symlink_to(planted)
     assert find_program("xclip", {"PATH": str(outside)}, (str(work),)) is None
+
+
+async def test_text_selected_in_archived_entries_is_copied_like_live_text(
+    make_app, wait_for, bin_folder: Path, copied: Path
+) -> None:
+    from wisp_tui.widgets.archive import Archive
+
+    fake_program(bin_folder, "xclip", f'cat >"{copied}"')
+    app = make_app([{"text": "Hi."}])
+    app.clipboard_writer = Clipboard(env_with(bin_folder, DISPLAY=":0"), "linux", avoid=TRUSTED)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, wait_for)
+        transcript = app.transcript
+        await transcript.add_sent("the first question", is_command=False)
+        for number in range(200):
+            await transcript.add_note(f"note {number}")
+        await pilot.pause()
+        archive = transcript.archive
+        assert any(entry.plain == "› the first question" for entry in archive.entries)
+        transcript.scroll_home(animate=False)
+        await pilot.pause()
+        row = next(
+            y for y in range(archive.line_count) if "question" in archive.render_line(y).text
+        )
+        # From "first" on the sent line down to "note" two rows below, across the strip under it.
+        await pilot.mouse_down(Archive, offset=(7, row))  # " › the " before it
+        await pilot.hover(Archive, offset=(7, row + 2))
+        await wait_for(pilot, lambda: bool(app.screen.get_selected_text()))
+        await pilot.mouse_up(Archive, offset=(7, row + 2))
+        await wait_for(pilot, lambda: copied.exists() and copied.read_text())
+        assert copied.read_text() == "first question\nnote 0"
+        # The selection shows as it does on live text.
+        selection = app.screen.get_component_rich_style("screen--selection")
+        line = archive.render_line(row)
+        assert any(
+            s.style and s.style.bgcolor == selection.bgcolor for s in line if "first" in s.text
+        )

@@ -30,13 +30,16 @@ from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
 from textual.events import Click
-from textual.geometry import Size
+from textual.geometry import Offset, Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
 from .tool_line import ToolLine
 
 SENT_KINDS = ("user", "command")
+PAD = 1
+"""The blank column left of every entry's text (`padding: 0 1`, as live entries have)."""
 RENDERED_KEPT = 64
 """Entries whose rendered lines are kept: a screen's worth and more, while scrolling."""
 
@@ -161,8 +164,55 @@ class Archive(Widget):
         if 0 <= y < self._line_count:
             index = bisect.bisect_right(self._starts, y) - 1
             line = self._lines_of(index)[y - self._starts[index]]
-            return Strip(line, width).apply_style(self.rich_style)
+            strip = self._selected(Strip(line, width), y).apply_style(self.rich_style)
+            # The offsets tell Textual which character is under the mouse, so a drag selects.
+            return strip.apply_offsets(0, y)
         return Strip.blank(width, self.rich_style)
+
+    # Selecting with the mouse, as in the live entries: the rows' text as drawn.
+
+    def _selected(self, strip: Strip, y: int) -> Strip:
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is None:
+            return strip
+        start, end = span
+        end = strip.cell_length if end == -1 else end
+        if end <= start:
+            return strip
+        style = self.screen.get_component_rich_style("screen--selection")
+        before, chosen, after = strip.divide([start, end, strip.cell_length])
+        # Over the entry's own colours (a sent line's tint), as on live text.
+        chosen = Strip(Segment.apply_style(chosen, post_style=style), chosen.cell_length)
+        return Strip.join([before, chosen, after])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected rows' text, without the padding, the rows' ends or a sent line's strips."""
+        first = 0 if selection.start is None else selection.start.y
+        last = self._line_count - 1 if selection.end is None else selection.end.y
+        first, last = max(first, 0), min(last, self._line_count - 1)
+        if last < first:
+            return None
+        rows = [self._row_text(y) for y in range(first, last + 1)]
+        # The offsets count from the archive's top and its left edge, the padding column
+        # included: here they count from `first` and from the text.
+        start, end = selection
+        moved = Selection(
+            None if start is None else Offset(max(start.x - PAD, 0), start.y - first),
+            None if end is None else Offset(max(end.x - PAD, 0), end.y - first),
+        )
+        # A space on each row: extract() drops a row's end that is empty after splitting.
+        text = moved.extract("\n".join(f"{row} " for row in rows))
+        kept = [row.rstrip() for row in text.split("\n") if not _is_strip(row)]
+        return "\n".join(kept).strip("\n"), "\n"
+
+    def _row_text(self, y: int) -> str:
+        index = bisect.bisect_right(self._starts, y) - 1
+        row = "".join(segment.text for segment in self._lines_of(index)[y - self._starts[index]])
+        return row[PAD:]
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     # A click on an archived fold opens or shuts it, as on a live one.
 
@@ -282,7 +332,7 @@ class Archive(Widget):
 
     @staticmethod
     def _padded(renderable: RenderableType, style: Style) -> RenderableType:
-        return Padding(renderable, (0, 1), style=style, expand=True)
+        return Padding(renderable, (0, PAD), style=style, expand=True)
 
 
 class _Lines:
@@ -296,6 +346,11 @@ class _Lines:
         for line in self._lines:
             yield from line
             yield new_line
+
+
+def _is_strip(row: str) -> bool:
+    """A sent line's half-row strip above or below its text."""
+    return bool(row.strip()) and not row.strip().strip("▄▀")
 
 
 def _set_fold(tool_line: ToolLine, is_open: bool) -> bool:
