@@ -40,11 +40,11 @@ _VERBS = (
 # pattern of forty words); what stands before each (I or we, has been, the tests, a sentence's
 # start) is then read on a short slice ending at the verb. A 4 KB reply is read in well under
 # a millisecond (bench/verification.py).
-_ACTION = re.compile(rf"\b(?P<verb>{_VERBS}|passed|succeeded)\b", re.IGNORECASE)
+_ACTION = re.compile(rf"\b(?P<verb>{_VERBS}|passed|succeeded|worked)\b", re.IGNORECASE)
 _ACTION_NAMES = """
     ran run executed tested installed built compiled committed pushed edited updated modified
     changed overwrote overwritten rewrote rewritten wrote written created saved deleted removed
-    erased read opened viewed inspected examined checked looked passed succeeded"""
+    erased read opened viewed inspected examined checked looked passed succeeded worked"""
 _ACTION_WORDS = tuple(_ACTION_NAMES.split())
 """Each verb's stem as found in lower-cased text ("reran" and "re-ran" hold "ran")."""
 BEFORE = 64
@@ -73,7 +73,7 @@ _PARTICIPLE_NAMES = """
 _PARTICIPLES = frozenset(_PARTICIPLE_NAMES.split())
 SUBJECT_WORDS = 4
 """The words before ``has been``/``was`` read as a passive's subject."""
-_RESULTS = frozenset({"passed", "ran", "succeeded", "executed"})
+_RESULTS = frozenset({"passed", "ran", "succeeded", "executed", "worked"})
 _TESTS_BEFORE = re.compile(
     r"(?:\ball(?:\s+of)?(?:\s+the|\s+\d+)?|\bthe|\b\d+)(?:\s+unit)?\s+tests?\s+"
     r"(?:have\s+|all\s+)*\Z",
