@@ -48,6 +48,7 @@ from .quitting import Quitting
 from .screens.dialog import Dialog
 from .view_keys import Remembered, ViewKeys
 from .widgets.prompt import Prompt
+from .widgets.prompt_suggestions import Suggestions
 from .widgets.status_bar import StatusBar, TurnState
 from .widgets.transcript import Transcript
 
@@ -106,6 +107,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
     def compose(self) -> ComposeResult:
         yield Transcript()
         with Vertical(id="bottom"):
+            yield Suggestions(id="suggestions")
             yield Prompt(id="prompt")
             yield StatusBar(id="status")
 
@@ -141,6 +143,10 @@ class WispApp(ViewKeys, Quitting, App[int]):
     @cached_property
     def prompt(self) -> Prompt:
         return self.screen_stack[0].query_one(Prompt)
+
+    @cached_property
+    def suggestions(self) -> Suggestions:
+        return self.screen_stack[0].query_one(Suggestions)
 
     @cached_property
     def status_bar(self) -> StatusBar:
@@ -314,7 +320,8 @@ class WispApp(ViewKeys, Quitting, App[int]):
 
     def on_text_area_changed(self) -> None:
         """The input emptied (sent, cleared, or Down back to an empty draft): a relayed request
-        held behind the typed line may open now."""
+        held behind the typed line may open now. Any edit clears Tab's suggestions."""
+        self.completing.edited()
         if not self.has_draft:
             self.dialogs.show_next()
 

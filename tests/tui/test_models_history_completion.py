@@ -139,10 +139,26 @@ async def test_tab_completes_a_slash_command(make_app, wait_for, transcript_text
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
         await pilot.press(*"/mo", "tab")
-        # Several candidates (`/model`, `/models`): their common prefix, and a note listing them.
-        await wait_for(pilot, lambda: "/models" in transcript_text(app))
+        # Several candidates (`/model`, `/models`): their common prefix, and the suggestions
+        # row listing them, not a note in the transcript.
+        suggestions = app.suggestions
+        await wait_for(pilot, lambda: suggestions.display and app.prompt.text == "/model")
+        assert str(suggestions.render()) == "/model  /models"
+        assert "/models" not in transcript_text(app)
+        # Tab again steps through them, in place of the word, without asking wisp.
+        await pilot.press("tab")
         assert app.prompt.text == "/model"
-        assert "/model  /models" in transcript_text(app)
+        await pilot.press("tab")
+        assert app.prompt.text == "/models" and suggestions.display
+        await pilot.press("tab")
+        assert app.prompt.text == "/model"
+        # Any edit clears the row; the next Tab asks wisp again.
+        await pilot.press("s")
+        await wait_for(pilot, lambda: not suggestions.display)
+        await pilot.press("backspace", "tab")
+        await wait_for(pilot, lambda: suggestions.display)
+        await pilot.press("ctrl+u")
+        await wait_for(pilot, lambda: not suggestions.display)
         app.prompt.text = "/he"
         app.prompt.cursor_index = 3
         await pilot.press("tab")  # one candidate: it and a space

@@ -234,7 +234,11 @@ class Prompt(Horizontal):
             word = os.path.commonprefix(candidates)  # noqa: RUF071 (characters are meant)
             if len(word) <= cursor - start:
                 return
+        self.put_word(start, cursor, word)
+
+    def put_word(self, start: int, end: int, word: str) -> None:
+        """Replace `text[start:end]` with `word`, the cursor after it."""
         area = self.input
         area.replace(
-            word, area.location_of(start), area.location_of(cursor), maintain_selection_offset=False
+            word, area.location_of(start), area.location_of(end), maintain_selection_offset=False
         )
