@@ -305,3 +305,33 @@ def _rows_from(screen: str, first: str, count: int) -> list[str]:
     rows = [row.strip() for row in screen.splitlines()]
     at = next((i for i, row in enumerate(rows) if row.startswith(first)), None)
     return [] if at is None else rows[at : at + count]
+
+
+def test_ctrl_c_clears_a_draft_first_and_f1_shows_the_keys(setup: Setup) -> None:
+    with setup.terminal([{"text": "Hi."}]) as terminal:
+        ready(terminal)
+        terminal.type("a draft to keep")
+        terminal.wait_until(lambda s: "› a draft to keep" in s, "the draft in the input")
+        # The first Ctrl-C clears the draft, says the next one quits, and does not quit.
+        terminal.press("C-c")
+        terminal.wait_until(
+            lambda s: "Ctrl-C again quits" in s and IDLE in s, "the input cleared, and the hint"
+        )
+        terminal.press("Up")
+        terminal.wait_until(lambda s: "› a draft to keep" in s, "the draft back with Up")
+        history = (setup.home / ".wisp" / "history").read_text()
+        assert json.loads(history.splitlines()[-1]) == "a draft to keep"
+
+        # F1: the keys in a panel, nothing sent; Esc closes it. A printable key still types.
+        terminal.press("F1")
+        terminal.wait_until(lambda s: "this list of keys" in s and " keys " in s, "the keys")
+        assert "Ctrl-C, Ctrl-D" in terminal.screen()
+        terminal.press("Escape")
+        terminal.wait_until(lambda s: "this list of keys" not in s, "the panel closed")
+        terminal.type("?")
+        terminal.wait_until(lambda s: "› a draft to keep?" in s, "the ? typed")
+
+        terminal.press("C-c")
+        terminal.wait_until(lambda s: IDLE in s, "the input cleared again")
+        terminal.press("C-c")  # on the empty input: quit, as before
+        assert terminal.wait_for_exit() == 0
