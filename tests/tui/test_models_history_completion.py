@@ -163,3 +163,19 @@ async def test_tab_completes_a_slash_command(make_app, wait_for, transcript_text
         app.prompt.cursor_index = 3
         await pilot.press("tab")  # one candidate: it and a space
         await wait_for(pilot, lambda: app.prompt.text == "/help ")
+
+
+async def test_the_suggestions_row_keeps_the_chosen_candidate_in_sight(make_app, wait_for):
+    app = make_app([{"text": "Hi."}])
+    async with app.run_test(size=(40, 20)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.status is not None)
+        await pilot.press("/", "tab")  # every command: more than a 40-column row holds
+        suggestions = app.suggestions
+        await wait_for(pilot, lambda: suggestions.display)
+        candidates = suggestions.offered.candidates
+        assert len("  ".join(candidates)) > 40
+        await pilot.press(*["tab"] * len(candidates))  # to the last one
+        assert app.prompt.text == candidates[-1]
+        row = str(suggestions.render())
+        assert row.startswith("… ") and row.endswith(candidates[-1])
+        await app.backend.quit()

@@ -76,9 +76,23 @@ class Suggestions(Static):
         if offered is None:
             self.update("")
             return
-        row = Text(no_wrap=True, overflow="ellipsis")
-        for index, word in enumerate(offered.candidates):
-            if index:
+        first = _first_shown(offered.candidates, offered.chosen, self.content_size.width)
+        row = Text("… " if first else "", no_wrap=True, overflow="ellipsis")
+        for index, word in enumerate(offered.candidates[first:], start=first):
+            if index > first:
                 row.append("  ")
             row.append(word, style="bold reverse" if index == offered.chosen else "")
         self.update(row)
+
+
+def _first_shown(candidates: list[str], chosen: int, width: int) -> int:
+    """The first candidate on the row: the earliest that keeps the chosen one in sight."""
+    if chosen <= 0 or width <= 0:
+        return 0
+    first = 0
+    while (
+        first < chosen
+        and len("… " * bool(first) + "  ".join(candidates[first : chosen + 1])) > width
+    ):
+        first += 1
+    return first
