@@ -173,24 +173,32 @@ class Claim:
         return (self.family, self.program, self.path)
 
 
+_Seen = dict[tuple[str, str, str], "Claim | None"]
+"""Each (verb, object, quote) classified so far in one reply."""
+
+
 def find_claims(reply: str) -> list[Claim]:
     """The claims of actions in ``reply``, in order, each once."""
     text = _without_code_blocks(reply)
     found: dict[tuple[int, int], Claim] = {}
+    seen: _Seen = {}
+    read_to = counted = 0  # where the claims read so far end: each starts at or before its verb
     for match in _actions(text):
         start, verb = match.start(), match.group("verb")
-        if any(start >= low and start < high for low, high in found):
+        if start < read_to:
             continue  # part of a claim already read ("ran the tests and committed them")
         before = text[max(0, start - BEFORE) : start]
         if (first := _FIRST_PERSON.search(before)) is not None:
-            _first_person(text, start, verb, first.group("aux"), found)
+            _first_person(text, start, verb, first.group("aux"), found, seen)
         elif verb in _OPENING_VERBS and _opens_sentence(text, start):
             if not _question(text, match.end()):
-                _claim_chain(text, start, verb, found)
+                _claim_chain(text, start, verb, found, seen)
         elif verb.lower() in _PARTICIPLES and (aux := _PASSIVE.search(before)) is not None:
             _passive(text, start - len(before) + aux.start(), match, found)
         elif verb.lower() in _RESULTS:
             _passed(text, before, match, found)
+        if len(found) != counted:  # a claim was read: it may reach further
+            counted, read_to = len(found), max(end for _, end in found)
     claims: dict[tuple[str, str | None, str | None], Claim] = {}
     for _, claim in sorted(found.items()):
         claims.setdefault(claim.key, claim)
@@ -220,14 +228,14 @@ def _starts_word(text: str, place: int) -> bool:
 
 
 def _first_person(
-    text: str, start: int, verb: str, aux: str, found: dict[tuple[int, int], Claim]
+    text: str, start: int, verb: str, aux: str, found: dict[tuple[int, int], Claim], seen: _Seen
 ) -> None:
     """ "I ran the tests", "we've updated config.ini"."""
     if not _stated(text, start):
         return
     if verb.lower() == "run" and not _has_aux(aux):
         return  # "I run": present tense; "I've run" claims
-    _claim_chain(text, start, verb, found)
+    _claim_chain(text, start, verb, found, seen)
 
 
 def _opens_sentence(text: str, start: int) -> bool:
@@ -275,13 +283,16 @@ def _stated(text: str, start: int) -> bool:
 
 
 def _claim_chain(
-    text: str, verb_start: int, verb: str, found: dict[tuple[int, int], Claim]
+    text: str, verb_start: int, verb: str, found: dict[tuple[int, int], Claim], seen: _Seen
 ) -> None:
     """The claim at ``verb_start``, then each verb joined to it: "ran the tests and committed"."""
     while True:
         verb_end = verb_start + len(verb)
         object_text, object_end = _object(text, verb_end)
-        claim = _classify(verb, object_text, text[verb_start:object_end])
+        span = text[verb_start:object_end]
+        key = (verb, object_text, span)
+        # A small model repeats itself: the same sentence is classified once per reply.
+        claim = seen[key] if key in seen else seen.setdefault(key, _classify(*key))
         if claim is not None:
             found[(verb_start, object_end)] = claim
         joined = _AND_THEN.match(text, object_end)
