@@ -167,7 +167,7 @@ class WispServer:
                     name="respond",
                     description="Hand wisp a task: a local model reads, runs commands (each "
                     "checked, confined and approved by the person) and answers, with the checks "
-                    "chat prints (ran, cited entries) in structuredContent.",
+                    "chat prints (ran, cited entries, claims not done) in structuredContent.",
                     input_schema=self.schemas["respond"],
                 ),
                 types.Tool(
