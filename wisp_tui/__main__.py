@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     # wisp first, before Textual is imported: its start and imports then run on the other
     # core while Textual's run here, and its hello is waiting when the first frame is drawn.
-    from .process import close_unadopted, start_early
+    from .spawn import close_unadopted, start_early
 
     started = start_early(args)
     try:

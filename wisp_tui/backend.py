@@ -38,7 +38,8 @@ from wisp.protocol import (
 )
 from wisp.protocol import Message as MessageLine
 from wisp_tui.notifications import sequence_for
-from wisp_tui.process import NO_WISP, Adopted, adopt, close_unadopted, start, wisp_command
+from wisp_tui.process import Adopted, adopt
+from wisp_tui.spawn import NO_WISP, close_unadopted, start, wisp_command
 
 __all__ = ["NO_WISP", "QUIT_TIMEOUT", "Backend", "wisp_command"]
 
