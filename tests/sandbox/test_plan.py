@@ -3,6 +3,7 @@ that is not there, and say when the network could not be turned off."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -221,6 +222,33 @@ def test_unconfined_never_claims_a_sandbox() -> None:
 def test_the_probe_is_made_once_per_process() -> None:
     assert probe() is probe()
     assert probe_uncached() == probe()
+
+
+def test_a_namespace_probe_started_early_is_read_once_and_answers_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # wisp chat starts the probe before importing the rest of itself; probe() only reads it.
+    if probe_uncached().landlock_abi is None:
+        pytest.skip("no Landlock: there is no namespace probe to start")
+    monkeypatch.setattr(probe, "cache_info", lambda: functools._CacheInfo(0, 0, None, 0))
+    plan.probe_in_background()
+    started = plan._early_namespace_probe
+    assert isinstance(started, subprocess.Popen)
+    assert started.args == [*helper_argv(), "--probe-namespace"]
+    plan.probe_in_background()  # a second call starts no other
+    assert plan._early_namespace_probe is started
+    assert probe_uncached() == probe()
+    assert plan._early_namespace_probe is None and started.returncode is not None
+
+
+def test_a_probe_that_hangs_is_killed_and_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        plan,
+        "_namespace_probe_argv",
+        lambda: [sys.executable, "-c", "import signal; signal.pause()"],
+    )
+    monkeypatch.setattr(plan, "NAMESPACE_PROBE_SECONDS", 0.05)
+    assert plan._namespace_works() is False
 
 
 def test_the_helper_never_searches_the_folder_that_holds_wisp(tmp_path: Path) -> None:

@@ -64,6 +64,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run_chat(args: argparse.Namespace, context: Context) -> int:
     if not (args.json or args.plain):
         _hand_over_on_a_terminal(args.argv, context)
+    from wisp.sandbox.plan import probe_in_background
+
+    probe_in_background()  # it runs while the rest of wisp is imported
     # Imported here: the other commands need none of the agent, httpx or models.
     from wisp.cli.commands import CommandOptions
     from wisp.cli.conversation import ConversationOptions

@@ -60,6 +60,27 @@ class SandboxState(msgspec.Struct, frozen=True, kw_only=True):
     narrowed_roots: tuple[str, ...] = ()
 
 
+_early_namespace_probe: subprocess.Popen[bytes] | None = None
+"""The mount-namespace probe :func:`probe_in_background` started, until :func:`probe` reads it."""
+
+
+def probe_in_background() -> None:
+    """Start the mount-namespace probe now, so that its Python starts while wisp imports the
+    rest of itself; :func:`probe` then only reads its answer (about 40 ms off wisp's start)."""
+    global _early_namespace_probe
+    if _early_namespace_probe is not None or probe.cache_info().currsize:
+        return
+    if landlock.abi_version() is None:
+        return  # no namespace probe follows: probe() reports no Landlock
+    try:
+        _early_namespace_probe = subprocess.Popen(
+            _namespace_probe_argv(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+    except OSError:
+        _early_namespace_probe = None  # probe() runs it again and logs why it failed
+
+
 @functools.cache
 def probe() -> SandboxSupport:
     """The Landlock ABI and a working bubblewrap, probed once per process: the
@@ -115,23 +136,42 @@ def install_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys(os.path.realpath(path) for path in found if path))
 
 
+def _namespace_probe_argv() -> list[str]:
+    return [*helper_argv(), "--probe-namespace"]
+
+
 def _namespace_works() -> bool:
-    return _passes(
-        [*helper_argv(), "--probe-namespace"], NAMESPACE_PROBE_SECONDS, "mount namespace"
-    )
+    global _early_namespace_probe
+    started, _early_namespace_probe = _early_namespace_probe, None
+    if started is not None:
+        return _answer(started, NAMESPACE_PROBE_SECONDS, "mount namespace")
+    return _passes(_namespace_probe_argv(), NAMESPACE_PROBE_SECONDS, "mount namespace")
 
 
 def _passes(argv: list[str], seconds: float, what: str) -> bool:
     """Whether a probe runs and exits 0; why not goes to the diagnostic log."""
     try:
-        done = subprocess.run(
-            argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=seconds, check=False
+        started = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except OSError as exc:
         logger.info("%s probe failed: %s", what, exc)
         return False
-    if done.returncode != 0:
-        logger.info("%s probe failed: %s", what, done.stderr.decode(errors="replace").strip())
+    return _answer(started, seconds, what)
+
+
+def _answer(started: subprocess.Popen[bytes], seconds: float, what: str) -> bool:
+    """Whether a started probe exits 0 within ``seconds``; why not goes to the diagnostic log."""
+    with started:
+        try:
+            _, stderr = started.communicate(timeout=seconds)
+        except subprocess.TimeoutExpired as exc:
+            started.kill()
+            started.communicate()
+            logger.info("%s probe failed: %s", what, exc)
+            return False
+    if started.returncode != 0:
+        logger.info("%s probe failed: %s", what, stderr.decode(errors="replace").strip())
         return False
     return True
 
