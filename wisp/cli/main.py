@@ -7,17 +7,10 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
 from wisp import __version__, diagnostics
-from wisp.cli import acp as acp_command
-from wisp.cli import approvals as approvals_command
-from wisp.cli import chat as chat_command
-from wisp.cli import config as config_command
-from wisp.cli import logs as logs_command
-from wisp.cli import mcp as mcp_command
-from wisp.cli import models as models_command
 from wisp.cli import prompt as prompt_command
-from wisp.cli import questions as questions_command
 from wisp.cli.command_line import WordReader, near_command
 from wisp.cli.context import Context
 from wisp.diagnostics import logger
@@ -45,12 +38,19 @@ environment:
   WISP_LOG    debug, info or error: mirror wisp's diagnostic log to stderr"""
 
 
+COMMANDS = ("acp", "approvals", "chat", "config", "logs", "mcp", "models", "questions")
+"""Each command's name, and its module's under ``wisp.cli``, which adds its parser."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     return _build_parsers()[0]
 
 
-def _build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """wisp's parser, and each command's by its name."""
+def _build_parsers(
+    only: str | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """wisp's parser, and each command's by its name; with ``only``, that command's alone, so
+    that running it imports no other command's module (``wisp chat --json`` starts sooner)."""
     parser = argparse.ArgumentParser(
         prog="wisp",
         usage="wisp [options] PROMPT... | wisp [options] chat ... | wisp COMMAND ...",
@@ -68,14 +68,8 @@ def _build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argume
     commands = parser.add_subparsers(
         title="commands", metavar="COMMAND", dest="command", prog="wisp"
     )
-    acp_command.add_parser(commands)
-    approvals_command.add_parser(commands)
-    chat_command.add_parser(commands)
-    config_command.add_parser(commands)
-    logs_command.add_parser(commands)
-    mcp_command.add_parser(commands)
-    models_command.add_parser(commands)
-    questions_command.add_parser(commands)
+    for name in COMMANDS if only is None else (only,):
+        import_module(f"wisp.cli.{name}").add_parser(commands)
     return parser, dict(commands.choices)
 
 
@@ -84,17 +78,17 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
     Raises SystemExit as argparse does (help, version, usage errors), and UsageError for a
     lone word one slip from a command's name, which goes to no model."""
-    parser, commands = _build_parsers()
     words = WordReader(prompt_command.add_model_options).read(argv)
     if words is None or not words.words:
-        return parser.parse_args(argv)  # no command and no prompt: help, or an error
+        return build_parser().parse_args(argv)  # no command and no prompt: help, or an error
     if words.dashed:
         return prompt_command.build_parser().parse_args(argv)
     assert words.first is not None
     name = words.words[0]
-    if name in commands:
+    if name in COMMANDS:
+        parser, commands = _build_parsers(only=name)
         return _parse_command(parser, argv, words.first, commands[name])
-    if len(words.words) == 1 and (meant := near_command(name, commands)):
+    if len(words.words) == 1 and (meant := near_command(name, COMMANDS)):
         rest = [word for word in argv if word != "--"]  # a trailing one: nothing follows it
         del rest[words.first]
         asked = shlex.join(["wisp", *rest, "--", name])
