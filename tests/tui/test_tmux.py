@@ -181,6 +181,10 @@ def test_an_approval_takes_no_key_typed_in_its_grace(setup: Setup) -> None:
         assert "⚠ refused: touch made" in lines
         assert not any(line.startswith("⚠ approved") for line in lines)
         assert not (setup.work / "made").exists()
+        # Either way the y lands in the input, a draft: the first Ctrl-C clears it, the next quits.
+        terminal.wait_until(lambda s: "› y" in s, "the y in the input")
+        terminal.press("C-c")
+        terminal.wait_until(lambda s: IDLE in s, "the input cleared")
         terminal.press("C-c")
         assert terminal.wait_for_exit() == 0
 
