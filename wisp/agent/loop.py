@@ -43,7 +43,6 @@ from wisp.agent.types import (
     Usage,
     UsageReport,
 )
-from wisp.agent.verification import verify
 from wisp.audit.kinds import (
     ContextCondensation,
     ContextReference,
@@ -611,6 +610,10 @@ class Conversation:
         result.cited = checks.cited_line(result.unknown_entries, capped=citations.capped)
         if self.config.settings.verification.mode == "off":
             return
+        # Imported at the first reply: its patterns take longer to compile than wisp's first
+        # status would wait for them.
+        from wisp.agent.verification import verify
+
         found = verify(text, self._trail, self.working_directory)
         if found is not None:
             self.recorder.record(found.details)
