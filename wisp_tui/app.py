@@ -8,6 +8,7 @@ panels, the context panel, copying) and ``quitting`` (Ctrl-C, Ctrl-D).
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -125,8 +126,9 @@ class WispApp(ViewKeys, Quitting, App[int]):
         await super().on_event(event)
 
     def on_load(self) -> None:
-        # wisp starts right after the first frame: the screen is there to type into at once,
-        # and wisp takes far longer to start (about 100 ms) than the frame does to draw.
+        # wisp starts (or is adopted) right after the first frame: the screen is there to type
+        # into at once. wisp-tui starts without the cyclic collector; it runs from then on.
+        self.call_after_refresh(gc.enable)
         self.call_after_refresh(self.backend.start_soon)
 
     async def on_mount(self) -> None:

@@ -64,6 +64,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run_chat(args: argparse.Namespace, context: Context) -> int:
     if not (args.json or args.plain):
         _hand_over_on_a_terminal(args.argv, context)
+    import gc
+
+    # Importing wisp and opening the session make objects by the hundred thousand and free
+    # almost none: the cyclic collector's passes over them are wasted (`_collect_from_now`).
+    gc.disable()
     from wisp.sandbox.plan import probe_in_background
 
     probe_in_background()  # it runs while the rest of wisp is imported
@@ -127,6 +132,7 @@ async def _headless(context: Context, options: ConversationOptions) -> int:
 
     write = stdout_writer()
     async with ChatSession.open(context, options, Face(protocol=True)) as session:
+        _collect_from_now()
         chat = ChatLoop(session, write, version=__version__, record=session.recorder.record)
         session.emit = chat.write  # approvals and questions pass the loop's notices too
         session.recorder.emit = chat.on_agent_event
@@ -156,6 +162,7 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
     async with ChatSession.open(
         context, options, Face(protocol=True, asks_via="terminal")
     ) as session:
+        _collect_from_now()
         chat = ChatLoop(session, face.write, version=__version__, has_picker=False)
         session.emit = face.write
         session.recorder.emit = chat.on_agent_event
@@ -177,3 +184,12 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
         finally:
             reader.cancel()
             loop.remove_signal_handler(signal.SIGINT)
+
+
+def _collect_from_now() -> None:
+    """The session is open: what wisp built to get here lives as long as the process, so it is
+    set aside where the collector never walks it, and collecting starts again."""
+    import gc
+
+    gc.freeze()
+    gc.enable()
