@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import Literal
 
 Family = Literal[
@@ -198,7 +199,9 @@ def find_claims(reply: str) -> list[Claim]:
         elif verb.lower() in _RESULTS:
             _passed(text, before, match, found)
         if len(found) != counted:  # a claim was read: it may reach further
-            counted, read_to = len(found), max(end for _, end in found)
+            added = islice(reversed(found), len(found) - counted)  # the newest, in O(added)
+            read_to = max(read_to, *(end for _, end in added))
+            counted = len(found)
     claims: dict[tuple[str, str | None, str | None], Claim] = {}
     for _, claim in sorted(found.items()):
         claims.setdefault(claim.key, claim)
