@@ -8,6 +8,7 @@ from wisp.agent.events import AgentEvent, TextFragment, TurnResult, cut_note
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import ModelReasoning
 from wisp.chat.event_text import event_text
+from wisp.chat.fold import drawable
 
 EXIT_STOPPED = 130
 
@@ -19,11 +20,14 @@ class OneShotFace:
         self.out = out
         self.err = err
         self.ends_with_newline = True
+        self.to_terminal = out.isatty()
 
     def emit(self, event: AgentEvent) -> None:
         match event:
             case TextFragment(text=text):
-                self.out.write(text)
+                # Piped, the reply is data and goes on as written; on a terminal, the model's
+                # words go there, never its escape sequences.
+                self.out.write(drawable(text) if self.to_terminal else text)
                 self.out.flush()
                 self.ends_with_newline = text.endswith("\n")
             case AuditEvent(details=ModelReasoning(phase="end") as thought):

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from msgspec import UNSET
 
 from wisp import protocol as p
-from wisp.chat.fold import fold_output, footer
+from wisp.chat.fold import drawable, fold_output, footer
 from wisp.chat.headless import never_blocks
 from wisp.chat.loop import home_short
 from wisp.policy.approvers import ApprovalRefused, parse_answer
@@ -139,7 +139,8 @@ class PlainFace:
     def write(self, line: p.Outbound) -> None:
         match line:
             case p.Delta(text=text):
-                self.out.write(text)
+                # The model's words, never its escape sequences, reach the terminal.
+                self.out.write(drawable(text))
                 self.out.flush()
                 self._reply_open = not text.endswith("\n")
             case p.Output(text=text):

@@ -119,6 +119,13 @@ def test_a_claim_is_quoted_as_it_stands() -> None:
     assert quoted == ["updated config.ini", "all tests passed"]
 
 
+def test_a_quote_holds_no_escape_sequence_of_the_reply() -> None:
+    # The quote reaches the screen on every face and the audit log: a hostile reply's escape
+    # sequences must not ride along.
+    quotes = [c.quote for c in find_claims("I ran the \x1b[31mtests\x1b[0m. I updated x.ini\x07")]
+    assert quotes == ["ran the [31mtests [0m", "updated x.ini"]
+
+
 def test_a_long_quote_is_cut() -> None:
     (claim,) = find_claims("I updated config.ini " + "to use a much longer value " * 10)
     assert len(claim.quote) == 80 and claim.quote.endswith("…")

@@ -314,8 +314,13 @@ def _object(text: str, start: int) -> tuple[str, int]:
     return text[start:end], end
 
 
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def _quote(text: str) -> str:
-    text = " ".join(text.split())
+    """The claim as every face shows it: on one line, no control character (a reply may hold
+    escape sequences meant for the person's terminal), at most ``QUOTE_CAP`` characters."""
+    text = " ".join(_CONTROLS.sub(" ", text).split())
     return text if len(text) <= QUOTE_CAP else text[: QUOTE_CAP - 1].rstrip() + "…"
 
 
