@@ -17,9 +17,9 @@ SEEN = "Hello ]0;pwnedthere [2Jfriend]52;c;ZXZpbA==."
 """What is left: the words, never a control character."""
 
 
-def script(folder: Path) -> str:
+def script(folder: Path, *first: dict) -> str:
     path = folder / "script.json"
-    path.write_text(json.dumps({"responses": [{"text": HOSTILE}]}))
+    path.write_text(json.dumps({"responses": [*first, {"text": HOSTILE}]}))
     return f"script:{path}"
 
 
@@ -44,6 +44,20 @@ async def test_one_shot_on_a_terminal_writes_no_escape_of_the_reply(
     assert await run.finish() == 0, run.text
     assert SEEN.encode() in run.raw
     assert b"\x1b" not in run.raw and b"\x07" not in run.raw
+
+
+def test_plain_chat_draws_a_tool_line_without_the_arguments_escape_sequences(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path
+) -> None:
+    path = "notes\x1b]0;pwned\x07.txt"
+    call = {"tool_calls": [{"name": "read_file", "arguments": {"path": path}}]}
+    done = subprocess.run(
+        [str(wisp_script), "chat", "--plain", "-m", script(tmp_path, call)],
+        env=wisp_env, cwd=tmp_path, input="hi\n", capture_output=True, text=True, timeout=HANG,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "notes]0;pwned.txt" in done.stderr
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
 
 
 def test_one_shot_piped_passes_the_reply_on_as_written(

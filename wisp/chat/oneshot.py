@@ -36,7 +36,7 @@ class OneShotFace:
                 pass  # tool lines are for chat; the audit log has every call
 
     def note(self, text: str) -> None:
-        print(text, file=self.err, flush=True)
+        print(drawable(text), file=self.err, flush=True)  # a thought is the model's text too
 
     def finish(self, result: TurnResult) -> int:
         """The lines under the reply, and the exit status: 0 ok, 1 error, 130 stopped."""

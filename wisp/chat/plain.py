@@ -274,6 +274,7 @@ class PlainFace:
     # -- output helpers -----------------------------------------------------------------------
 
     def muted(self, text: str) -> None:
+        text = drawable(text)  # a tool line may quote the model's arguments, escapes and all
         if self._console is not None:
             self._console.print(text, style="dim", markup=False, highlight=False)
         else:
