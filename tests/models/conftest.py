@@ -394,7 +394,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError:
-        pytest.fail("llama-cpp-python[server] is not installed: pip install -e '.[local,mcp,acp,test]'")
+        pytest.fail(
+            "llama-cpp-python[server] is not installed: pip install -e '.[local,mcp,acp,test]'"
+        )
     gguf = smollm2_gguf()
     port = free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
