@@ -158,24 +158,25 @@ class Backend:
     async def start(self) -> None:
         """Start wisp (or take the one started early) and send our `hello` first."""
         started, self._started = self._started, None
-        if started is not None:
-            self._process = await adopt(started)
-            await self._begin_reading()
-            return
-        if not self._has_program:
-            self.could_not_start = NO_WISP  # never a bare `wisp`: exec would search PATH
-            self._waiting.clear()
-            self._post(self.Died(None))
-            return
-        try:
-            started = start(self._argv, self._env, self._cwd)
-        except OSError as exc:
-            self.could_not_start = f"cannot run {self._argv[0]}: {exc.strerror or exc}"
-            self._waiting.clear()
-            self._post(self.Died(None))
-            return
+        if started is None:
+            started = self._start_here()
+            if started is None:
+                self._waiting.clear()
+                self._post(self.Died(None))
+                return
         self._process = await adopt(started)
         await self._begin_reading()
+
+    def _start_here(self) -> subprocess.Popen[bytes] | None:
+        """wisp, started now; None (and why, in `could_not_start`) when it cannot be run."""
+        if not self._has_program:
+            self.could_not_start = NO_WISP  # never a bare `wisp`: exec would search PATH
+            return None
+        try:
+            return start(self._argv, self._env, self._cwd)
+        except OSError as exc:
+            self.could_not_start = f"cannot run {self._argv[0]}: {exc.strerror or exc}"
+            return None
 
     async def _begin_reading(self) -> None:
         process = self._process
