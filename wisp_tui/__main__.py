@@ -36,9 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     # These words are ours only as the sole argument; anywhere else they are wisp's.
     if args in (["--version"], ["-V"]):
-        from importlib.metadata import version
+        from wisp import __version__
 
-        print(f"wisp-tui {version('wisp')}")
+        print(f"wisp-tui {__version__}")
         return 0
     if args in (["--help"], ["-h"]):
         print(USAGE, end="")

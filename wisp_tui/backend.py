@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from textual.message import Message
 from textual.message_pump import MessagePump
 
+from wisp import __version__
 from wisp.protocol import (
     ClientHello,
     Effect,
@@ -192,8 +193,6 @@ class Backend:
         if self._has_said_hello:
             return
         self._has_said_hello = True
-        from importlib.metadata import version
-
         hello = ClientHello(
             effects=[
                 Effect.APPROVE.value,
@@ -203,7 +202,9 @@ class Backend:
                 *([Effect.NOTIFY.value] if sequence_for(self._env) else []),
             ],
             client="wisp-tui",
-            version=version("wisp"),
+            # wisp's own, not the installed distribution's metadata: reading that takes tens of
+            # milliseconds, and the hello is on the way to wisp's first status.
+            version=__version__,
         )
         waiting, self._waiting = self._waiting, []
         await self._write(b"".join([encode_line(hello), *waiting]))
