@@ -12,15 +12,15 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-@dataclass(frozen=True, slots=True)
-class Home:
+class Home(msgspec.Struct, frozen=True):
     """The paths under one ``WISP_HOME``."""
 
     root: Path

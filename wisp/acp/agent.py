@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.schema import (
     AgentCapabilities,
@@ -40,15 +40,14 @@ MCP_NOT_RELAYED = (
 )
 
 
-@dataclass(slots=True)
-class OpenedSession:
+class OpenedSession(msgspec.Struct):
     """A session's conversation, as the command line built it."""
 
     conversation: Conversation
     recorder: Recorder
     end: Callable[[str], Awaitable[None]]
     """Records ``session.end`` with the reason and lets go of what the session holds."""
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
     """Said once, before the first prompt's reply."""
     read_link: ReadLink | None = None
     """Reads a file a prompt links to, under ``read_file``'s rules, in the session's folder."""
@@ -69,12 +68,11 @@ class SessionOpener(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class Session:
+class Session(msgspec.Struct):
     id: str
     opened: OpenedSession
     updates: TurnUpdates
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: asyncio.Lock = msgspec.field(default_factory=asyncio.Lock)
     sender: UpdateSender | None = None
     """The running prompt's updates, while one runs."""
     closed: bool = False

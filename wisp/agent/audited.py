@@ -13,7 +13,6 @@ import hashlib
 import os
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -37,8 +36,7 @@ REPEAT_NOTE = (
 get alike)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CallRecord:
+class CallRecord(msgspec.Struct, frozen=True):
     """What one audited call produced: the output the model got and the events' ids."""
 
     output: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
+
+import msgspec
 
 from wisp.audit.details import Details
 from wisp.audit.kinds import CommandOutcome, Error, PolicyDecision, ToolResult
@@ -28,8 +29,7 @@ _CITATION = re.compile(rf"\b(?:entry|entries)\s+({_NUM}(?:{_SEP}{_NUM})*)", re.I
 _ITEM = re.compile(r"#?([0-9]{1,9})(?:\s*[-–—]\s*#?([0-9]{1,9}))?")
 
 
-@dataclass(frozen=True, slots=True)
-class Citations:
+class Citations(msgspec.Struct, frozen=True):
     """The entry numbers a reply cites, in first-cited order, at most ``CITE_CAP`` of them."""
 
     numbers: list[int]
@@ -104,13 +104,12 @@ class TrailEvent(Protocol):
     def details(self) -> Details: ...
 
 
-@dataclass(slots=True)
-class _Tally:
+class _Tally(msgspec.Struct):
     calls: int = 0
     failed: int = 0
     denied: int = 0
     declined: int = 0
-    outcomes: list[str] = field(default_factory=list)
+    outcomes: list[str] = msgspec.field(default_factory=list)
 
 
 def call_outcomes(events: Sequence[TrailEvent]) -> list[tuple[str, str]]:

@@ -17,8 +17,9 @@ drop``), oldest first, never the last whole one, and records ``context.condensat
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from itertools import groupby
+
+import msgspec
 
 from wisp.agent.compose import append_entry, compose_entry, reference
 from wisp.agent.types import BYTES_PER_TOKEN, ChatRequest, Message, ToolSpec, message_bytes
@@ -31,8 +32,7 @@ RATIO_RANGE = (0.25, 4.0)
 """How far a runtime's count may stray from four bytes a token before it is taken for noise."""
 
 
-@dataclass(frozen=True, slots=True)
-class ContextSettings:
+class ContextSettings(msgspec.Struct, frozen=True):
     """``context.budget``, ``context.target`` and ``context.headroomTurns``."""
 
     budget: float = 0.85
@@ -45,8 +45,7 @@ class ContextSettings:
         return min(self.target, self.budget - MARGIN)
 
 
-@dataclass(slots=True)
-class StoredTurn:
+class StoredTurn(msgspec.Struct):
     """One turn's live entries (a typed command goes with the turn whose request carries it)."""
 
     number: int | None
@@ -64,8 +63,7 @@ class StoredTurn:
         return f"entry {first}" if first == last else f"entries {first}-{last}"
 
 
-@dataclass(slots=True)
-class Plan:
+class Plan(msgspec.Struct):
     """What condensing decided: the turns to drop, and the numbers its event records."""
 
     reason: str
@@ -78,7 +76,7 @@ class Plan:
     token_count: int
     turns_before: int
     turns_after: int
-    drop: list[StoredTurn] = field(default_factory=list)
+    drop: list[StoredTurn] = msgspec.field(default_factory=list)
     floor: bool = False
 
     @property
@@ -300,18 +298,17 @@ class ContextMeter:
         return plan
 
 
-@dataclass(slots=True)
-class _StoredPart:
+class _StoredPart(msgspec.Struct):
     """The stored part of every request: the live entries as messages, and their size."""
 
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Message] = msgspec.field(default_factory=list)
     tokens: int = 0
     """Their size by estimate, before the runtime's ratio."""
     seen: int = 0
     """The store's entries taken in so far."""
     drops: int = -1
     """The store's drop count it was built for (-1: never built)."""
-    outputs: dict[int, tuple[int, int]] = field(default_factory=dict)
+    outputs: dict[int, tuple[int, int]] = msgspec.field(default_factory=dict)
     """Each output entry's message index and size, to replace it by its reference."""
 
     def reset(self, drops: int, start: int) -> None:

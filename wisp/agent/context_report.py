@@ -9,7 +9,6 @@ so the context any turn started with can be rebuilt (``at_turn``), not only the 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from itertools import groupby
 from typing import TYPE_CHECKING
 
@@ -37,8 +36,7 @@ _KIND_WORDS = {
 }
 
 
-@dataclass(slots=True)
-class Line:
+class Line(msgspec.Struct):
     """One entry as a request carries it."""
 
     entry: Entry
@@ -58,8 +56,7 @@ class Line:
         return f"entry {self.entry.id} · {words} · {self.tokens:,} tokens"
 
 
-@dataclass(slots=True)
-class Report:
+class Report(msgspec.Struct):
     """A request's context: the fixed part, the literal turns, what was left out, the room."""
 
     title: str
@@ -67,8 +64,8 @@ class Report:
     instructions_text: str
     instructions: int
     schemas: int
-    lines: list[Line] = field(default_factory=list)
-    dropped: list[Entry] = field(default_factory=list)
+    lines: list[Line] = msgspec.field(default_factory=list)
+    dropped: list[Entry] = msgspec.field(default_factory=list)
     reasoning: int = 0
 
     @property

@@ -6,22 +6,21 @@ encoded once at its edge).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from wisp.agent.types import Usage
 from wisp.audit.event import AuditEvent
 
 
-@dataclass(frozen=True, slots=True)
-class TextFragment:
+class TextFragment(msgspec.Struct, frozen=True):
     """A piece of the reply, as it streams."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ContextFill:
+class ContextFill(msgspec.Struct, frozen=True):
     """How full the window is: after each request (its prompt tokens, reported or estimated)
     and after a condensation (what the next request will carry)."""
 
@@ -44,8 +43,7 @@ recorded."""
 Outcome = Literal["ok", "error", "stopped"]
 
 
-@dataclass(slots=True)
-class TurnResult:
+class TurnResult(msgspec.Struct):
     """How a turn ended, and the lines under its reply (``ran:``, ``cited but not in this
     conversation:``, ``claimed but not done:``), computed from what was recorded."""
 
@@ -57,7 +55,7 @@ class TurnResult:
     usage: Usage | None = None
     ran: str | None = None
     cited: str | None = None
-    unknown_entries: list[int] = field(default_factory=list)
+    unknown_entries: list[int] = msgspec.field(default_factory=list)
     verification: str | None = None
     """``claimed but not done: ran the tests (no command ran)``: the reply's claims of actions
     no call of the turn did; None when it claims none, or every claim holds."""

@@ -13,10 +13,11 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp.agent import checks
 from wisp.agent.audited import AuditedTools, new_call_id
@@ -103,17 +104,16 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass(slots=True)
-class _Turn:
+class _Turn(msgspec.Struct):
     """The running turn's state; kept apart so a stopped turn can still be stored."""
 
     number: int
     started: float
-    pending: list[PendingEntry] = field(default_factory=list)
+    pending: list[PendingEntry] = msgspec.field(default_factory=list)
     usage: Usage | None = None
-    calls: dict[str, ToolCall] = field(default_factory=dict)
-    answered: set[str] = field(default_factory=set)
-    call_events: dict[str, str] = field(default_factory=dict)
+    calls: dict[str, ToolCall] = msgspec.field(default_factory=dict)
+    answered: set[str] = msgspec.field(default_factory=set)
+    call_events: dict[str, str] = msgspec.field(default_factory=dict)
     """Each call's ``tool.call`` event id, as ``AuditedTools.run`` returned it."""
     cut: str | None = None
     """Why the reply was cut short (it kept repeating itself, or ran past its cap)."""
@@ -130,12 +130,11 @@ class _Turn:
     """The JSON Schema a reply is held to, on the requests that offer no tools."""
 
 
-@dataclass(slots=True)
-class _Reply:
+class _Reply(msgspec.Struct):
     """What one request streamed back."""
 
     text: str = ""
-    calls: list[ToolCallRequested] = field(default_factory=list)
+    calls: list[ToolCallRequested] = msgspec.field(default_factory=list)
 
 
 class Conversation:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -62,17 +61,16 @@ class Usage(msgspec.Struct, frozen=True):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ChatRequest:
+class ChatRequest(msgspec.Struct, frozen=True):
     """Everything one model request carries: the whole composition (backends are stateless)."""
 
     messages: list[Message]
-    tools: list[ToolSpec] = field(default_factory=list)
+    tools: list[ToolSpec] = msgspec.field(default_factory=list)
     think: bool | str | None = None
     """The thinking switch to send, or None to send nothing."""
     temperature: float | None = None
     max_tokens: int | None = None
-    withheld: list[ToolSpec] = field(default_factory=list)
+    withheld: list[ToolSpec] = msgspec.field(default_factory=list)
     """The conversation's tools that this request does not offer (after a loop, or when an
     empty reply is asked again). A call to one written in the reply's text is still read as a
     call, which the agent refuses, never shown as the answer."""
@@ -190,8 +188,7 @@ class Backend(Protocol):
     async def aclose(self) -> None: ...
 
 
-@dataclass(slots=True)
-class ResolvedModel:
+class ResolvedModel(msgspec.Struct):
     """A model chosen and checked, ready for a conversation (docs/models.md, "Selections")."""
 
     selection: str
@@ -277,8 +274,7 @@ def keeps_nothing(text: str, *, cut: bool = False) -> bool:
     return False
 
 
-@dataclass(slots=True)
-class ToolContext:
+class ToolContext(msgspec.Struct):
     """What a tool may use while it runs. Passed in per call; tools keep no global state."""
 
     working_directory: Path

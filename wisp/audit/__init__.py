@@ -7,8 +7,9 @@ reads every file back, oldest first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from wisp.audit import kinds  # noqa: F401  (registers every kind)
 from wisp.audit.details import REGISTRY, Details, field_names, register
@@ -18,8 +19,7 @@ from wisp.audit.log import AuditLog, new_session_id
 from wisp.audit.sinks import AuditSink, MemorySink, NullSink
 
 
-@dataclass(frozen=True, slots=True)
-class AuditSettings:
+class AuditSettings(msgspec.Struct, frozen=True):
     """config.json's ``audit`` object, checked."""
 
     enabled: bool = True

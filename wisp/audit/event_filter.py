@@ -8,8 +8,9 @@ generous.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from wisp.audit.details import REGISTRY
 from wisp.audit.event import StoredEvent, StoredHead
@@ -17,8 +18,7 @@ from wisp.audit.event import StoredEvent, StoredHead
 __all__ = ["EventFilter"]
 
 
-@dataclass(frozen=True, slots=True)
-class EventFilter:
+class EventFilter(msgspec.Struct, frozen=True):
     """Which events ``wisp logs`` shows; an empty filter shows every one."""
 
     session: str | None = None
@@ -26,11 +26,14 @@ class EventFilter:
     kinds: frozenset[str] = frozenset()
     tool: str | None = None
     """A tool's name: its tool.call, tool.result and output.kept, and the events of its work."""
-    tool_kinds: frozenset[str] = field(init=False)
+    tool_kinds: frozenset[str] = frozenset()
+    """Worked out from ``tool``: the kinds its work records."""
 
     def __post_init__(self) -> None:
         owned = {kind for kind, cls in REGISTRY.items() if cls.owner_tool == self.tool}
-        object.__setattr__(self, "tool_kinds", frozenset(owned) if self.tool else frozenset())
+        msgspec.structs.force_setattr(
+            self, "tool_kinds", frozenset(owned) if self.tool else frozenset()
+        )
 
     def matches(self, event: StoredEvent | StoredHead) -> bool:
         if self.kinds and event.kind not in self.kinds:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import mmap
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +31,7 @@ Spans = list[tuple[int, int]]
 """(start, stop) of lines in a file's data; stop is just past the line's newline."""
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(msgspec.Struct, frozen=True):
     """One stored line: its bytes as written (without the newline) and the decoded event."""
 
     raw: bytes

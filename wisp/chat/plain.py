@@ -17,9 +17,9 @@ the chat line it was written as: ``/quit`` after an approval quits.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any, TextIO
 
+import msgspec
 from msgspec import UNSET
 
 from wisp import protocol as p
@@ -78,8 +78,7 @@ def _is_regular_file(stream: TextIO) -> bool:
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
+class Pending(msgspec.Struct, frozen=True):
     """A dialog waiting for the person's next line."""
 
     kind: str  # "approval", "question" or "choice"

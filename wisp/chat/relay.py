@@ -14,9 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp import protocol as p
 from wisp.audit.kinds import ApprovalAnswered
@@ -37,8 +38,7 @@ EXACT_WORDS: dict[str, Answer] = {
 """A relayed answer must be one of these words exactly; anything else is written as ``no``."""
 
 
-@dataclass(slots=True)
-class _Shown:
+class _Shown(msgspec.Struct):
     request: PendingRequest
     waiter: asyncio.Task[None]
     answered: bool = False

@@ -15,8 +15,9 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 GIT_SECONDS = 5.0
 """A slow repository must not hold up the next message for long. The confined git starts through
@@ -53,8 +54,7 @@ steer it), no system or global config."""
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-@dataclass(frozen=True, slots=True)
-class GitState:
+class GitState(msgspec.Struct, frozen=True):
     branch: str | None = None
     dirty: bool | None = None
     added: int | None = None

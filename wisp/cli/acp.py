@@ -9,9 +9,10 @@ roots from the session's ``cwd``). The ``acp`` SDK is imported only when the com
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from wisp.cli.context import Context
 from wisp.cli.serving import add_serving_options
@@ -93,8 +94,7 @@ def _streams_fit() -> bool:
     return all(stat.S_ISFIFO(m) or stat.S_ISSOCK(m) or stat.S_ISCHR(m) for m in modes)
 
 
-@dataclass(frozen=True, slots=True)
-class AcpOptions:
+class AcpOptions(msgspec.Struct, frozen=True):
     """The command line's choices."""
 
     model: str | None = None
@@ -121,8 +121,7 @@ async def _serve(context: Context, options: AcpOptions) -> int:
     return 0
 
 
-@dataclass(slots=True)
-class SessionBuilder:
+class SessionBuilder(msgspec.Struct):
     """Builds each session's conversation the way chat builds its own, with an approver that
     asks in the client's permission dialog and out of band at once."""
 
@@ -131,7 +130,7 @@ class SessionBuilder:
     config: Config
     log: Any
     """The process's audit log; each session writes its own session on its sink."""
-    choices: dict[int, Any] = field(default_factory=dict)
+    choices: dict[int, Any] = msgspec.field(default_factory=dict)
 
     async def open(self, cwd: Path, ways: ClientWays) -> OpenedSession:
         from wisp.acp.agent import OpenedSession
@@ -363,8 +362,7 @@ NEVER_PARKED = 365 * 24 * 3600.0
 """A question's hold when nothing bounds its wait: a prompt holds it for as long as it takes."""
 
 
-@dataclass(frozen=True, slots=True)
-class _SessionModel:
+class _SessionModel(msgspec.Struct, frozen=True):
     """What ``ModelChoice`` reads of the options: a session's model is named, never a
     fallback."""
 

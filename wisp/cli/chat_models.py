@@ -4,8 +4,9 @@ and off, and the capability check, recorded from chat as the command line record
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from wisp.agent.loop import Conversation
 from wisp.agent.recorder import Recorder
@@ -28,8 +29,7 @@ class ModelsSession(Protocol):
     def http(self) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
-class PickerRow:
+class PickerRow(msgspec.Struct, frozen=True):
     """One model in chat's picker."""
 
     selection: str

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from wisp.spelling import meant
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
 
 
-@dataclass(frozen=True, slots=True)
-class Words:
+class Words(msgspec.Struct, frozen=True):
     """The words of a command line that are neither options nor an option's value."""
 
     words: list[str]

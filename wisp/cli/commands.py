@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp.config import Config
 from wisp.policy.approval_cache import SessionApprovals
@@ -23,8 +24,7 @@ from wisp.tools.command_runner import CommandRunner, CommandSettings
 ReadLine = Callable[[], Awaitable[str | None]]
 
 
-@dataclass(frozen=True, slots=True)
-class CommandOptions:
+class CommandOptions(msgspec.Struct, frozen=True):
     """The command line's switches for commands."""
 
     yes: bool = False

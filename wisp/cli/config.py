@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -283,7 +282,7 @@ def _record(context: Context, config: Config, change: Change, *, log_it: bool) -
     """config.change, in the log that was or is now enabled (turning it off is recorded too)."""
     if not log_it:
         return
-    settings = dataclasses.replace(audit_settings(config), enabled=True)
+    settings = msgspec.structs.replace(audit_settings(config), enabled=True)
     log = AuditLog(open_sink(settings, context.home.audit_file))
     try:
         log.record(

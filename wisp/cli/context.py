@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TextIO
+
+import msgspec
 
 from wisp.audit import AuditSettings
 from wisp.config import Config, load_config
 from wisp.home import Home
 
 
-@dataclass(slots=True)
-class Context:
+class Context(msgspec.Struct):
     home: Home
     environ: Mapping[str, str]
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdout: TextIO = msgspec.field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = msgspec.field(default_factory=lambda: sys.stderr)
 
     def warn(self, message: str) -> None:
         """One line on stderr, never stdout (which may be a pipe of events or JSON)."""

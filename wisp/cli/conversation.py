@@ -8,9 +8,10 @@ import contextlib
 import os
 import shlex
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp import protocol as p
 from wisp.agent.context import ContextSettings
@@ -40,8 +41,7 @@ from wisp.tools.inspect import InspectTool
 from wisp.tools.registry import default_tools
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationOptions:
+class ConversationOptions(msgspec.Struct, frozen=True):
     """What the command line (or a client's session) asked for."""
 
     entry_point: str
@@ -49,8 +49,8 @@ class ConversationOptions:
     no_tools: bool = False
     resume: str | None = None
     save: str | None = None
-    commands: CommandOptions = field(default_factory=CommandOptions)
-    working_directory: Path = field(default_factory=Path.cwd)
+    commands: CommandOptions = msgspec.field(default_factory=CommandOptions)
+    working_directory: Path = msgspec.field(default_factory=Path.cwd)
     """The conversation's working directory (absolute): where its commands run (the model's
     ``run_command``, ``!`` commands, the status line's git), what relative paths in its tools
     mean, and the root of its sandbox's writable set (with ``/tmp`` and the configured

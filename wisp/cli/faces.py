@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from wisp import protocol as p
 from wisp.chat.asker import TerminalAsker
@@ -13,8 +14,7 @@ from wisp.policy.types import ApprovalQuestion, Approver, Asker
 from wisp.tools.ask import NobodyAsker
 
 
-@dataclass(frozen=True, slots=True)
-class Face:
+class Face(msgspec.Struct, frozen=True):
     """What the face that opens the session can do. A chat (plain or ``--json``) asks over the
     protocol (``protocol``); the one-shot asks on the terminal when stdin is one."""
 

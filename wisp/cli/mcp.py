@@ -8,7 +8,6 @@ other command never load it (docs/mcp.md)."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
     from wisp.agent.recorder import Recorder
     from wisp.agent.types import ResolvedModel
     from wisp.config import Config
-    from wisp.mcp.shared_model import SharedModels
     from wisp.mcp.threads import OpenedThread, Thread, ThreadSpec
 
 DESCRIPTION = """\
@@ -98,8 +96,7 @@ def run_mcp(args: argparse.Namespace, context: Context) -> int:
     return asyncio.run(_serve(context, options))
 
 
-@dataclass(frozen=True, slots=True)
-class McpOptions:
+class McpOptions(msgspec.Struct, frozen=True):
     """The command line's choices."""
 
     model: str | None = None
@@ -146,26 +143,29 @@ async def _serve(context: Context, options: McpOptions) -> int:
     return 0
 
 
-@dataclass(slots=True)
 class ThreadBuilder:
     """Builds each thread's conversation the way chat builds its own, with an approver that
     asks the person out of band and, where the client can, in its dialog."""
 
-    context: Context
-    options: McpOptions
-    config: Config
-    recorder: Recorder
-    """The server's session (``entryPoint`` ``mcp``)."""
-    working_directory: Path = field(default_factory=Path.cwd)
-    """The server's working directory, every thread's: where its commands run and the root of
-    its sandbox's writable set, as ``ConversationOptions.working_directory`` is a chat's."""
-    notes: list[str] = field(default_factory=list)
-    shared: SharedModels = field(init=False)
-    _probe: Any = field(init=False)
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        context: Context,
+        options: McpOptions,
+        config: Config,
+        recorder: Recorder,
+        working_directory: Path | None = None,
+    ) -> None:
         from wisp.mcp.shared_model import SharedModels
 
+        self.context = context
+        self.options = options
+        self.config = config
+        self.recorder = recorder
+        """The server's session (``entryPoint`` ``mcp``)."""
+        self.working_directory = Path.cwd() if working_directory is None else working_directory
+        """The server's working directory, every thread's: where its commands run and the root
+        of its sandbox's writable set, as ``ConversationOptions.working_directory`` is a chat's."""
+        self.notes: list[str] = []
         self.shared = SharedModels()
         # A runner for the server's own questions (its tools, its sandbox), never run.
         self._probe = self._runner(self.recorder, _nobody(), self.notes)
@@ -236,7 +236,7 @@ class ThreadBuilder:
             raise ThreadError(f"model {selection}: {exc}") from exc
         runner = self._runner(recorder, self._approver(thread, recorder), [])
         if spec.command_timeout_seconds is not None:
-            runner.settings = replace(
+            runner.settings = msgspec.structs.replace(
                 runner.settings,
                 timeout_seconds=spec.command_timeout_seconds,
                 timeout_source="thread",
@@ -418,8 +418,7 @@ class ThreadBuilder:
         return value if value.strip() else None
 
 
-@dataclass(frozen=True, slots=True)
-class _ThreadModel:
+class _ThreadModel(msgspec.Struct, frozen=True):
     """What ``ModelChoice`` reads of the options: a thread's model is named, never a fallback."""
 
     model: str

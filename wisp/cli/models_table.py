@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from wisp.agent.types import CAPABILITY_WORDS, capability_words
 
@@ -56,8 +57,7 @@ def _and(words: Sequence[str]) -> str:
     return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else words[0]
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(msgspec.Struct, frozen=True):
     heading: str
     drop: int
     """Dropped in this order on a narrow terminal (1 first); 0 is never dropped."""

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp.agent.compose import command_notice
 from wisp.agent.loop import Conversation, output_budget
@@ -22,8 +23,7 @@ from wisp.audit.kinds import CommandTyped
 from wisp.tools.command_runner import CommandRunner, Ran, outcome_event
 
 
-@dataclass(frozen=True, slots=True)
-class TypedCommand:
+class TypedCommand(msgspec.Struct, frozen=True):
     """What chat shows of a typed command."""
 
     output: str

@@ -9,8 +9,6 @@ name is free, its fields are known.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import msgspec
@@ -19,8 +17,7 @@ from wisp.config.paths import join_path, split_path
 from wisp.spelling import edit_distance
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+class Setting(msgspec.Struct, frozen=True):
     """One known key of config.json."""
 
     path: str
@@ -518,7 +515,7 @@ MODEL_FIELDS: dict[str, dict[tuple[str, ...], Setting]] = {
     "local": _model_fields(_THINK)
     | {tuple(field.path.split(".")): field for field in _LOCAL_FILE_FIELDS},
     "ollama": _model_fields(
-        dataclasses.replace(
+        msgspec.structs.replace(
             _THINK,
             type=SETTINGS["ollama.think"].type,
             expected=SETTINGS["ollama.think"].expected,
@@ -547,7 +544,7 @@ def setting_for(key: str | Names) -> Setting | None:
     if path in SETTINGS:
         return SETTINGS[path]
     field = _model_field(names)
-    return None if field is None else dataclasses.replace(field, path=path)
+    return None if field is None else msgspec.structs.replace(field, path=path)
 
 
 def _model_field(names: Names) -> Setting | None:

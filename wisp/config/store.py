@@ -15,7 +15,6 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +44,18 @@ Key = str | Names
 NESTS = "expected an object (settings nest in it)"
 
 
-@dataclass(slots=True)
 class Config:
     """The settings in one config.json (missing file: no settings)."""
 
-    path: Path
-    data: dict[str, Any]
-    _settings: Settings | None = field(default=None, init=False, repr=False, compare=False)
+    __slots__ = ("_settings", "data", "path")
+
+    def __init__(self, path: Path, data: dict[str, Any]) -> None:
+        self.path = path
+        self.data = data
+        self._settings: Settings | None = None
+
+    def __repr__(self) -> str:
+        return f"Config(path={self.path!r}, data={self.data!r})"
 
     @property
     def settings(self) -> Settings:
@@ -233,8 +237,7 @@ def _reason(message: str) -> str:
     return f"not valid JSON ({reason}); fix or remove the file, it was left as it is"
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """What one ``set`` or ``unset`` did: values are ``MISSING`` where the key was not set."""
 
     key: str

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp.agent.events import TurnResult
 from wisp.audit.details import Details
@@ -24,8 +25,7 @@ def output_uri(thread: str, call: str) -> str:
     return f"wisp://threads/{thread}/output/{call}"
 
 
-@dataclass(slots=True)
-class CallRecord:
+class CallRecord(msgspec.Struct):
     """One tool call of a turn, as its events told it."""
 
     id: str
@@ -37,12 +37,11 @@ class CallRecord:
     error: str | None = None
 
 
-@dataclass(slots=True)
-class TurnRecord:
+class TurnRecord(msgspec.Struct):
     """What a ``respond`` saw recorded: the calls in order, the refusals, a floor note."""
 
-    calls: dict[str, CallRecord] = field(default_factory=dict)
-    refusals: list[dict[str, str]] = field(default_factory=list)
+    calls: dict[str, CallRecord] = msgspec.field(default_factory=dict)
+    refusals: list[dict[str, str]] = msgspec.field(default_factory=list)
     context_note: str | None = None
 
     def add(self, details: Details, call: str | None) -> None:

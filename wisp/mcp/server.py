@@ -9,12 +9,12 @@ import contextlib
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
+import msgspec
 from jsonschema import Draft202012Validator
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -109,8 +109,7 @@ CLOSE_SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass(slots=True)
-class ServerParts:
+class ServerParts(msgspec.Struct):
     """What the command line hands the server."""
 
     opener: ThreadOpener

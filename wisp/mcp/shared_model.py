@@ -4,8 +4,9 @@ requests wait their turn on one lock, each thread holding its own view of the mo
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import AsyncIterator
+
+import msgspec
 
 from wisp.agent.types import ChatRequest, ResolvedModel, StreamEvent
 
@@ -38,7 +39,7 @@ class SharedModels:
         if held is None:
             return None
         model, lock = held
-        return dataclasses.replace(model, backend=QueuedBackend(model.backend, lock))
+        return msgspec.structs.replace(model, backend=QueuedBackend(model.backend, lock))
 
     def add(self, model: ResolvedModel) -> ResolvedModel:
         """Keep a newly resolved model when it runs in this process; the thread's view of it."""

@@ -8,8 +8,9 @@ import re
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import msgspec
 
 from wisp.agent.loop import Conversation
 from wisp.agent.recorder import Recorder
@@ -18,8 +19,7 @@ MAX_THREADS = 32
 THREAD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
-@dataclass(frozen=True, slots=True)
-class ThreadSpec:
+class ThreadSpec(msgspec.Struct, frozen=True):
     """What a ``respond`` that starts a thread may choose; None leaves the server's choice."""
 
     instructions: str | None = None
@@ -28,8 +28,7 @@ class ThreadSpec:
     command_timeout_seconds: int | None = None
 
 
-@dataclass(slots=True)
-class OpenedThread:
+class OpenedThread(msgspec.Struct):
     """A thread's conversation, as the command line built it."""
 
     conversation: Conversation
@@ -38,16 +37,15 @@ class OpenedThread:
     """Records ``session.end`` with the reason and lets go of what the thread holds."""
 
 
-@dataclass(slots=True)
-class Thread:
+class Thread(msgspec.Struct):
     """One thread: its conversation, the lock its calls take in turn, the call it runs now."""
 
     id: str
     opened: OpenedThread | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: asyncio.Lock = msgspec.field(default_factory=asyncio.Lock)
     request: Any = None
     """The MCP request running on the thread now (its context), for elicitation and progress."""
-    outputs: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, str] = msgspec.field(default_factory=dict)
     """Each call's output as the model saw it, by call id."""
     closed: bool = False
 

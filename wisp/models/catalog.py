@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,8 +112,7 @@ class Catalog(msgspec.Struct, kw_only=True):
 # -- the listing -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Lister:
+class _Lister(msgspec.Struct):
     """One listing's inputs, shared by its concurrent tasks."""
 
     config: Config

@@ -19,7 +19,6 @@ import contextlib
 import datetime
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -58,8 +57,7 @@ LABELS: dict[Question, str] = {
 """Each question as its result line says it: the capability's name for people."""
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """Seconds allowed for each question; the first includes loading the model."""
 
     reply: float = 180.0
@@ -97,8 +95,7 @@ _STRUCTURED_PROMPT = (
 # -- results -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class QuestionResult:
+class QuestionResult(msgspec.Struct, frozen=True):
     """One question as ``model.verified.checks`` records it."""
 
     check: Question
@@ -114,8 +111,7 @@ class QuestionResult:
         return f"{LABELS[self.check]}: {verdict} in {self.seconds:.1f} s{why}"
 
 
-@dataclass(frozen=True, slots=True)
-class CheckResult:
+class CheckResult(msgspec.Struct, frozen=True):
     """A whole check: the questions asked (a failed reply skips the rest)."""
 
     selection: str
@@ -146,10 +142,9 @@ class CheckResult:
 # -- asking ------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Heard:
+class _Heard(msgspec.Struct):
     text: str = ""
-    calls: list[ToolCallRequested] = field(default_factory=list)
+    calls: list[ToolCallRequested] = msgspec.field(default_factory=list)
 
 
 async def check_model(
@@ -282,8 +277,7 @@ def declaration_key(selection: str, asset: str | None = None) -> tuple[str, str]
     return LOCAL, Path(asset).name.removesuffix(".gguf")
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
+class Declaration(msgspec.Struct, frozen=True):
     """What a check records, and what it kept or took out of the earlier declaration."""
 
     section: dict[str, Any]

@@ -11,7 +11,6 @@ import contextlib
 import os
 import re
 from collections.abc import AsyncIterator, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -48,8 +47,7 @@ CAPABILITIES: tuple[Capability, ...] = ("toolCalling", "guidedGeneration", "reas
 # -- who a request goes to ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Server:
+class Server(msgspec.Struct, frozen=True):
     """A runtime at a base URL, as its messages name it."""
 
     runtime: str
@@ -206,8 +204,7 @@ class _ErrorBody(msgspec.Struct):
     detail: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ServerError:
+class ServerError(msgspec.Struct, frozen=True):
     """What a server said went wrong: its message and, where it gives one, its error type."""
 
     message: str

@@ -19,9 +19,10 @@ import fcntl
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeVar
+
+import msgspec
 
 from wisp.agent.types import ModelError, ModelUnavailable
 from wisp.models.local_files import sha256_of
@@ -47,8 +48,7 @@ class ChecksumMismatch(ModelError):
     """The file that arrived is not the one the Hub describes."""
 
 
-@dataclass(frozen=True, slots=True)
-class HubRef:
+class HubRef(msgspec.Struct, frozen=True):
     """What ``hf:`` names: a repository, and perhaps one file in it."""
 
     repository: str
@@ -69,8 +69,7 @@ class HubRef:
         return cls(repository, filename, revision or "main")
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """The file a pull will fetch, and what the Hub says of it and of its repository."""
 
     repository: str
@@ -88,8 +87,7 @@ class Plan:
         return Path(self.filename).name[: -len(".gguf")]
 
 
-@dataclass(frozen=True, slots=True)
-class Pulled:
+class Pulled(msgspec.Struct, frozen=True):
     """A verified file in the cache."""
 
     path: Path

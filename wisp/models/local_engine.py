@@ -10,9 +10,10 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp.agent.types import Message, ModelError, ModelUnavailable, ToolSpec
 from wisp.models.local_tools import (
@@ -33,8 +34,7 @@ _CHATML = (
 )
 
 
-@dataclass(slots=True)
-class Prompt:
+class Prompt(msgspec.Struct):
     """A request rendered by the model's chat template and tokenized."""
 
     tokens: list[int]
@@ -48,14 +48,12 @@ class Prompt:
     """The grammar is a schema's: it holds every token, never only the first."""
 
 
-@dataclass(frozen=True, slots=True)
-class Sampling:
+class Sampling(msgspec.Struct, frozen=True):
     temperature: float
     max_tokens: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Generated:
+class Generated(msgspec.Struct, frozen=True):
     """How a generation ended."""
 
     reason: str | None

@@ -20,9 +20,10 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+import msgspec
 
 from wisp.agent.types import ModelUnavailable
 from wisp.config.paths import model_path, shell_word
@@ -30,8 +31,7 @@ from wisp.config.paths import model_path, shell_word
 CHUNK = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+class FileStamp(msgspec.Struct, frozen=True):
     """What ``stat`` says of a file: any write, rename or replacement changes it."""
 
     size: int
@@ -57,8 +57,7 @@ class FileStamp:
         return cls(*value)
 
 
-@dataclass(frozen=True, slots=True)
-class FileRecord:
+class FileRecord(msgspec.Struct, frozen=True):
     """The checksum wisp took of a model's file, where, and the file's stamp then."""
 
     path: str
@@ -90,8 +89,7 @@ def sha256_of(fd: int) -> str:
     return digest.hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class CheckedFile:
+class CheckedFile(msgspec.Struct, frozen=True):
     """A model's file, open, checked against its record: load it by ``load_path``, which names
     the very file that was hashed (a name swapped for another file since cannot matter)."""
 

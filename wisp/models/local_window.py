@@ -9,9 +9,10 @@ model's maximum → floor 8,192 or the maximum. See docs/models.md, "Context win
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import msgspec
 
 from wisp.config.paths import model_path
 
@@ -82,8 +83,7 @@ def _read_value(file: BinaryIO, kind: int) -> Any:
     return _unpack(file, _SCALARS[kind])[0]
 
 
-@dataclass(frozen=True, slots=True)
-class ModelShape:
+class ModelShape(msgspec.Struct, frozen=True):
     """What sizing needs from the header; ``None`` where the file does not say."""
 
     maximum: int | None

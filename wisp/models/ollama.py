@@ -8,7 +8,6 @@ carry thinking, text, tool calls and, on the last (``done: true``), the token co
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import httpx
@@ -79,8 +78,7 @@ _T = TypeVar("_T")
 # -- the backend -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class OllamaBackend:
+class OllamaBackend(msgspec.Struct):
     """One Ollama model, its window fixed at selection. The HTTP client belongs to the caller."""
 
     client: httpx.AsyncClient

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import httpx
@@ -46,8 +45,7 @@ class PullLine(msgspec.Struct):
 _line_decoder = msgspec.json.Decoder(PullLine)
 
 
-@dataclass(slots=True)
-class Layer:
+class Layer(msgspec.Struct):
     """One blob of the model, as its progress lines report it."""
 
     digest: str
@@ -66,15 +64,14 @@ class Layer:
         return self.total > 0 and self.first_completed >= self.total
 
 
-@dataclass(slots=True)
-class PullProgress:
+class PullProgress(msgspec.Struct):
     """What a pull has done so far; the caller renders it and records ``model.pull`` from it."""
 
     name: str
     """The Ollama name as asked for: ``qwen3:8b``."""
     started: float
     status: str = ""
-    layers: dict[str, Layer] = field(default_factory=dict)
+    layers: dict[str, Layer] = msgspec.field(default_factory=dict)
     current: str = ""
     """The digest of the layer last reported; empty between layers."""
     succeeded: bool = False

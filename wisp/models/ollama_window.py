@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -30,8 +31,7 @@ may be an activated ``.venv/bin`` a confined command could write to (issue 12); 
 the program unconfined."""
 
 
-@dataclass(frozen=True, slots=True)
-class Memory:
+class Memory(msgspec.Struct, frozen=True):
     """What the model may use: free and installed bytes, of the GPU where there is one."""
 
     available: int
@@ -39,15 +39,14 @@ class Memory:
     is_gpu: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(msgspec.Struct, frozen=True):
     """What a model's KV cache costs, read from ``/api/show`` ``model_info``."""
 
     maximum: int
     """``<arch>.context_length``: the longest window the model was trained for."""
     per_token: int
     """Bytes per token of the global-attention layers (16-bit cache)."""
-    sliding: list[tuple[int, int]] = field(default_factory=list)
+    sliding: list[tuple[int, int]] = msgspec.field(default_factory=list)
     """(bytes per token, sliding window) for each sliding-window layer."""
     fixed: int = 0
     """Bytes that do not grow with the window: recurrent state."""

@@ -9,7 +9,6 @@ and tool-call fragments.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 
 import httpx
 import msgspec
@@ -95,8 +94,7 @@ class _NothingCame(Exception):
 # -- the executor ------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class OpenAICompatBackend:
+class OpenAICompatBackend(msgspec.Struct):
     """One model on an OpenAI-compatible server. The HTTP client belongs to the caller."""
 
     client: httpx.AsyncClient

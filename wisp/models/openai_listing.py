@@ -8,7 +8,6 @@ the server nor config.json gives is unknown, never guessed (docs/models.md, "Con
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TypeVar
 
 import httpx
@@ -109,14 +108,13 @@ class LmModels(msgspec.Struct):
 # -- what a server serves ----------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Served:
+class Served(msgspec.Struct):
     """The model as its server reports it."""
 
     id: str
     window: int | None = None
     window_note: str | None = None
-    reported: list[Capability] = field(default_factory=list)
+    reported: list[Capability] = msgspec.field(default_factory=list)
     has_report: bool = False
     """Whether the server said anything about what the model can do."""
     window_source: str = "the server"
@@ -131,8 +129,7 @@ class Unreadable(ModelUnavailable):
     """A listing call answered, but not with something wisp can use."""
 
 
-@dataclass(slots=True)
-class Listing:
+class Listing(msgspec.Struct):
     """The calls resolution makes to one server, all with a 5 s limit."""
 
     client: httpx.AsyncClient

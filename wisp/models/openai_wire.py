@@ -8,7 +8,6 @@ by position, and the server-sent events of its reply.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import msgspec
@@ -18,8 +17,7 @@ from wisp.models.http import ErrorDetail, Server, ServerError, WireTool
 from wisp.models.parsing import is_overflow_message, overflow_error
 
 
-@dataclass(frozen=True, slots=True)
-class Dialect:
+class Dialect(msgspec.Struct, frozen=True):
     """What sets one OpenAI-compatible runtime apart (names, hints, thinking, listing)."""
 
     scheme: str
@@ -233,19 +231,17 @@ class Chunk(msgspec.Struct):
     error: ErrorDetail | str | None = None
 
 
-@dataclass(slots=True)
-class _GatheredCall:
+class _GatheredCall(msgspec.Struct):
     id: str | None = None
     name: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: list[str] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class CallGatherer:
+class CallGatherer(msgspec.Struct):
     """Tool-call fragments joined into calls, by ``index``."""
 
-    calls: list[_GatheredCall] = field(default_factory=list)
-    by_index: dict[int, _GatheredCall] = field(default_factory=dict)
+    calls: list[_GatheredCall] = msgspec.field(default_factory=list)
+    by_index: dict[int, _GatheredCall] = msgspec.field(default_factory=dict)
 
     def add(self, fragment: CallFragment) -> None:
         function = fragment.function or FunctionFragment()

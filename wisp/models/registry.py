@@ -6,12 +6,13 @@ one backend's missing module or optional dependency cannot stop the others from 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from wisp.agent.types import ModelUnavailable, ResolvedModel
 from wisp.models.selection import parse_selection
@@ -59,7 +60,7 @@ async def resolve_model(
     section = config.settings.runtime(parsed.scheme)
     resolved = await resolver(parsed.name, section, environ, client)
     # One canonical spelling everywhere, whatever the backend found the model as.
-    return dataclasses.replace(resolved, selection=parsed.canonical)
+    return msgspec.structs.replace(resolved, selection=parsed.canonical)
 
 
 def backend_resolver(scheme: str) -> Resolver:

@@ -12,7 +12,6 @@ import json
 import os
 import re
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -76,13 +75,12 @@ async def _until_exists(path: str) -> None:
         await asyncio.sleep(0.01)
 
 
-@dataclass(slots=True)
-class ScriptBackend:
+class ScriptBackend(msgspec.Struct):
     """Streams the file's responses, one per request, whatever the request asks."""
 
     path: str
     script: ScriptFile
-    requests: int = field(default=0)
+    requests: int = 0
     """Requests made so far; the next one gets ``responses[requests]``."""
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

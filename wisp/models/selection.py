@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from wisp.agent.types import ModelUnavailable
 
@@ -20,8 +21,7 @@ _PATH_SCHEMES = ("local", "script")
 _GGUF_ID_SCHEMES = ("llamacpp", "lmstudio", "openai")
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(msgspec.Struct, frozen=True):
     """A parsed selection: ``ollama:qwen3`` is scheme ``ollama``, name ``qwen3``."""
 
     scheme: str

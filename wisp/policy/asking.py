@@ -7,7 +7,7 @@ the ``ask`` tool; ``NobodyAsker`` is the asker of a face with no one to ask (``w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from wisp.policy.types import QuestionAnswer
 
@@ -27,14 +27,13 @@ def pick_option(text: str, options: list[str]) -> int | None:
     return None
 
 
-@dataclass(slots=True)
-class NobodyAsker:
+class NobodyAsker(msgspec.Struct):
     """The asker where no one can be asked: every question is refused before it is put."""
 
     reason: str = "nobody to ask"
     """Why, as the refusal says it: ``error: no one can be asked here (<reason>)``."""
     can_ask: bool = False
-    ways: list[str] = field(default_factory=list)
+    ways: list[str] = msgspec.field(default_factory=list)
     """The seed's ``ways``: empty, since nobody can be asked."""
 
     async def ask(

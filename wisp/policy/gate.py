@@ -21,9 +21,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+
+import msgspec
 
 from wisp.policy.approval_cache import ApprovalCache, SessionApprovals
 from wisp.policy.approvals import (
@@ -58,8 +59,7 @@ DECLINED = "declined by the user"
 STOPPED = "the person stopped the turn"
 
 
-@dataclass(frozen=True, slots=True)
-class GateResult:
+class GateResult(msgspec.Struct, frozen=True):
     """Whether the whole line may run; ``reason`` says why not (the first refused part's), empty
     when it may."""
 
@@ -67,16 +67,14 @@ class GateResult:
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
+class Refusal(msgspec.Struct, frozen=True):
     """One refusal of this turn, for callers that report them without parsing prose."""
 
     command: str
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Outcome:
+class _Outcome(msgspec.Struct, frozen=True):
     approved: bool
     decided: bool = False
     """Whether a decision past the threshold was made (and recorded)."""
@@ -205,7 +203,7 @@ class ApprovalGate:
             return line_segment
         if not is_compound:
             only = segments[0]
-            return replace(only, pattern=only.command, outside_sandbox=True)
+            return msgspec.structs.replace(only, pattern=only.command, outside_sandbox=True)
         rated = [s.assessment for s in segments]
         if line_segment is not None:
             rated.append(line_segment.assessment)

@@ -8,8 +8,8 @@ parts writes a log linear in its length, not in its length times its parts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import msgspec
 from msgspec import UNSET, UnsetType
 
 from wisp.audit.kinds import ApprovalDecided, ApprovalRequested, ClassifierVerdict
@@ -27,8 +27,7 @@ EVENT_LINE_CHARS = 240
 ``wisp logs`` shows of a value."""
 
 
-@dataclass(slots=True)
-class Decision:
+class Decision(msgspec.Struct):
     """An ``approval.decided`` event's variable fields."""
 
     decision: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from wisp.errors import ConfigError
 from wisp.policy.types import SimpleCommand
@@ -56,8 +57,7 @@ DEFAULT_DENY: tuple[str, ...] = (
 """The deny list used while ``commandPolicy.deny`` is unset (Linux forms)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CommandPatterns:
+class CommandPatterns(msgspec.Struct, frozen=True):
     """The deny and allow lists, compiled once per process."""
 
     deny: tuple[re.Pattern[str], ...]

@@ -16,11 +16,11 @@ import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
+import msgspec
 from msgspec import UNSET
 
 from wisp.audit.kinds import ApprovalPending, ApprovalSettled, Details, Error, Notification
@@ -66,8 +66,7 @@ def new_request_id() -> str:
     return os.urandom(4).hex()
 
 
-@dataclass(slots=True)
-class _Settled:
+class _Settled(msgspec.Struct):
     """How one wait ended, for ``approval.settled``."""
 
     outcome: str

@@ -20,7 +20,6 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,8 +43,7 @@ class ChannelError(Exception):
     """An answer that could not be written or read; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class PendingRequest:
+class PendingRequest(msgspec.Struct, frozen=True):
     """One filed request, as ``<id>.request.json`` holds it."""
 
     id: str
@@ -131,8 +129,7 @@ class PendingRequest:
             return datetime.fromtimestamp(0, UTC)  # unreadable: treated as passed
 
 
-@dataclass(frozen=True, slots=True)
-class FiledAnswer:
+class FiledAnswer(msgspec.Struct, frozen=True):
     """``<id>.answer.json``: the person's answer and the request it was given for."""
 
     id: str

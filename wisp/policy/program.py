@@ -10,7 +10,8 @@ program named by a path with unusual characters, and anything run through ``exec
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = ["Program", "program_name", "resolve"]
 
@@ -82,8 +83,7 @@ _VERB = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-@dataclass(frozen=True, slots=True)
-class Program:
+class Program(msgspec.Struct, frozen=True):
     name: str | None
     """The program by basename; None when it is built at run time (``$CMD``)."""
     index: int

@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,8 +54,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class PendingQuestion:
+class PendingQuestion(msgspec.Struct, frozen=True):
     """One filed question, as ``<id>.question.json`` holds it."""
 
     id: str
@@ -107,8 +105,7 @@ class PendingQuestion:
         return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class FiledReply:
+class FiledReply(msgspec.Struct, frozen=True):
     """``<id>.reply.json``: the person's answer (or refusal to answer) to one question."""
 
     id: str

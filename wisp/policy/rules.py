@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from importlib import resources
 
 import msgspec
@@ -67,8 +66,7 @@ class RuleFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="
     known_safe: KnownSafeEntry
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """One compiled rule."""
 
     source: str
@@ -81,8 +79,7 @@ class Rule:
 _FRAGMENT = re.compile(r"\{([A-Z][A-Z_]*)\}")
 
 
-@dataclass(frozen=True, slots=True)
-class RuleSet:
+class RuleSet(msgspec.Struct, frozen=True):
     """The rules and known-safe forms, compiled."""
 
     rules: tuple[Rule, ...]

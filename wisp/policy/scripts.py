@@ -9,8 +9,9 @@ and the command that runs it is then unreadable.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from wisp.policy.program import Program
 from wisp.policy.shell_words import literal, node_text, quoted
@@ -28,8 +29,7 @@ _EXPANSIONS = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Script:
+class Script(msgspec.Struct, frozen=True):
     text: str | None
     """The script's text; None when it is only known when the line runs."""
 

@@ -9,16 +9,16 @@ outside the sandbox, which only an approval of that exact text may cover.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from wisp.policy.types import LEVEL_ORDER, Assessment, Level, SimpleCommand
 
 __all__ = ["Segment", "combined", "distinct_segments"]
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(msgspec.Struct, frozen=True):
     """A part of the line (or the whole line) on its way through the gate."""
 
     command: str

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
@@ -82,10 +82,9 @@ def split_line(line: str) -> list[SimpleCommand]:
 # -- the walk ------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Splitter:
+class _Splitter(msgspec.Struct):
     parser: Parser
-    parts: list[SimpleCommand] = field(default_factory=list)
+    parts: list[SimpleCommand] = msgspec.field(default_factory=list)
 
     def split(self, script: str, level: int) -> None:
         source = script.encode("utf-8", "surrogateescape")

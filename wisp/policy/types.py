@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
+
+import msgspec
 
 Level = Literal["safe", "moderate", "dangerous"]
 LEVEL_ORDER: dict[str, int] = {"safe": 0, "moderate": 1, "dangerous": 2}
@@ -12,8 +13,7 @@ Threshold = Literal["safe", "moderate", "dangerous", "never"]
 Scope = Literal["once", "session", "project", "always"]
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
+class SimpleCommand(msgspec.Struct, frozen=True):
     """One simple command of a line (docs/policy.md, "Splitting a line")."""
 
     text: str
@@ -36,18 +36,16 @@ class SimpleCommand:
     ``rm -rf /``). Empty when it cannot be read. The deny list is matched against these too."""
 
 
-@dataclass(slots=True)
-class Assessment:
+class Assessment(msgspec.Struct):
     """A verdict on one simple command: its level and the reasons for it."""
 
     level: Level
     reasons: list[str]
-    sources: list[str] = field(default_factory=lambda: ["rules"])
-    metadata: dict[str, Any] = field(default_factory=dict)
+    sources: list[str] = msgspec.field(default_factory=lambda: ["rules"])
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalQuestion:
+class ApprovalQuestion(msgspec.Struct, frozen=True):
     """What the person is asked about one command (or a whole line)."""
 
     line: str
@@ -74,8 +72,7 @@ class Approver(Protocol):
     async def ask(self, question: ApprovalQuestion, timeout: float | None) -> Answer | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class QuestionAnswer:
+class QuestionAnswer(msgspec.Struct, frozen=True):
     """The person's answer to the model's question (the ``ask`` tool)."""
 
     text: str | None = None

@@ -8,14 +8,14 @@ marks (``referenced_at``, ``dropped_at``) that the store records.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from wisp.store.entries import Entry, EntryKind, Source
 from wisp.tool_call import ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class PendingEntry:
+class PendingEntry(msgspec.Struct, frozen=True):
     """An entry of the running turn, not yet numbered."""
 
     kind: EntryKind

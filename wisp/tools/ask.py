@@ -32,7 +32,6 @@ import re
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import msgspec
@@ -96,8 +95,7 @@ class AskArgs(msgspec.Struct, kw_only=True, rename="camel"):
     ) = UNSET
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
+class Question(msgspec.Struct, frozen=True):
     """A call's question, trimmed, with its deadline clamped."""
 
     text: str
@@ -106,22 +104,20 @@ class Question:
     """Seconds, within 10–3600; None waits until answered."""
 
 
-@dataclass(slots=True)
-class Settled:
+class Settled(msgspec.Struct):
     """How a question ended: the tool's result and the settled event's fields."""
 
     outcome: str
     result: str
     via: str | None = None
     answer: str | None = None
-    redacted: list[str] = field(default_factory=list)
+    redacted: list[str] = msgspec.field(default_factory=list)
     reason: str | None = None
     seconds: float | None = None
     """A parked question: how long its call held it."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Parked:
+class _Parked(msgspec.Struct, frozen=True):
     """A question parked in an earlier call, for the turn that picks up its answer."""
 
     inquiry: str

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from wisp.audit.kinds import CommandOutcome, PolicyDecision
 from wisp.config.secrets import command_environment
@@ -29,8 +30,7 @@ Record = Callable[[Any], Any]
 SHELL = "/bin/sh"
 
 
-@dataclass(frozen=True, slots=True)
-class CommandSettings:
+class CommandSettings(msgspec.Struct, frozen=True):
     """The operator's settings for commands (docs/policy.md, "Configuration")."""
 
     timeout_seconds: int = 60
@@ -46,8 +46,7 @@ class CommandSettings:
     """``--unsafe``: no deny or allow list, no sandbox (never no audit)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Ran:
+class Ran(msgspec.Struct, frozen=True):
     """A command that ran: how it ended, how it was confined, what the refusal check found."""
 
     result: ProcessResult
@@ -55,8 +54,7 @@ class Ran:
     refusal: Refusal | None
 
 
-@dataclass(frozen=True, slots=True)
-class Refused:
+class Refused(msgspec.Struct, frozen=True):
     """A command that did not run, and why (already recorded in ``policy.decision``)."""
 
     message: str
@@ -264,8 +262,7 @@ class CommandRunner:
         record(decision)
 
 
-@dataclass(frozen=True, slots=True)
-class TimeLimit:
+class TimeLimit(msgspec.Struct, frozen=True):
     """The time limit a model's command runs under, as ``command.outcome`` records it."""
 
     source: str

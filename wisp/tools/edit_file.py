@@ -12,7 +12,6 @@ import asyncio
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,8 +45,7 @@ def _parameters() -> dict[str, Any]:
     return schema
 
 
-@dataclass(frozen=True, slots=True)
-class _Landed:
+class _Landed(msgspec.Struct, frozen=True):
     """An edit that landed: what to tell the model and what to record."""
 
     result: str
@@ -209,8 +207,7 @@ class EditRefused(Exception):
     """An edit that cannot be made as asked; the message is the result after ``error: ``."""
 
 
-@dataclass(frozen=True, slots=True)
-class LineEdit:
+class LineEdit(msgspec.Struct, frozen=True):
     """Where a ``replace`` landed, for its one-line result."""
 
     first: int

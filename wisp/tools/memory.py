@@ -11,7 +11,6 @@ memory): they answer with what is true, never a guess. Every call is recorded as
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -62,8 +61,7 @@ class MemoryArgs(msgspec.Struct, kw_only=True):
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class Recalled:
+class Recalled(msgspec.Struct, frozen=True):
     """One recall's result and what to record of it."""
 
     text: str

@@ -9,7 +9,8 @@ text, so a page's ``[more: …]`` hint and the held-back marker's numbers agree.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from wisp.tools.output import cut_to_bytes
 
@@ -30,8 +31,7 @@ _POSITIONAL = (
 _MATCHING = re.compile(r"\s+matching\s+(.+?)\s*$", re.IGNORECASE)
 
 
-@dataclass(slots=True)
-class Modifiers:
+class Modifiers(msgspec.Struct):
     start: int | None = None
     matching: str | None = None
     span: tuple[int, int] | None = None
@@ -70,8 +70,7 @@ def _set(mods: Modifiers, name: str, found: re.Match[str]) -> None:
             mods.tail = int(found[1]) if found[1] else DEFAULT_COUNT
 
 
-@dataclass(slots=True)
-class Page:
+class Page(msgspec.Struct):
     lines: list[str]
     first: int
     """The first line the page covers."""

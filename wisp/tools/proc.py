@@ -16,8 +16,9 @@ import socket
 import stat
 import struct
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 LISTEN = "0A"
 """The TCP state ``LISTEN`` in /proc/net/tcp."""
@@ -36,8 +37,7 @@ def read_text(path: Path) -> str:
 # -- processes --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ProcessStat:
+class ProcessStat(msgspec.Struct, frozen=True):
     pid: int
     name: str
     """The kernel's short name (``comm``)."""
@@ -124,8 +124,7 @@ def uptime_seconds(proc: Path) -> float | None:
 # -- sockets ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Socket:
+class Socket(msgspec.Struct, frozen=True):
     protocol: str
     address: str
     port: int
@@ -182,8 +181,7 @@ def is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-@dataclass(slots=True)
-class FolderSizer:
+class FolderSizer(msgspec.Struct):
     """Disk use of entries, as ``du -x`` counts it: blocks, hard links once, one filesystem."""
 
     device: int
@@ -192,7 +190,7 @@ class FolderSizer:
     count: int = 0
     unreadable: int = 0
     stopped: bool = False
-    seen: set[tuple[int, int]] = field(default_factory=set)
+    seen: set[tuple[int, int]] = msgspec.field(default_factory=set)
 
     def size(self, top: os.DirEntry[str]) -> int:
         total = 0
@@ -233,8 +231,7 @@ def meminfo(proc: Path) -> dict[str, int]:
     return values
 
 
-@dataclass(frozen=True, slots=True)
-class Mount:
+class Mount(msgspec.Struct, frozen=True):
     device: str
     point: str
     fstype: str
@@ -273,8 +270,7 @@ def cpu_model(proc: Path) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class PowerSupply:
+class PowerSupply(msgspec.Struct, frozen=True):
     name: str
     type: str
     values: dict[str, str]
@@ -311,8 +307,7 @@ def power_supplies(sysfs: Path) -> list[PowerSupply]:
     return supplies
 
 
-@dataclass(frozen=True, slots=True)
-class Interface:
+class Interface(msgspec.Struct, frozen=True):
     name: str
     state: str
     mac: str

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import glob
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
@@ -117,8 +116,7 @@ def _refusal(path: Path) -> str | None:
     return f"error: no such file: {path}"
 
 
-@dataclass(slots=True)
-class _Line:
+class _Line(msgspec.Struct):
     text: bytes
     """The line without its ending, or as much of it as was read."""
     size: int

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 MARKER = "[masked: {kind}]"
 
@@ -50,12 +51,11 @@ _LOWER_RUN = re.compile(r"[a-z]{3,}")
 _GIT_OBJECT_ID_LENGTHS = {40, 64}
 
 
-@dataclass(slots=True)
-class Masked:
+class Masked(msgspec.Struct):
     """Text with its credential-shaped values masked."""
 
     text: str
-    kinds: list[str] = field(default_factory=list)
+    kinds: list[str] = msgspec.field(default_factory=list)
     """The kinds masked, each once, in the order first found; empty when nothing was."""
 
 

@@ -15,7 +15,6 @@ import os
 import pwd
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -62,14 +61,13 @@ def _parameters() -> dict[str, Any]:
     return schema
 
 
-@dataclass(frozen=True, slots=True)
-class Machine:
+class Machine(msgspec.Struct, frozen=True):
     """Where the machine is read from, and how long the slow topics may take."""
 
     proc: Path = Path("/proc")
     sysfs: Path = Path("/sys")
     etc: Path = Path("/etc")
-    home: Path = field(default_factory=Path.home)
+    home: Path = msgspec.field(default_factory=Path.home)
     sample_seconds: float = 0.25
     """processes: CPU use is measured over this long."""
     search_seconds: float = 10.0

@@ -10,15 +10,15 @@ edit changed nothing, a failed read read nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from wisp.agent.checks import TrailEvent, call_outcomes
 from wisp.audit.kinds import ToolCall as ToolCallEvent
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(msgspec.Struct, frozen=True):
     """One of the model's calls this turn."""
 
     tool: str

@@ -16,9 +16,10 @@ under a reply".
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import islice
 from typing import Literal
+
+import msgspec
 
 Family = Literal[
     "command", "tests", "tested", "install", "build", "commit", "push", "edit", "delete", "read"
@@ -157,8 +158,7 @@ _FAMILY_OF_VERB: dict[str, Family] = {
 """Every other verb of ``_VERBS`` is an edit."""
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
+class Claim(msgspec.Struct, frozen=True):
     """One action the reply says happened."""
 
     family: Family

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from wisp.agent.verification.calls import Call
 from wisp.agent.verification.claims import Claim, Family
@@ -44,8 +45,7 @@ PUSHER = re.compile(r"\b(?:git|hg|jj)\b[^;&|]*\bpush\b")
 REMOVER = re.compile(r"\b(?:rm|unlink|rmdir|del|shred|trash|trash-put)\b")
 
 
-@dataclass(frozen=True, slots=True)
-class Reader:
+class Reader(msgspec.Struct, frozen=True):
     """Checks one family of claims against the calls."""
 
     name: str

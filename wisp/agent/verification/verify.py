@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from wisp.agent.checks import TrailEvent
 from wisp.agent.verification.calls import turn_calls
@@ -18,8 +19,7 @@ METHOD = "readers"
 SHOWN_CLAIMS = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Verification:
+class Verification(msgspec.Struct, frozen=True):
     """What the check found: the event to record, and the line to show (None when every
     claim is supported)."""
 

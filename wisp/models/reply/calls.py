@@ -28,7 +28,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from wisp.agent.types import ToolCallRequested
 from wisp.models.reply.values import (
@@ -41,16 +42,14 @@ from wisp.models.reply.values import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Taken:
+class Taken(msgspec.Struct, frozen=True):
     """Calls, written from the position read up to ``end``."""
 
     calls: list[ToolCallRequested]
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(msgspec.Struct, frozen=True):
     """The text up to ``end`` is reply text; ``opens_code`` when it opened a code fence."""
 
     end: int
@@ -65,8 +64,7 @@ MORE = _More()
 Verdict = Taken | Text | _More
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
+class Reading(msgspec.Struct, frozen=True):
     """What ``read_at`` needs besides the text."""
 
     offered: Offered
@@ -269,8 +267,7 @@ def _fence_close(text: str, body: int) -> tuple[int, int] | None:
 # -- items: calls in a row -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Item:
+class _Item(msgspec.Struct, frozen=True):
     calls: list[ToolCallRequested]
     end: int
     alone: bool = False
