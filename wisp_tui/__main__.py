@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
 
 from .keys import keys_text
 
+TYPE_CHECKING = False  # nothing is imported before wisp is spawned that need not be
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TextIO
+
     from .app import WispApp
 
 USAGE = f"""\

@@ -12,7 +12,7 @@ import gc
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from textual import events
 from textual.app import App, ComposeResult
@@ -30,11 +30,13 @@ from wisp.protocol import (
     Exit,
     Note,
     Notify,
+    OutboundLine,
     Output,
     Question,
     Status,
     Turn,
     View,
+    WispHello,
     Withdrawn,
 )
 
@@ -106,7 +108,14 @@ class WispApp(ViewKeys, Quitting, App[int]):
         return dict(palette.CSS_VARIABLES)
 
     def compose(self) -> ComposeResult:
-        yield Transcript()
+        # What wisp, started before Textual was imported, has said by now is composed into
+        # the first frame: as a rule its hello, notes and first status (`_said_early`).
+        said = _said_early(self.backend.said_already())
+        for line in said.lines:
+            self.remembered.note(line)
+        self._status_said_early = said.status
+        self._said_later = said.rest
+        yield Transcript(*said.notes)
         with Vertical(id="bottom"):
             yield Suggestions(id="suggestions")
             yield Prompt(id="prompt")
@@ -125,15 +134,27 @@ class WispApp(ViewKeys, Quitting, App[int]):
             self.prompt.hold(event)
         await super().on_event(event)
 
-    def on_load(self) -> None:
-        # wisp starts (or is adopted) right after the first frame: the screen is there to type
-        # into at once. wisp-tui starts without the cyclic collector; it runs from then on.
-        self.call_after_refresh(gc.enable)
-        self.call_after_refresh(self.backend.start_soon)
+    async def on_ready(self) -> None:
+        # The first frame is on the terminal (Textual sends Ready as it writes it; a callback
+        # after refresh would wait for the screen's next update, a frame later): wisp is
+        # adopted, or started, now, and its hello, waiting in the pipe, is shown next. wisp-tui
+        # starts without the cyclic collector; it runs from here on.
+        _collect_from_now()
+        # What wisp has said since the screen was composed is shown at once, before its
+        # pipes are adopted.
+        said_later, self._said_later = self._said_later, []
+        for message in [*said_later, *self.backend.said_already()]:
+            if isinstance(message, Backend.Line):
+                await self.on_backend_line(message)
+            else:
+                await self.on_backend_text(message)
+        self.backend.start_soon()
 
     async def on_mount(self) -> None:
         self.prompt.history = self.history
         self.prompt.input.focus()
+        if self._status_said_early is not None:
+            self._show_status(self._status_said_early)
 
     # Found once on the main screen and kept: `query_one` alone looks in the top screen (a
     # dialog's), and tests read the transcript after the app has closed.
@@ -198,10 +219,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
                 self.status_bar.context_used = used  # after each request: the meter moves
             case Status():
                 await self.transcript.end_reply()
-                self.status_bar.status = line
-                self.status_bar.context_used = line.context_used
-                self.prompt.is_sandboxed = line.sandbox
-                self._set_busy(False)  # the prompt then replays the keys held meanwhile
+                self._show_status(line)
                 await self._add_keys_after_help()
             case Approval() | Question() | Choice():
                 await self.transcript.end_reply()
@@ -216,6 +234,12 @@ class WispApp(ViewKeys, Quitting, App[int]):
                 self._post_notice(line)
             case Exit():
                 self.action_quit_cleanly()
+
+    def _show_status(self, status: Status) -> None:
+        self.status_bar.status = status
+        self.status_bar.context_used = status.context_used
+        self.prompt.is_sandboxed = status.sandbox
+        self._set_busy(False)  # the prompt then replays the keys held meanwhile
 
     def _post_notice(self, notice: Notify) -> None:
         """A notice from wisp, for the terminal to post only while it is not focused (the
@@ -329,3 +353,42 @@ class WispApp(ViewKeys, Quitting, App[int]):
 
     async def on_unmount(self) -> None:
         await self.backend.kill_if_running()
+
+
+def _collect_from_now() -> None:
+    """The first frame is drawn: what was built to get here (Textual's modules, the screen)
+    lives as long as the app, so it is set aside where the collector never walks it. Enabled
+    over it instead, the collector's first pass would walk every one of those objects, some
+    40 ms just as wisp's hello is read."""
+    gc.freeze()
+    gc.enable()
+
+
+class SaidEarly(NamedTuple):
+    """wisp's first lines, sorted for composing the first frame."""
+
+    lines: list[OutboundLine]
+    """The lines composed (each is remembered as the handlers would)."""
+    notes: list[str]
+    status: Status | None
+    rest: list[Backend.Line | Backend.Text]
+    """From the first line that is not a hello, a note or a status on: for the handlers."""
+
+
+def _said_early(messages: list[Backend.Line | Backend.Text]) -> SaidEarly:
+    """The leading hello, notes and statuses among `messages` (the last status is the one in
+    force), and the rest."""
+    said = SaidEarly([], [], None, [])
+    for index, message in enumerate(messages):
+        if isinstance(message, Backend.Text):
+            said.notes.append(message.text)
+            continue
+        line = message.line
+        if isinstance(line, Note):
+            said.notes.append(line.text)
+        elif isinstance(line, Status):
+            said = said._replace(status=line)
+        elif not isinstance(line, WispHello):
+            return said._replace(rest=messages[index:])
+        said.lines.append(line)
+    return said

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,8 +38,8 @@ from wisp.protocol import (
 )
 from wisp.protocol import Message as MessageLine
 from wisp_tui.notifications import sequence_for
-from wisp_tui.process import Adopted, adopt
-from wisp_tui.spawn import NO_WISP, close_unadopted, start, wisp_command
+from wisp_tui.process import Adopted, adopt, read_waiting
+from wisp_tui.spawn import NO_WISP, Spawned, close_unadopted, start, wisp_command
 
 __all__ = ["NO_WISP", "QUIT_TIMEOUT", "Backend", "wisp_command"]
 
@@ -99,7 +98,7 @@ class Backend:
         self._env = dict(env) if env is not None else None
         self._cwd = cwd
         self._process: Adopted | None = None
-        self._started: subprocess.Popen[bytes] | None = None  # started before the app
+        self._started: Spawned | None = None  # started before the app
         self._starting: asyncio.Task[None] | None = None
         self._waiting: list[bytes] = []  # lines sent before our hello, in order
         self._has_said_hello = False
@@ -120,6 +119,7 @@ class Backend:
         self._is_holding = True
         self._hold_timer: asyncio.TimerHandle | None = None
         self._has_stdout_ended = False
+        self._stdout_read = b""  # the start of a line `said_already` read and did not use
 
     @property
     def returncode(self) -> int | None:
@@ -144,10 +144,25 @@ class Backend:
         """
         return list(self._stderr if self.has_failed else [*self._held, *self._unshown])
 
-    def adopt(self, started: subprocess.Popen[bytes]) -> None:
+    def adopt(self, started: Spawned) -> None:
         """Use a `wisp chat --json` already started with this backend's arguments (wisp-tui
         starts it before importing Textual) instead of starting one."""
         self._started = started
+
+    def said_already(self) -> list[Backend.Line | Backend.Text]:
+        """What the wisp started early has written so far, whole lines, read without waiting,
+        as the messages its reader would post. It has its hello, notes and first status out
+        by the time the screen mounts as a rule, and the app shows them in its first frame
+        instead of a frame after it. The rest is read as usual once wisp is adopted."""
+        started = self._started
+        if started is None or started.stdout is None or self._process is not None:
+            return []
+        *lines, self._stdout_read = (self._stdout_read + read_waiting(started.stdout)).split(b"\n")
+        messages = [message for raw in lines if (message := self._message_for(raw)) is not None]
+        if lines and not self.has_started:
+            self.has_started = True
+            self._stop_holding()  # nothing is held yet: stderr is read once wisp is adopted
+        return messages
 
     def start_soon(self) -> None:
         """Start wisp in the background: the screen takes keys meanwhile, and what is sent
@@ -165,10 +180,11 @@ class Backend:
                 self._waiting.clear()
                 self._post(self.Died(None))
                 return
-        self._process = await adopt(started)
+        stdout_read, self._stdout_read = self._stdout_read, b""
+        self._process = await adopt(started, stdout_read)
         await self._begin_reading()
 
-    def _start_here(self) -> subprocess.Popen[bytes] | None:
+    def _start_here(self) -> Spawned | None:
         """wisp, started now; None (and why, in `could_not_start`) when it cannot be run."""
         if not self._has_program:
             self.could_not_start = NO_WISP  # never a bare `wisp`: exec would search PATH
@@ -313,12 +329,8 @@ class Backend:
             if not self.has_started:
                 self.has_started = True
                 self._release_held()
-            read = read_outbound(raw)
-            if isinstance(read, Skipped):
-                if read.reason in ("not-json", "untyped", "too-deep") and read.text.strip():
-                    self._post(self.Text(read.text, "stdout"))
-                continue  # An unknown type or an unreadable known one is skipped
-            self._post(self.Line(read))
+            if (message := self._message_for(raw)) is not None:
+                self._post(message)
         self._has_stdout_ended = True
         if not self.is_quitting:
             assert self._process is not None
@@ -348,6 +360,16 @@ class Backend:
                     self._post(self.Text(text, "stderr"))
         finally:
             self._stderr_closed.set()
+
+    def _message_for(self, raw: bytes) -> Backend.Line | Backend.Text | None:
+        """A line from wisp's stdout as the app's message; None for an unknown type or an
+        unreadable known one, which are skipped."""
+        read = read_outbound(raw)
+        if not isinstance(read, Skipped):
+            return self.Line(read)
+        if read.reason in ("not-json", "untyped", "too-deep") and read.text.strip():
+            return self.Text(read.text, "stdout")
+        return None
 
     def _hold(self, text: str) -> None:
         self._held.append(text)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
+from typing import IO
+
+from wisp_tui.spawn import Spawned
 
 LINE_LIMIT = 2**24
 """An event line carries up to 16 KiB of output, escaped: the readers' line limit."""
@@ -26,7 +28,7 @@ class Adopted:
 
     def __init__(
         self,
-        popen: subprocess.Popen[bytes],
+        popen: Spawned,
         stdin: asyncio.StreamWriter,
         stdout: asyncio.StreamReader,
         stderr: asyncio.StreamReader,
@@ -73,14 +75,33 @@ class Adopted:
         self._exit.set_result(code)
 
 
-async def adopt(popen: subprocess.Popen[bytes]) -> Adopted:
+def read_waiting(pipe: IO[bytes]) -> bytes:
+    """What is in the pipe now, without waiting for more: b"" when nothing is (or at its end,
+    which its reader then finds for itself)."""
+    fd = pipe.fileno()
+    chunks = []
+    os.set_blocking(fd, False)
+    try:
+        while chunk := os.read(fd, 2**16):
+            chunks.append(chunk)
+    except BlockingIOError:
+        pass
+    finally:
+        os.set_blocking(fd, True)
+    return b"".join(chunks)
+
+
+async def adopt(popen: Spawned, stdout_read: bytes = b"") -> Adopted:
     """asyncio streams on a started process's pipes, the way `create_subprocess_exec` makes
-    them, and a task that learns of its exit."""
+    them, and a task that learns of its exit. `stdout_read` is what was read from stdout
+    before (`read_waiting`) and not used: its stream gives it first."""
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
     loop = asyncio.get_running_loop()
     readers = []
     for pipe in (popen.stdout, popen.stderr):
         reader = asyncio.StreamReader(limit=LINE_LIMIT, loop=loop)
+        if pipe is popen.stdout and stdout_read:
+            reader.feed_data(stdout_read)
         protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
         await loop.connect_read_pipe(lambda protocol=protocol: protocol, pipe)
         readers.append(reader)

@@ -6,11 +6,12 @@ there when the first frame is drawn. Checked by order, never by timing.
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.test_chat_handover import PtyRun
+from tests.cli.test_chat_handover import ESCAPES, PtyRun
 from tests.hang import HANG
 from tests.tui.conftest import app_env
 from wisp_tui.app import WispApp
@@ -26,7 +27,7 @@ def hook(event, args):
     if event == "import" and args[0] in ("textual", "asyncio"):
         print(args[0], flush=True)
         os._exit(0)
-    if event == "subprocess.Popen":
+    if event in ("os.posix_spawn", "subprocess.Popen"):
         print("wisp " + " ".join(map(str, args[1])), flush=True)
         os._exit(0)
 
@@ -111,3 +112,67 @@ async def test_a_wisp_started_early_is_not_left_behind_when_the_app_ends_at_once
     app.backend.is_quitting = True  # the person quit before the first frame
     assert await app.backend.quit() == 0
     assert started.returncode is not None
+
+
+SAYS_HELLO_AT_ONCE = """\
+#!/bin/sh
+printf '%s\\n' \\
+  '{"type":"hello","version":"0","session":"s","model":"x","tools":[]}' \\
+  '{"type":"note","text":"wisp 0 · x · 0 tools"}' \\
+  '{"type":"status","model":"x","directory":"~","approval":"approve at moderate","sandbox":true}'
+exec cat >/dev/null
+"""
+"""A wisp whose hello, notes and first status are out before wisp-tui has imported Textual:
+one write of a few hundred bytes, where Textual's import takes a hundred milliseconds and more
+on any machine."""
+
+
+async def test_what_wisp_said_before_the_screen_was_built_is_in_the_first_frame(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "fake-wisp"
+    script.write_text(SAYS_HELLO_AT_ONCE)
+    script.chmod(0o755)
+    env = {**app_env(tmp_path / "home"), "WISP_BIN": str(script), "TERM": "xterm-256color"}
+    for name in ("COLUMNS", "LINES"):
+        env.pop(name, None)
+    run = await PtyRun.start([str(Path(sys.executable).parent / "wisp-tui")], env, cwd=tmp_path)
+    try:
+        await run.wait_for("approve at moderate")
+        run.type(b"\x03")  # Ctrl-C
+        await run.finish()
+    finally:
+        run.close()
+    # The first frame paints every row from the top; the next one starts at the top again.
+    home = b"\x1b[1;1H"
+    first = run.raw.index(home)
+    end = run.raw.find(home, first + len(home))
+    frame = ESCAPES.sub(b"", run.raw[first : end if end > 0 else None]).decode(errors="replace")
+    assert "Ask wisp to do anything" in frame, frame  # the input
+    assert "wisp 0 · x · 0 tools" in frame, frame  # the note, in the transcript
+    assert "approve at moderate" in frame, frame  # the status line
+
+
+SPLIT_LINE = """\
+import sys
+out = sys.stdout.buffer
+# One write: a note, and the first half of the next one.
+out.write(b'{"type":"note","text":"said first"}\\n{"type":"note","te'); out.flush()
+sys.stdin.readline()  # wisp-tui's hello: it has adopted us
+out.write(b'xt":"said after"}\\n'); out.flush()
+sys.stdin.read()
+"""
+
+
+async def test_a_line_half_written_before_the_screen_was_built_is_read_whole_later(
+    tmp_path: Path, wait_for, transcript_text
+) -> None:
+    started = start([sys.executable, "-c", SPLIT_LINE], app_env(tmp_path / "home"), tmp_path)
+    select.select([started.stdout], [], [])  # its one write is there, whole
+    app = WispApp([], env=app_env(tmp_path / "home"), cwd=tmp_path, command="not-run")
+    app.backend.adopt(started)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: "said after" in transcript_text(app))
+        text = transcript_text(app)
+        assert text.index("said first") < text.index("said after")
+        await app.backend.quit()

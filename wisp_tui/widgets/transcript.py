@@ -63,9 +63,15 @@ class Entry(Static):
         self.kind = kind
 
 
+def note_entry(text: str) -> Entry:
+    """A note from wisp (or wisp-tui), shown as an error when it is one."""
+    return Entry(text, "error" if text.startswith("error") else "note")
+
+
 ARCHIVE_BATCH_ENTRIES = 30
 ARCHIVE_BATCH_ROWS = 120
 """Out-of-sight entries are archived once there are this many of them, or this many rows."""
+
 
 class Transcript(VerticalScroll):
     """Appends entries in arrival order; only the reply being streamed is ever rewritten."""
@@ -78,8 +84,9 @@ class Transcript(VerticalScroll):
     }
     """
 
-    def __init__(self) -> None:
-        super().__init__(id="transcript")
+    def __init__(self, *notes: str) -> None:
+        """`notes`: what wisp said before the screen was built, its first entries."""
+        super().__init__(*map(note_entry, notes), id="transcript")
         self._reply: Reply | None = None
         self._leaving: set[Widget] = set()  # being moved into the archive
         self._is_behind = False  # entries were left live while the person read scrolled up
@@ -87,7 +94,10 @@ class Transcript(VerticalScroll):
         self.archive = Archive()
 
     def on_mount(self) -> None:
-        self.anchor()  # follow the bottom unless the person scrolls up
+        # Follow the bottom unless the person scrolls up: from the first frame on, since
+        # anchored before its first layout, the view starts scrolled past the entries that
+        # wisp said before the screen was built, and the first frame shows none of them.
+        self.call_after_refresh(self.anchor)
 
     @property
     def is_following(self) -> bool:
@@ -126,8 +136,7 @@ class Transcript(VerticalScroll):
                 child.set_open(is_open)
 
     async def add_note(self, text: str) -> None:
-        kind = "error" if text.startswith("error") else "note"
-        await self._add(Entry(text, kind))
+        await self._add(note_entry(text))
 
     async def add_error(self, text: str) -> None:
         await self._add(Entry(text, "error"))
