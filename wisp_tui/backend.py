@@ -20,7 +20,6 @@ import contextlib
 import os
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -59,28 +58,36 @@ STDERR_KEPT = 1000
 class Backend:
     """One `wisp chat --json` process: start it, send lines, read lines, quit it."""
 
-    @dataclass
     class Line(Message):
         """wisp wrote a protocol line."""
 
-        line: OutboundLine
+        def __init__(self, line: OutboundLine) -> None:
+            super().__init__()
+            self.line = line
 
-    @dataclass
     class Text(Message):
         """wisp wrote something that is not a protocol line (stdout), or a stderr line: a note."""
 
-        text: str
-        stream: str
+        def __init__(self, text: str, stream: str) -> None:
+            super().__init__()
+            self.text = text
+            self.stream = stream
 
-    @dataclass
     class Died(Message):
         """wisp's output ended without our asking it to quit."""
 
-        returncode: int | None
-        before_start: bool = False
-        """wisp ended before its first stdout line: it could not start."""
-        last_words: tuple[str, ...] = ()
-        """The stderr lines it wrote before it ended, not shown yet: why it could not start."""
+        def __init__(
+            self,
+            returncode: int | None,
+            before_start: bool = False,
+            last_words: tuple[str, ...] = (),
+        ) -> None:
+            super().__init__()
+            self.returncode = returncode
+            self.before_start = before_start
+            """wisp ended before its first stdout line: it could not start."""
+            self.last_words = last_words
+            """The stderr lines it wrote before it ended, not shown yet: why it could not start."""
 
     def __init__(
         self,

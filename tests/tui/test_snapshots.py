@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from wisp_tui.screens.approval import ApprovalScreen
 from wisp_tui.screens.question import QuestionScreen
@@ -57,7 +57,7 @@ def test_reply_with_ran_and_cited_lines(
         await wait_for(pilot, lambda: "cited but not" in transcript_text(app))
         await wait_for(pilot, lambda: not app.prompt.is_busy)
         # The turn's wall time differs run to run; the picture fixes it.
-        app.status_bar.turn = dataclasses.replace(app.status_bar.turn, seconds=1.5)
+        app.status_bar.turn = msgspec.structs.replace(app.status_bar.turn, seconds=1.5)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

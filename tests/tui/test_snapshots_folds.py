@@ -3,8 +3,9 @@ from a real `wisp chat --json`."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
+
+import msgspec
 
 SIZE = (100, 30)
 CAT_CALL = [{"name": "run_command", "arguments": {"command": "cat lines.txt"}}]
@@ -24,7 +25,7 @@ async def asked(pilot, wait_for, folds: int = 1) -> None:
     await wait_for(pilot, lambda: sum(f.is_foldable for f in app.transcript.folds()) == folds)
     await wait_for(pilot, lambda: not app.prompt.is_busy)
     # The turn's wall time differs run to run; the picture fixes it.
-    app.status_bar.turn = dataclasses.replace(app.status_bar.turn, seconds=1.5)
+    app.status_bar.turn = msgspec.structs.replace(app.status_bar.turn, seconds=1.5)
     await pilot.pause()
 
 

@@ -3,8 +3,7 @@ off."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from msgspec import UnsetType
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
@@ -34,9 +33,7 @@ def cut(text: str, width: int) -> str:
     return set_cell_size(text, max(width - 1, 0)) + "…" if width > 0 else ""
 
 
-def table_rows(
-    choice: Choice, width: int, in_use: str | None = None
-) -> tuple[str, list[str]]:
+def table_rows(choice: Choice, width: int, in_use: str | None = None) -> tuple[str, list[str]]:
     """The heading row and one row per option (without the 6-cell prefix), fitted to `width`.
 
     `in_use` (default: the choice's `current`) is the value whose first cell is marked `* `.
@@ -85,8 +82,7 @@ def table_rows(
     return line(headings).rstrip(), [line(row).rstrip() for row in rows]
 
 
-@dataclass(frozen=True)
-class PickerAnswer:
+class PickerAnswer(msgspec.Struct, frozen=True):
     """The rows left on, in order, and the model to use from now on (None: keep the one in use)."""
 
     values: list[str]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
+import msgspec
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -18,8 +18,7 @@ from wisp.protocol import Question
 from .dialog import Dialog
 
 
-@dataclass(frozen=True)
-class QuestionAnswer:
+class QuestionAnswer(msgspec.Struct, frozen=True):
     """The text answered, or None when the person declined."""
 
     text: str | None

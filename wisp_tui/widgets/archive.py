@@ -20,9 +20,9 @@ import bisect
 import io
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import ClassVar
 
+import msgspec
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.segment import Segment
@@ -46,8 +46,7 @@ RENDERED_KEPT = 64
 Lines = list[list[Segment]]
 
 
-@dataclass
-class ArchivedEntry:
+class ArchivedEntry(msgspec.Struct):
     """One finished entry: what it showed, and its lines at the width last drawn."""
 
     kind: str

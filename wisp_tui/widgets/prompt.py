@@ -10,7 +10,6 @@ typing again.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -64,19 +63,21 @@ class Prompt(Horizontal):
     is_sandboxed: reactive[bool] = reactive(True, init=False)
     """From `status.sandbox`: the command placeholder never claims a sandbox that is not there."""
 
-    @dataclass
     class Submitted(Message):
         """A line to send: chat text, or a command to run when `is_command`."""
 
-        text: str
-        is_command: bool
+        def __init__(self, text: str, is_command: bool) -> None:
+            super().__init__()
+            self.text = text
+            self.is_command = is_command
 
-    @dataclass
     class CompletionAsked(Message):
         """Tab in a `/` line: ask wisp for completions of `text` at `cursor`."""
 
-        text: str
-        cursor: int
+        def __init__(self, text: str, cursor: int) -> None:
+            super().__init__()
+            self.text = text
+            self.cursor = cursor
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

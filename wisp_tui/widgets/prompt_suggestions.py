@@ -8,14 +8,12 @@ the row, and the next Tab asks wisp again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from rich.text import Text
 from textual.widgets import Static
 
 
-@dataclass
-class Offered:
+class Offered(msgspec.Struct):
     """Candidates on show for the word at `start`, and which one is in the text (-1: none)."""
 
     candidates: list[str]

@@ -45,9 +45,7 @@ class PlainFence(MarkdownFence):
     """A code block as typed: no syntax colours, so it reads in WISP like the rest."""
 
     @classmethod
-    def highlight(
-        cls, code: str, language: str, ansi: bool = False, dark: bool = False
-    ) -> Content:
+    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
         return Content(code.rstrip("\n"))
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
+import msgspec
 from rich.text import Text
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -17,8 +17,7 @@ from wisp.protocol import Status
 from .. import palette
 
 
-@dataclass(frozen=True)
-class TurnState:
+class TurnState(msgspec.Struct, frozen=True):
     """The running turn, or how the last one ended."""
 
     number: int | None = None

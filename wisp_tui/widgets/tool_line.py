@@ -8,7 +8,6 @@ Ctrl-O shows the last output in a panel.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -57,12 +56,13 @@ class ToolLine(Static, can_focus=True):
     is_open: reactive[bool] = reactive(False)
     """The whole output is shown, not only its first `shownLines` lines."""
 
-    @dataclass
     class Toggled(Message):
         """The fold was opened or shut."""
 
-        tool_line: ToolLine
-        is_open: bool
+        def __init__(self, tool_line: ToolLine, is_open: bool) -> None:
+            super().__init__()
+            self.tool_line = tool_line
+            self.is_open = is_open
 
     def __init__(self, text: str | None, output: EventOutput | None, *, is_error: bool) -> None:
         super().__init__(classes="-error" if is_error else "")
