@@ -12,8 +12,9 @@ import gc
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
+import msgspec
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -364,31 +365,30 @@ def _collect_from_now() -> None:
     gc.enable()
 
 
-class SaidEarly(NamedTuple):
+class SaidEarly(msgspec.Struct):
     """wisp's first lines, sorted for composing the first frame."""
 
-    lines: list[OutboundLine]
+    lines: list[OutboundLine] = []
     """The lines composed (each is remembered as the handlers would)."""
-    notes: list[str]
-    status: Status | None
-    rest: list[Backend.Line | Backend.Text]
+    notes: list[str] = []
+    status: Status | None = None
+    """The last status among them: the one in force."""
+    rest: list[Backend.Line | Backend.Text] = []
     """From the first line that is not a hello, a note or a status on: for the handlers."""
 
 
 def _said_early(messages: list[Backend.Line | Backend.Text]) -> SaidEarly:
-    """The leading hello, notes and statuses among `messages` (the last status is the one in
-    force), and the rest."""
-    said = SaidEarly([], [], None, [])
+    """The leading hello, notes and statuses among `messages`, and the rest."""
+    said = SaidEarly()
     for index, message in enumerate(messages):
-        if isinstance(message, Backend.Text):
-            said.notes.append(message.text)
-            continue
-        line = message.line
-        if isinstance(line, Note):
-            said.notes.append(line.text)
+        line = message.line if isinstance(message, Backend.Line) else None
+        if line is None or isinstance(line, Note):
+            said.notes.append(line.text if line is not None else message.text)
         elif isinstance(line, Status):
-            said = said._replace(status=line)
+            said.status = line
         elif not isinstance(line, WispHello):
-            return said._replace(rest=messages[index:])
-        said.lines.append(line)
+            said.rest = messages[index:]
+            return said
+        if line is not None:
+            said.lines.append(line)
     return said
