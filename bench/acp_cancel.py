@@ -1,5 +1,6 @@
-"""How soon `wisp acp` ends a prompt after `session/cancel` (docs/acp.md; issue 17's target:
-under 2 s, as for an interrupt in chat).
+"""How soon `wisp acp` ends a prompt after `session/cancel` (docs/acp.md, "From a turn to
+updates"). The target: under 2 s, as for an interrupt in chat (docs/performance.md, "Cancelling
+a prompt under `wisp acp`").
 
     python bench/acp_cancel.py             # 11 interleaved rounds
     python bench/acp_cancel.py --rounds 3

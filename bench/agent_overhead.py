@@ -21,7 +21,8 @@ round to round. Per round, for a turn of N calls:
 
 * per call = turn time / N: a call's cost through the agent, the turn's fixed cost (the
   prompt and response events, storing the turn, the checks) shared among its calls;
-* overhead = (turn time - N x bare call) / N, in ms: issue 3's target is <= 5 ms;
+* overhead = (turn time - N x bare call) / N, in ms: the target is <= 5 ms (docs/performance.md,
+  "Agent overhead per tool call: `bench/agent_overhead.py`");
 * agent/bare = per call / bare call: the ratio to the bare tool call;
 * marginal = (turn time - time of a turn with no call) / N - bare call: what one more call
   adds to a turn, without the turn's fixed cost.

@@ -16,10 +16,11 @@ one ``os.write`` each on an ``O_APPEND`` descriptor; * floor: the same lines wit
 the audit log's lock asks of each (flock, two lseeks, the write, unlock): what any writer that keeps
 that lock per line must pay.
 
-The ratio is raw time / sink time, the sink's rate as a share of the raw rate (issue 2's
-target: >= 0.5), reported as the median of the per-round ratios and as the ratio of the
-minimum times. The details are built before the clock starts (they are the caller's work);
-the garbage collector is left on, as in wisp.
+The ratio is raw time / sink time, the sink's rate as a share of the raw rate (the target:
+>= 0.5, in docs/performance.md, "Audit append rate: `bench/audit_append.py`"), reported as the
+median of the per-round ratios and as the ratio of the minimum times. The details are built
+before the clock starts (they are the caller's work); the garbage collector is left on, as in
+wisp.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The peak memory of a wisp run whose command prints a lot of short lines (issue 12).
+"""The peak memory of a wisp run whose command prints a lot of short lines (docs/performance.md,
+"Memory of a command that prints a lot (`bench/command_output_memory.py`)").
 
     python bench/command_output_memory.py              # 200 MB of "y\\n", 3 rounds
     python bench/command_output_memory.py --megabytes 50 --rounds 1

@@ -1,5 +1,5 @@
-"""Long sessions (issue 15): a long chat stays within its window, and composing a request costs
-the same late in a conversation as early.
+"""Long sessions (docs/turn.md, "Long conversations"): a long chat stays within its window, and
+composing a request costs the same late in a conversation as early.
 
     python bench/context.py chat                   # 40 turns on `local`, window 8,192
     python bench/context.py chat --turns 5         # a few minutes less

@@ -37,9 +37,9 @@ Both models load once, before the clock. Generated tokens are counted exactly: a
 run must produce that text (greedy decoding of one prompt is deterministic), and the floor
 counts its ids. tokens/s = generated tokens / the request's wall time (prompt to stream end,
 thread start and join included; the prompt's KV cache is reused from the previous run on every
-side alike). The ratio is wisp's rate / the direct rate (issue 3's target: >= 0.95), the
-median of the per-round ratios and the ratio of the fastest runs. The garbage collector is
-left on, as in wisp.
+side alike). The ratio is wisp's rate / the direct rate (the target: >= 0.95, in
+docs/performance.md, "`local` tokens/s: `bench/local_tokens.py`"), the median of the per-round
+ratios and the ratio of the fastest runs. The garbage collector is left on, as in wisp.
 
 Each round also stops a wisp request: the same request is read to its fifth piece, then the
 task reading it is cancelled (an interrupt); the time from `cancel()` to the task's end (the

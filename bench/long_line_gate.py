@@ -1,5 +1,5 @@
 """How long the policy takes over a line of thousands of parts, and how soon an interrupt ends it
-(issue 12, point 7).
+(docs/policy.md, "The approval gate"; docs/turn.md, "Stopping a turn").
 
     python bench/long_line_gate.py            # 5 interleaved rounds
     python bench/long_line_gate.py --quick    # 2 rounds

@@ -13,7 +13,7 @@ Counts, with the tokenizer of the GGUF ``local`` runs (SmolLM2-135M-Instruct, fr
   them: a JSON list of OpenAI function objects, ``json.dumps``' spacing (``tojson``'s);
 
 for a small window (8,192, the embedded model's) and a large one (32,768), with the default
-tools (``context.memory`` off) and with memory on. Issue 14's mark: instructions + tools <= 800
+tools (``context.memory`` off) and with memory on. The target: instructions + tools <= 800
 tokens on a window of 8,192 or less (tests/agent/test_prompt.py asserts it).
 
 Then the whole first request of a one-line question, composed as the agent composes it
@@ -30,8 +30,7 @@ capped at 48 tokens by the runtime; the tools a chat gives this model: none, sin
 call them), each turn a one-line question. The second turn's request repeats the first's (the
 same instructions, the first question and its reply) and adds the new question, so the runtime
 should evaluate only the new tokens: evaluated = prompt - cached (as the backend reports them),
-new = the second prompt - (the first prompt + its reply). Issue 14's mark: evaluated / new <=
-1.1.
+new = the second prompt - (the first prompt + its reply). The target: evaluated / new <= 1.1.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ from wisp.tools.command_runner import CommandRunner
 from wisp.tools.registry import default_tools
 
 BUDGET = 800
-"""Tokens the instructions and the tools may cost on a small window (issue 14)."""
+"""Tokens the instructions and the tools may cost on a small window (docs/performance.md,
+"Instructions and tools, in tokens: `bench/prompt_tokens.py`")."""
 
 
 def chat_tools(*, memory: bool = False) -> list[Tool]:

@@ -174,7 +174,8 @@ def test_an_unwritable_log_is_an_error_naming_the_file(tmp_path: Path) -> None:
 
 
 def test_concurrent_writers_never_tear_interleave_or_lose_a_line(tmp_path: Path) -> None:
-    """The issue's acceptance: 8 processes x 5,000 events, 64 KiB files, 1,000 kept."""
+    """8 processes x 5,000 events, 64 KiB files, 1,000 kept (docs/logging.md, "Rotation and
+    concurrent writers")."""
     writers, count = 8, 5000
     log_file = tmp_path / "logs" / "audit.jsonl"
     processes = [

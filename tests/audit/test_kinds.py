@@ -29,7 +29,7 @@ CONTRACT_FIELDS: dict[str, set[str]] = {
     "model.fallback": {"model", "reason", "fallback"},
     "prompt": {"text", "schema", "think"},
     "turn.stopped": {"seconds", "killed"},
-    "tools.withdrawn": {"tool", "arguments", "repeat"},  # added for models that loop (issue 14)
+    "tools.withdrawn": {"tool", "arguments", "repeat"},  # added for models that loop
     "response": {"text", "condensed", "seconds", "usage"},
     "model.reasoning": {"phase", "text", "bytes", "tokens", "seconds"},
     "tool.call": {"tool", "arguments"},
@@ -38,7 +38,7 @@ CONTRACT_FIELDS: dict[str, set[str]] = {
     "policy.decision": {
         "command", "workingDirectory", "verdict", "reason", "sandbox", "network", "nested",
         "origin", "outsideSandbox", "outsideSandboxIgnored",
-        "networkCut",  # what turning the network off really cut (issue 12.3)
+        "networkCut",  # what turning the network off really cut
     },
     "command.outcome": {
         "command", "exitStatus", "timedOut", "truncated", "stdout", "stderr", "seconds", "origin",

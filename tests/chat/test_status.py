@@ -1,6 +1,6 @@
 """The status line's repository facts (wisp/chat/status.py): the branch read from the files with
 no program run, and the line counts from a git found outside the writable roots, run confined,
-so nothing a repository configures runs unconfined (issue 12)."""
+so nothing a repository configures runs unconfined (docs/sandbox.md, "Threat model")."""
 
 from __future__ import annotations
 

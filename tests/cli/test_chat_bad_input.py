@@ -1,6 +1,7 @@
-"""Bad input never kills the chat (issue 12, point 7): `wisp chat --json` and `--plain` run for
-real as subprocesses, fed a NUL, bytes that are not UTF-8, and lines too long to run; each is
-refused with a note and the chat goes on to answer the next message and end with `exit`."""
+"""Bad input never kills the chat (docs/sandbox.md, "Command lines"): `wisp chat --json` and
+`--plain` run for real as subprocesses, fed a NUL, bytes that are not UTF-8, and lines too long to
+run; each is refused with a note and the chat goes on to answer the next message and end with
+`exit`."""
 
 from __future__ import annotations
 

@@ -252,8 +252,8 @@ def test_help_names_plain() -> None:
 async def test_a_front_end_named_by_wisp_tui_is_never_found_in_a_writable_root(
     env: dict[str, str], record: Path, script_model: str, tmp_path: Path
 ) -> None:
-    # Issue 12: WISP_TUI names a program, and the project's activated .venv/bin (a folder
-    # commands may write to) comes first on PATH with one of that name: it is not run.
+    # WISP_TUI names a program, and the project's activated .venv/bin (a folder commands may write
+    # to) comes first on PATH with one of that name: it is not run.
     work = tmp_path / "work"
     planted = work / ".venv" / "bin"
     planted.mkdir(parents=True)

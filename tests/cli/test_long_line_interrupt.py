@@ -1,5 +1,5 @@
-"""Interrupt always works (issue 12, point 7): a line of thousands of parts, under the length
-limit, keeps the policy busy; an `interrupt` read meanwhile stops it before anything runs.
+"""Interrupt always works (docs/turn.md, "Stopping a turn"): a line of thousands of parts, under the
+length limit, keeps the policy busy; an `interrupt` read meanwhile stops it before anything runs.
 
 `wisp chat --json` runs for real. The line's first part needs the person's approval, and the
 answer goes out in one write with the interrupt, so the interrupt is in wisp's input while the

@@ -1,4 +1,4 @@
-"""A command mistyped by one edit is caught before any model starts (issue 11)."""
+"""A command mistyped by one edit is caught before any model starts."""
 
 from __future__ import annotations
 

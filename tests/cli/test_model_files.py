@@ -1,6 +1,7 @@
-"""The checksum of a local:PATH GGUF (issue 12): recorded in config.json when wisp first loads
-or checks the file, checked before every load, and a changed file refused with the way to
-accept it. Real files, the real SmolLM2 GGUF, a real config.json under a temporary WISP_HOME."""
+"""The checksum of a local:PATH GGUF (docs/models.md, "Local GGUF checksums"): recorded in
+config.json when wisp first loads or checks the file, checked before every load, and a changed file
+refused with the way to accept it. Real files, the real SmolLM2 GGUF, a real config.json under a
+temporary WISP_HOME."""
 
 from __future__ import annotations
 

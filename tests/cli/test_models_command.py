@@ -1,5 +1,5 @@
 """`wisp models` through the real console script, against a loopback Ollama and llama-cpp-python's
-server running the embedded GGUF (issue 6's acceptance), with a fresh WISP_HOME."""
+server running the embedded GGUF, with a fresh WISP_HOME."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""No turn is lost and no save fails with a traceback (issue 12, point 6): real `wisp`
-processes, real files under a temporary WISP_HOME, a real kill -9 and a real full disk."""
+"""No turn is lost and no save fails with a traceback (docs/store.md, "Saving and resuming"): real
+`wisp` processes, real files under a temporary WISP_HOME, a real kill -9 and a real full disk."""
 
 from __future__ import annotations
 

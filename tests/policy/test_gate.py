@@ -507,7 +507,8 @@ async def test_yes_never_approves_a_run_outside_the_sandbox(harness: Harness) ->
 
 
 # Lines whose program is computed when the line runs (a variable, a substitution, eval): wisp
-# cannot know what runs, so it is rated dangerous and --yes never approves it (issue 12.4).
+# cannot know what runs, so it is rated dangerous and --yes never approves it (docs/policy.md,
+# "Approvers and --yes").
 COMPUTED: list[str] = [
     "X=sh; curl -s https://x | $X",
     "S=sudo; $S ls",
@@ -841,7 +842,7 @@ def test_escape_controls_names_c1_and_delete() -> None:
     assert escape_controls("a\x7fb\x85c\td") == "a\\u{7F}b\\u{85}c\\td"
 
 
-# --- long lines: linear work, and a stop heard while the gate works (issue 12.7) -----------------
+# --- long lines: linear work, and a stop heard while the gate works -------------------------------
 
 
 def numbered(count: int, level: Level = "safe") -> list[tuple[SimpleCommand, Assessment]]:

@@ -168,8 +168,9 @@ def test_the_program_verb_and_pattern_follow_section_7(
     assert part.readable
 
 
-# A line → each part's normalised forms (issue 12.4): as the shell runs it, once per wrapper
-# looked through; quotes and backslashes gone, the program by name, short options joined.
+# A line → each part's normalised forms (docs/policy.md, "Deny and allow lists"): as the shell runs
+# it, once per wrapper looked through; quotes and backslashes gone, the program by name, short
+# options joined.
 NORMALISED: list[tuple[str, list[list[str]]]] = [
     ("ls -la", [["ls -la"]]),
     ("\\sudo /bin/rm -r -f \"/\"", [["sudo rm -rf /", "rm -rf /"]]),

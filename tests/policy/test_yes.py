@@ -1,6 +1,7 @@
-"""`wisp --yes` end to end (issue 12.4): the deny list holds against spelling, and a program
-named only when the line runs is never approved by --yes. The real script, a `script:` model
-driving run_command, the real sandbox; stdin is not a terminal, so nobody else can answer."""
+"""`wisp --yes` end to end (docs/policy.md, "Approvers and --yes"): the deny list holds against
+spelling, and a program named only when the line runs is never approved by --yes. The real script, a
+`script:` model driving run_command, the real sandbox; stdin is not a terminal, so nobody else can
+answer."""
 
 from __future__ import annotations
 

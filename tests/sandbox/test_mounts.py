@@ -1,6 +1,7 @@
-"""The helper's mount namespace, for real (issue 12): wisp's installation is never writable,
-WISP_HOME is hidden and its modes fixed, attributes outside the roots cannot change, a command
-run as root keeps only the capabilities it needs, and ``.pth`` files never run in the helper."""
+"""The helper's mount namespace, for real (docs/sandbox.md, "How a command is confined"): wisp's
+installation is never writable, WISP_HOME is hidden and its modes fixed, attributes outside the
+roots cannot change, a command run as root keeps only the capabilities it needs, and ``.pth`` files
+never run in the helper."""
 
 from __future__ import annotations
 

@@ -121,8 +121,8 @@ def test_a_narrowed_working_directory_says_where_else_to_start() -> None:
 def test_without_a_mount_namespace_the_note_says_what_is_not_protected(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Issue 12: where neither root nor a user namespace allows one, wisp runs the commands
-    # under Landlock alone, narrowed around its installation, and says what that leaves open.
+    # Where neither root nor a user namespace allows one, wisp runs the commands under Landlock
+    # alone, narrowed around its installation, and says what that leaves open.
     # (Nothing here touches the folders: they need not exist.)
     project = Path("/srv/wisp-plan-project")
     venv = project / ".venv"

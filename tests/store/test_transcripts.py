@@ -1,4 +1,5 @@
-"""Saving, resuming and holding a transcript, against real files (issue 12, point 6)."""
+"""Saving, resuming and holding a transcript, against real files (docs/store.md, "Saving and
+resuming")."""
 
 from __future__ import annotations
 

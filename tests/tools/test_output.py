@@ -133,7 +133,7 @@ def test_a_held_back_result_never_passes_the_budget_whatever_the_marker_says() -
 
 
 def test_holding_back_many_short_lines_takes_memory_in_proportion_to_the_text() -> None:
-    # 16 MiB of "y\n" is 8 million lines: a list of them took about 800 MB (issue 12).
+    # 16 MiB of "y\n" is 8 million lines: a list of them took about 800 MB.
     text = "y\n" * (2 * 1024 * 1024)
     tracemalloc.start()
     try:

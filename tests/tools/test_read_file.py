@@ -150,7 +150,7 @@ async def test_a_fifo_is_refused_rather_than_waited_on(context: ToolContext, wor
     assert result == f"error: {workdir / 'pipe'} is not a regular file; read_file reads files only"
 
 
-# -- WISP_HOME is wisp's (issue 12) ---------------------------------------------------------------
+# -- WISP_HOME is wisp's (docs/sandbox.md, "Threat model") -----------------------------------------
 
 
 async def test_a_file_in_wisp_home_is_refused(context: ToolContext, home: Path) -> None:

@@ -25,8 +25,8 @@ def git(repo: Path, *args: str) -> str:
 def test_a_confined_git_commit_by_the_model_works(
     tmp_path: Path, wisp_env: dict[str, str], audit_lines
 ) -> None:
-    # Issue 12: wisp's own git runs confined and ignores the repository's programs; the
-    # model's git, confined in the working directory, still commits.
+    # wisp's own git runs confined and ignores the repository's programs; the model's git, confined
+    # in the working directory, still commits.
     if probe_uncached().landlock_abi is None:
         pytest.skip("this kernel has no Landlock")
     repo = tmp_path / "repo"

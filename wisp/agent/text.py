@@ -120,7 +120,7 @@ def hold_back(
     if total <= budget:
         return text
     # Offsets into the bytes, not a list of lines: 16 MiB of short lines would be millions of
-    # strings (about 800 MB) where the bytes are 16 MiB (issue 12).
+    # strings (about 800 MB) where the bytes are 16 MiB.
     line_count = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
     def marker(first: int, last: int, size: int) -> str:

@@ -228,7 +228,8 @@ class PolicyDecision(Details, kw_only=True):
     network: bool
     nested: bool
     # What turning the network off really cut: "all", or "tcp" under Landlock alone (UDP and
-    # the rest stay open, so network stays true); absent when nothing was cut (issue 12.3).
+    # the rest stay open, so network stays true); absent when nothing was cut (docs/sandbox.md,
+    # "What is confined").
     network_cut: str | UnsetType = UNSET
     origin: str | UnsetType = UNSET
     outside_sandbox: bool | UnsetType = UNSET

@@ -79,8 +79,8 @@ class LocalBackend(msgspec.Struct):
     path: Path
     options: LocalOptions
     files: ModelFiles | None = None
-    """Where the file's checksum is kept, checked before every load (issue 12); None for the
-    default model, which is part of wisp's install."""
+    """Where the file's checksum is kept, checked before every load (docs/models.md, "Local GGUF
+    checksums"); None for the default model, which is part of wisp's install."""
     _engine: Engine | None = None
     _load_lock: asyncio.Lock = msgspec.field(default_factory=asyncio.Lock)
 

@@ -1,4 +1,5 @@
-"""What wisp checked of each GGUF it loads for ``local:PATH`` (issue 12).
+"""What wisp checked of each GGUF it loads for ``local:PATH`` (docs/models.md, "Local GGUF
+checksums").
 
 llama.cpp parses a GGUF in wisp's own process, unconfined; a file under a writable root (the
 Hub cache in ``~/.cache``, the working directory) could have been rewritten by a confined

@@ -27,8 +27,8 @@ NO_SHAPE_NOTE = "the default: Ollama reported no model shape to size from"
 
 SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin"
 """Where ``nvidia-smi`` is looked for: the system's folders, never ``PATH``, whose first folder
-may be an activated ``.venv/bin`` a confined command could write to (issue 12); wisp runs
-the program unconfined."""
+may be an activated ``.venv/bin`` a confined command could write to; wisp runs the program
+unconfined."""
 
 
 class Memory(msgspec.Struct, frozen=True):

@@ -51,7 +51,7 @@ async def resolve_model(
     ``config`` is the ``wisp.config.Config`` in force, of which the backend is handed its own
     section (``config.settings.ollama`` for ``ollama:``); ``client`` the session's HTTP client;
     ``model_files`` where a ``local:PATH`` file's checksum is kept, for every caller that will
-    load it (issue 12).
+    load it (docs/models.md, "Local GGUF checksums").
     """
     parsed = parse_selection(selection)
     resolver = backend_resolver(parsed.scheme)

@@ -92,9 +92,9 @@ class YesApprover:
     """``--yes``: every request approved ``once``, without asking. It lifts no deny pattern and
     no sandbox (those run before the gate), and never approves a run outside the sandbox.
 
-    Nor does it approve a command wisp cannot read (issue 12.4: ``$X``, ``$(…)``, ``eval "$X"``
-    name their program only when they run): that one goes to ``person``, the approver there
-    would be without ``--yes``, or is refused with a reason when nobody can answer."""
+    Nor does it approve a command wisp cannot read (``$X``, ``$(…)``, ``eval "$X"`` name their
+    program only when they run): that one goes to ``person``, the approver there would be
+    without ``--yes``, or is refused with a reason when nobody can answer."""
 
     can_ask = True
 

@@ -3,8 +3,8 @@
 
 Both lists are regular expressions searched anywhere in the whole line and in each simple command
 (anchored patterns rely on the per-part check). The deny list is also searched in each command's
-normalised forms, as the shell will run it (issue 12.4: ``\\sudo``, ``"/bin/"s\\h``, ``rm -r -f``
-are ``sudo``, ``sh``, ``rm -rf``), so spelling a denied command another way does not pass it.
+normalised forms, as the shell will run it (``\\sudo``, ``"/bin/"s\\h``, ``rm -r -f`` are
+``sudo``, ``sh``, ``rm -rf``), so spelling a denied command another way does not pass it.
 Deny always wins; a non-empty allow list must match every written text. The lists are
 illustrative, not exhaustive: the sandbox is the real barrier.
 """

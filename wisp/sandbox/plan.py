@@ -242,7 +242,8 @@ def confined_argv(
         return command, state
     holding_home = writable.roots_holding_home()
     # wisp's installation where it lies in a root (.venv in the project): it must stay
-    # read-only, or a command could change what wisp runs next, unconfined (issue 12).
+    # read-only, or a command could change what wisp runs next, unconfined (docs/sandbox.md,
+    # "Threat model").
     exposed = [path for path in outermost(install_paths()) if writable.contains(path)]
     # bubblewrap binds WISP_HOME and the installation read-only and keeps the roots
     # whole; it needs the folder.

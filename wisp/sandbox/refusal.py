@@ -155,7 +155,7 @@ def _candidates(stderr: str) -> Iterator[tuple[str, bool]]:
 
 def _installation_of(path: str) -> str | None:
     """The part of wisp's own installation that holds ``path``, if one does: never writable by
-    commands, even inside a root (issue 12)."""
+    commands, even inside a root (docs/sandbox.md, "Threat model")."""
     from wisp.sandbox.plan import install_paths  # not on the helper's path
 
     return next((part for part in install_paths() if is_within(path, part)), None)

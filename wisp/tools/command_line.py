@@ -1,5 +1,6 @@
 """Which shell lines wisp will hand to ``/bin/sh -c`` at all, checked before the policy reads
-them (issue 12): a line the kernel could never run is refused at once, whatever its words.
+them (docs/sandbox.md, "Command lines"): a line the kernel could never run is refused at once,
+whatever its words.
 
 - A NUL cannot cross ``execve``: every argument ends at its first NUL byte.
 - The kernel takes at most 128 KiB (``MAX_ARG_STRLEN``, the terminating NUL included) as one

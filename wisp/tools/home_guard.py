@@ -1,6 +1,6 @@
-"""``WISP_HOME`` is wisp's, never the model's: the check ``read_file`` and ``edit_file`` share
-(issue 12). Its config, approvals, audit log and history are judged by real path, so no
-symbolic link leads the model in."""
+"""``WISP_HOME`` is wisp's, never the model's: the check ``read_file`` and ``edit_file`` share,
+as the sandbox keeps it from commands (docs/sandbox.md, "Threat model"). Its config, approvals,
+audit log and history are judged by real path, so no symbolic link leads the model in."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """``system_info``: this machine's ports, disks, folders, processes, memory, battery, system and
 network, as short tables.
 
-(Python wisp, issue 3) Everything is read from ``/proc``, ``/sys`` and ``/etc`` with the
-standard library; no external program runs, so it works on a bare machine and needs no
-sandbox or gate. Tables hold at most 15 rows and 4 KiB, cut at a line end with a note. Slow
-topics are bounded in time; what they could not finish says ``(timed out; …)``.
+Everything is read from ``/proc``, ``/sys`` and ``/etc`` with the standard library; no external
+program runs, so it works on a bare machine and needs no sandbox or gate. Tables hold at most 15
+rows and 4 KiB, cut at a line end with a note. Slow topics are bounded in time; what they could
+not finish says ``(timed out; …)``.
 """
 
 from __future__ import annotations
