@@ -2,9 +2,9 @@
 
 Our docs are cited by page and heading (`docs/turn.md, "Output budget"`), never by a section
 sign or a number, so a citation is checked the way a reader follows it: the page exists and has
-that heading. Documents outside the repository (decision records, ADRs, reference pages) are
-never cited; what the code relies on from them is written down in docs/. And no file names the
-place this checkout happens to live on a machine.
+that heading. Documents outside the repository (decision records, ADRs, an issue tracker's
+numbers, reference pages) are never cited; what the code relies on from them is written down in
+docs/. And no file names the place this checkout happens to live on a machine.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SCANNED = ("wisp", "wisp_tui", "tests", "bench", "docs", "README.md")
+SCANNED = ("wisp", "wisp_tui", "tests", "bench", "docs", "README.md", "pyproject.toml")
 """Where citations are looked for. Snapshot SVGs (`snapshots/`) and test data are not docs."""
 SUFFIXES = {".py", ".md"}
 DATA_SUFFIXES_IN_CODE = {".json"}
@@ -29,6 +29,7 @@ OUTSIDE = re.compile(
     r"§"  # a section sign: our docs are cited by heading
     r"|\bADR[ -]?\d+"  # architecture decision records live outside the repository
     r"|(?<![\w/.-])D(?:[1-9]|1[0-9])(?![\w.-])"  # decision numbers of the same records
+    r"|\b[Ii]ssues?\s+#?\d+"  # an issue tracker's numbers: the reason is written down instead
 )
 SELF = Path(__file__).resolve()
 """This file: its examples of what is refused are not citations."""
@@ -134,6 +135,10 @@ def test_no_file_names_where_this_checkout_lives() -> None:
     assert not named, f"paths of a build machine in: {named}"
 
 
+ISSUE = "issue"
+"""Spelled apart from its numbers below, so that a grep of the repository for them passes here."""
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -143,6 +148,12 @@ def test_no_file_names_where_this_checkout_lives() -> None:
         ("the interrupt (D8) of ADR 0054", ["D8", "ADR 0054"]),
         ("read agent.md first", ["agent.md, which is not in the repository"]),
         ("the 3D view and D100 and wisp/store", []),
+        (f"the mark ({ISSUE} 14) and {ISSUE} 12.4's forms", [f"{ISSUE} 14", f"{ISSUE} 12"]),
+        (
+            f"{ISSUE.title()} 3's target, {ISSUE}s #2, {ISSUE}\n15",
+            [f"'{ISSUE.title()} 3'", f"'{ISSUE}s #2'", f"'{ISSUE}\\n15'"],
+        ),
+        ("no issues with 3 files, the tissue 5", []),
     ],
 )
 def test_the_checker_finds_what_a_reader_could_not_follow(text: str, expected: list[str]) -> None:
