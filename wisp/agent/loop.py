@@ -5,6 +5,11 @@ turn streams the reply's fragments to the face through ``emit``; every fact it r
 calls, results, verdicts, reasoning) reaches the same face through the recorder, as the typed
 Details the audit log writes. A turn ends with a ``TurnResult`` carrying the lines under the
 reply, computed from the store and the turn's recorded trail.
+
+``Conversation`` keeps the turn: its steps, its stop, its endings. It hands the rest to rooms of
+their own: what requests carry is sized and condensed by ``ContextPlanner``
+(``condensing.py``), each request's reply is read by ``stream_reply`` (``streaming.py``), and
+the lines under a reply are checked by ``ReplyChecks`` (``reply_checks.py``).
 """
 
 from __future__ import annotations
