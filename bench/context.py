@@ -22,7 +22,7 @@ carry, and is kept apart. Reported: turns ok and failed (with the error notes), 
 window (``--window``), each turn reading a file of ``--file-bytes`` with the real
 ``read_file`` and replying: one run to ``--early`` turns, one to ``--turns`` turns. It then
 times, for each, what happens before the backend is called for the next turn's first request
-(``Conversation._plan_before`` for the pending prompt and ``Conversation.messages``; the
+(``ContextPlanner.plan_before`` for the pending prompt and ``Conversation.messages``; the
 plan is not carried out, so every call does the same work), interleaved over ``--rounds``
 rounds, each the best of five timeit runs. The ratio is
 late ÷ early: the median of the rounds' ratios, and the fastest late over the fastest early.
@@ -411,11 +411,11 @@ class Built:
         self.next_turn()
 
     def next_turn(self) -> None:
-        from wisp.agent.loop import _Turn
+        from wisp.agent.turn_state import TurnState
         from wisp.store import PendingEntry
 
         number = self.conversation.turn + 1
-        self.turn = _Turn(number, time.monotonic())
+        self.turn = TurnState(number, time.monotonic())
         self.turn.pending.append(PendingEntry("prompt", f"read the file again ({number})"))
 
     def point(self) -> Point:
@@ -430,11 +430,13 @@ class Built:
     def compose(self) -> int:
         """Everything before the backend is called for the turn's first request."""
         self.turn.headroom = None  # worked out afresh, as a new turn does
-        self.conversation._plan_before(self.turn)
+        self.conversation.planner.plan_before(self.turn)
         return len(self.conversation.messages(self.turn.pending))
 
     def parts(self) -> dict[str, Callable[[], object]]:
-        """The parts of ``compose``, and the ones ``_plan_before`` is made of, to time alone."""
+        """The parts of ``compose``, and the ones ``plan_before`` is made of, to time alone (its
+        row keeps the name ``_plan_before`` it had as a method of ``Conversation``, so runs
+        before and after read alike)."""
         from wisp.agent.types import ChatRequest
 
         conversation, turn = self.conversation, self.turn
@@ -443,7 +445,7 @@ class Built:
 
         def plan() -> object:
             turn.headroom = None
-            return conversation._plan_before(turn)
+            return conversation.planner.plan_before(turn)
 
         return {
             "_plan_before": plan,

@@ -6,7 +6,7 @@
 It times, in the same process and in interleaved rounds, on the same text:
 
 * ``verify``: the whole check of a reply against a turn's trail (find the claims, read the
-  calls from the trail, each reader's match), as ``Conversation._check`` runs it;
+  calls from the trail, each reader's match), as ``ReplyChecks.check`` runs it;
 * ``cited_entries``: the existing ``cited`` check over the same text: the baseline, a single
   regular expression over the reply.
 

@@ -11,7 +11,7 @@ from wisp.agent.compose import compose
 from wisp.agent.events import TextFragment
 from wisp.audit import MemorySink
 from wisp.audit.event import AuditEvent
-from wisp.audit.kinds import ModelReasoning, ToolResult
+from wisp.audit.kinds import ToolResult
 from wisp.store import transcripts
 
 
@@ -48,22 +48,6 @@ async def test_a_turn_calls_tools_and_replies(make_conversation, write_script, s
     assert [e.kind for e in recorded if e in events[:first_fragment]] == [
         "prompt", "tool.call", "tool.result"
     ]  # fmt: skip
-
-
-async def test_entries_link_to_the_events_that_recorded_them(
-    make_conversation, write_script, sink, events
-):
-    script = write_script(
-        {"tool_calls": [{"name": "echo", "arguments": {"text": "x"}}]}, {"text": "done"}
-    )
-    conversation = await make_conversation(script)
-    await conversation.run_turn("go", events.append)
-    ids = {event.kind: event.id for event in sink.events}
-    by_kind = {entry.kind: entry for entry in conversation.store}
-    assert by_kind["prompt"].sources[0].event == ids["prompt"]
-    assert by_kind["toolCalls"].sources[0].event == ids["tool.call"]
-    assert by_kind["toolOutput"].sources[0].event == ids["tool.result"]
-    assert by_kind["response"].sources[0].event == ids["response"]
 
 
 async def test_a_second_identical_call_is_marked_repeat(
@@ -118,47 +102,6 @@ async def test_a_model_failure_is_an_error_outcome(make_conversation, write_scri
     conversation = await make_conversation(write_script({"error": "the server fell over"}))
     result = await conversation.run_turn("hi", events.append)
     assert (result.outcome, result.error) == ("error", "the server fell over")
-
-
-async def test_thinking_is_recorded_at_both_edges_and_stored(
-    make_conversation, write_script, sink, events
-):
-    script = write_script({"thinking": "Let me think about it.", "text": "Yes."})
-    conversation = await make_conversation(script)
-    result = await conversation.run_turn("well?", events.append)
-    reasoning = [e.details for e in sink.events if e.kind == "model.reasoning"]
-    assert [r.phase for r in reasoning] == ["start", "end"]
-    assert reasoning[1].text == "Let me think about it."
-    assert reasoning[1].tokens == 6  # one a streamed chunk (4 characters each)
-    assert [e.kind for e in conversation.store][-2:] == ["reasoning", "response"]
-    ends = [e for e in events if isinstance(e, AuditEvent) and e.details == reasoning[1]]
-    assert len(ends) == 1 and isinstance(ends[0].details, ModelReasoning)
-    assert result.outcome == "ok"
-    # Reasoning is never sent back to the model.
-    messages = compose("sys", conversation.store, [], memory=False)
-    assert all("Let me think" not in m.content for m in messages)
-
-
-async def test_cited_entries_are_checked_against_the_store(
-    make_conversation, write_script, sink, events
-):
-    script = write_script(
-        {"tool_calls": [{"name": "current_date", "arguments": {}}]},
-        {"text": "Checked (entry 3); all steps logged in entries 3-9."},
-    )
-    conversation = await make_conversation(script)
-    result = await conversation.run_turn("check", events.append)
-    assert len(conversation.store) == 5
-    assert result.unknown_entries == [6, 7, 8, 9]
-    assert result.cited == "cited but not in this conversation: entries 6–9 (4)"
-
-
-async def test_ran_no_tools_when_the_reply_names_a_tool_it_did_not_call(
-    make_conversation, write_script, events
-):
-    conversation = await make_conversation(write_script({"text": "I ran current_date."}))
-    result = await conversation.run_turn("date?", events.append)
-    assert result.ran == "ran: no tools"
 
 
 async def test_a_stopped_turn_keeps_its_prompt_and_finished_calls(

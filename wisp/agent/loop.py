@@ -5,6 +5,11 @@ turn streams the reply's fragments to the face through ``emit``; every fact it r
 calls, results, verdicts, reasoning) reaches the same face through the recorder, as the typed
 Details the audit log writes. A turn ends with a ``TurnResult`` carrying the lines under the
 reply, computed from the store and the turn's recorded trail.
+
+``Conversation`` keeps the turn: its steps, its stop, its endings. It hands the rest to rooms of
+their own: what requests carry is sized and condensed by ``ContextPlanner``
+(``condensing.py``), each request's reply is read by ``stream_reply`` (``streaming.py``), and
+the lines under a reply are checked by ``ReplyChecks`` (``reply_checks.py``).
 """
 
 from __future__ import annotations
@@ -13,47 +18,29 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from wisp.agent import checks
 from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
-from wisp.agent.context import ContextMeter, ContextSettings, Plan
-from wisp.agent.context_report import save_context
-from wisp.agent.events import AgentEvent, ContextFill, TextFragment, TurnResult
+from wisp.agent.condensing import ContextPlanner
+from wisp.agent.context import ContextMeter, ContextSettings
+from wisp.agent.events import AgentEvent, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
-from wisp.agent.runaway import RunawayGuard, reply_cap
-from wisp.agent.text import utf8_len
+from wisp.agent.reply_checks import ReplyChecks
+from wisp.agent.streaming import stream_reply
+from wisp.agent.turn_state import Reply, TurnState, utc_now
 from wisp.agent.types import (
     ChatRequest,
     ContextOverflow,
-    HeldText,
     Message,
     ModelError,
     ResolvedModel,
-    TextDelta,
-    ThinkingDelta,
     Tool,
     ToolCall,
-    ToolCallRequested,
-    Usage,
-    UsageReport,
 )
-from wisp.audit.kinds import (
-    ContextCondensation,
-    ContextReference,
-    Error,
-    ModelReasoning,
-    Prompt,
-    Response,
-    ToolsWithdrawn,
-    TurnStopped,
-)
+from wisp.audit.kinds import Error, Prompt, Response, ToolsWithdrawn, TurnStopped
 from wisp.audit.kinds import Usage as UsageDetails
 from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
 
@@ -100,43 +87,6 @@ def output_budget(context_size: int | None) -> int:
     return max(MIN_BUDGET, min(MAX_BUDGET, context_size // 8 * 4))
 
 
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class _Turn(msgspec.Struct):
-    """The running turn's state; kept apart so a stopped turn can still be stored."""
-
-    number: int
-    started: float
-    pending: list[PendingEntry] = msgspec.field(default_factory=list)
-    usage: Usage | None = None
-    calls: dict[str, ToolCall] = msgspec.field(default_factory=dict)
-    answered: set[str] = msgspec.field(default_factory=set)
-    call_events: dict[str, str] = msgspec.field(default_factory=dict)
-    """Each call's ``tool.call`` event id, as ``AuditedTools.run`` returned it."""
-    cut: str | None = None
-    """Why the reply was cut short (it kept repeating itself, or ran past its cap)."""
-    looped: str | None = None
-    """The tool the model called a third time with the same arguments: no more tools this
-    turn, and one request for the answer."""
-    headroom: int | None = None
-    """What the turn is expected to take besides its prompt, set at its first request."""
-    condensed: bool = False
-    overflowed: bool = False
-    """A request of this turn overflowed the window once; a second overflow fails it."""
-    floor_noted: bool = False
-    schema: dict[str, Any] | None = None
-    """The JSON Schema a reply is held to, on the requests that offer no tools."""
-
-
-class _Reply(msgspec.Struct):
-    """What one request streamed back."""
-
-    text: str = ""
-    calls: list[ToolCallRequested] = msgspec.field(default_factory=list)
-
-
 class Conversation:
     """A conversation with one model over one store. Also the ``ConversationView`` tools read."""
 
@@ -172,11 +122,10 @@ class Conversation:
         self.memory = memory
         self.meter = ContextMeter(store, memory=memory, settings=context)
         """Sizes what requests carry, for condensing and the context meter."""
-        self._scanned = 0
-        self._condensations = 0
-        self._fixed: tuple[int | None, int] | None = None
-        """Condensations this session, to name their saved contexts apart."""
-        """Entries before this index were looked at for references already."""
+        self.planner = ContextPlanner(self)
+        """Plans and condenses what requests carry (docs/turn.md, "Long conversations")."""
+        self.checks = ReplyChecks(self)
+        """Links a stored turn's calls to its trail; the lines under a reply."""
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
@@ -185,11 +134,11 @@ class Conversation:
         self.kill_requested = asyncio.Event()
         """Set by a second one within the turn: what still runs is killed at once."""
         self._commands_running = 0
+        """Commands the turn has running; a stop lets them end (SIGTERM, SIGKILL) first."""
         self.last_input_tokens: int | None = None
         """The last request's prompt tokens, as the runtime reported them (context used)."""
         self.sandbox_mechanism: str | None = None
         """How commands are confined (Landlock ABI, network), for ``inspect status``."""
-        """Commands the turn has running; a stop lets them end (SIGTERM, SIGKILL) first."""
 
     # -- the ConversationView tools read ------------------------------------------------
 
@@ -244,12 +193,12 @@ class Conversation:
         self.stop_requested.clear()
         self.kill_requested.clear()
         self._audited.new_turn()
-        turn = _Turn(self.turn, time.monotonic(), schema=schema)
+        turn = TurnState(self.turn, time.monotonic(), schema=schema)
         prompt_event = self.recorder.record(Prompt(text=prompt))
         turn.pending.append(
             PendingEntry("prompt", prompt, (self._source(prompt_event),), utc_now())
         )
-        self._reference_outputs()
+        self.planner.reference_outputs()
         body = asyncio.create_task(self._run(turn, emit))
         stopped = asyncio.create_task(self.stop_requested.wait())
         try:
@@ -268,44 +217,22 @@ class Conversation:
             return self._stopped(turn)
         return body.result()
 
-    def _reference_outputs(self) -> None:
-        """From the turn after its own, an output goes as its reference when that is shorter
-        (docs/turn.md, "Steps"); each is recorded once, as ``context.reference``. Each entry is
-        looked at once: the decision never changes."""
-        entries = self.store.entries
-        start, self._scanned = self._scanned, len(entries)
-        for entry in entries[start:]:
-            if entry.kind != "toolOutput" or not entry.active or entry.referenced_at is not None:
-                continue
-            text = self.meter.reference_text(entry)
-            size, reference_size = utf8_len(entry.text), utf8_len(text)
-            if reference_size >= size:
-                continue
-            entry.referenced_at = self.turn
-            self.meter.referenced(entry)
-            details = ContextReference(
-                entry=entry.id,
-                tool=entry.value.tool,
-                bytes=size,
-                reference_bytes=reference_size,
-                tokens=(size - reference_size) // 4,
-            )
-            if entry.sources:
-                details.result = entry.sources[0].event
-            self.recorder.record(details)
-
-    async def _run(self, turn: _Turn, emit: Emit) -> TurnResult:
+    async def _run(self, turn: TurnState, emit: Emit) -> TurnResult:
         try:
             text = await self._loop(turn, emit)
         except ModelError as exc:
             return self._failed(turn, str(exc))
         return self._succeeded(turn, text)
 
-    async def _loop(self, turn: _Turn, emit: Emit) -> str:
+    async def _loop(self, turn: TurnState, emit: Emit) -> str:
         specs = tool_specs(self.tools, self.resolved.context_size)  # the same for every request
         budget = output_budget(self.resolved.context_size)
+
+        def next_request() -> ChatRequest:  # composed when sent, after any condensing
+            return _next_request(turn, self.messages(turn.pending), specs)
+
         for _ in range(self.max_steps):
-            reply = await self._send(turn, lambda: self._next_request(turn, specs), emit)
+            reply = await self._send(turn, next_request, emit)
             if not reply.calls:
                 if reply.text.strip():
                     return reply.text
@@ -340,7 +267,11 @@ class Conversation:
         )
 
     async def _answer_after_silence(
-        self, turn: _Turn, emit: Emit, nudge: str = EMPTY_REPLY_NUDGE, failure: str = NO_ANSWER
+        self,
+        turn: TurnState,
+        emit: Emit,
+        nudge: str = EMPTY_REPLY_NUDGE,
+        failure: str = NO_ANSWER,
     ) -> str:
         """The model ended its reply with nothing to show (small models do: an empty reply, or
         one cut while it ran away in what looked like a call): it is asked once more, with no
@@ -367,117 +298,24 @@ class Conversation:
             append_entry(messages, pending.kind, pending.value, None)
         return messages
 
-    def _next_request(self, turn: _Turn, specs: list[Any]) -> ChatRequest:
-        messages = self.messages(turn.pending)
-        if turn.looped is None:
-            return ChatRequest(messages, specs, schema=None if specs else turn.schema)
-        messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
-        return ChatRequest(messages, withheld=specs, schema=turn.schema)
-
-    async def _send(self, turn: _Turn, make: Callable[[], ChatRequest], emit: Emit) -> _Reply:
+    async def _send(self, turn: TurnState, make: Callable[[], ChatRequest], emit: Emit) -> Reply:
         """One request, condensed first when due. An overflow is condensed from the runtime's
         own count and asked once more; a second one in the turn fails it, saying what to do."""
-        self._condense(turn, emit, self._plan_before(turn))
+        self.planner.condense(turn, emit, self.planner.plan_before(turn))
         request = make()
         try:
-            return await self._request(turn, request, emit)
+            return await stream_reply(self, turn, request, emit, self._source)
         except ContextOverflow as overflow:
             if turn.overflowed:
                 raise ModelError(STILL_TOO_BIG.format(_overflow_counts(overflow))) from overflow
             turn.overflowed = True
-            plan = self._plan_after(turn, overflow, request)
-            self._condense(turn, emit, plan)
+            plan = self.planner.plan_after(turn, overflow, request)
+            self.planner.condense(turn, emit, plan)
             if not plan.drop:  # nothing earlier to drop: the same request would fail again
                 raise ModelError(STILL_TOO_BIG.format(_overflow_counts(overflow))) from overflow
         return await self._send(turn, make, emit)
 
-    # -- condensing (docs/turn.md, "Long conversations") --------------------------------------
-
-    def _sizes(self, turn: _Turn) -> tuple[int, int, int]:
-        """The fixed part, the running turn and what is left of its headroom, in tokens."""
-        meter = self.meter
-        fixed = meter.scaled(self._fixed_tokens())
-        running = meter.scaled(meter.pending_tokens(turn.pending))
-        if turn.headroom is None:
-            turn.headroom = meter.headroom()
-        prompt = meter.scaled(meter.pending_tokens(turn.pending[:1]))
-        return fixed, running, max(0, turn.headroom - (running - prompt))
-
-    def _estimate(self, request: ChatRequest) -> int:
-        """The request's size by estimate: the kept stored part's, and the rest measured (the
-        instructions, the tools, the running turn), without walking the stored part again."""
-        stored = self.meter.stored()
-        rest = [request.messages[0], *request.messages[1 + len(stored.messages) :]]
-        return stored.tokens + ChatRequest(rest, request.tools).estimated_tokens()
-
-    def _fixed_tokens(self) -> int:
-        """The instructions and the tool schemas, measured once per window (a smaller window
-        is offered smaller schemas)."""
-        window = self.resolved.context_size
-        if self._fixed is None or self._fixed[0] != window:
-            specs = tool_specs(self.tools, window)
-            self._fixed = (window, self.meter.fixed_tokens(self.instructions, specs))
-        return self._fixed[1]
-
-    def _plan_before(self, turn: _Turn) -> Plan | None:
-        window = self.resolved.context_size
-        if not window:
-            return None  # an unknown window: nothing to condense against ahead of time
-        fixed, running, headroom = self._sizes(turn)
-        return self.meter.plan(
-            reason="budget", window=window, fixed=fixed, running=running, headroom=headroom
-        )
-
-    def _plan_after(self, turn: _Turn, overflow: ContextOverflow, request: ChatRequest) -> Plan:
-        if overflow.window:  # learnt for the rest of the session
-            self.resolved.context_size = overflow.window
-            self.resolved.context_note = "learnt from the runtime's refusal of a longer prompt"
-        estimated = self._estimate(request)
-        if overflow.tokens:
-            self.meter.learn(overflow.tokens, estimated)
-        fixed, running, headroom = self._sizes(turn)
-        plan = self.meter.plan(
-            reason="overflow",
-            window=self.resolved.context_size,
-            fixed=fixed,
-            running=running,
-            headroom=headroom,
-            measured=overflow.tokens or self.meter.scaled(estimated),
-        )
-        assert plan is not None  # an overflow always plans
-        return plan
-
-    def _condense(self, turn: _Turn, emit: Emit, plan: Plan | None) -> None:
-        """Carry out a plan: drop its turns (marked, never deleted) and record it. A pass at
-        the floor that changes nothing is recorded once a turn, for the note it brings."""
-        if plan is None or not (plan.drop or plan.floor):
-            return
-        if not plan.drop and turn.floor_noted:
-            return
-        turn.floor_noted = turn.floor_noted or plan.floor
-        details = plan.details()
-        if self.audit_file is not None:
-            self._save_contexts(details, plan, turn.number)
-        event = self.recorder.record(details)
-        entries = [entry for gone in plan.drop for entry in gone.entries]
-        self.store.drop(entries, by=event, turn=turn.number)
-        turn.condensed = turn.condensed or bool(plan.drop)
-        _, running, _ = self._sizes(turn)
-        emit(ContextFill(plan.fill_after + running, self.resolved.context_size))
-
-    def _save_contexts(self, details: ContextCondensation, plan: Plan, turn: int) -> None:
-        """The context before and after, as Markdown beside the audit log; a file that cannot
-        be written is left out of the event, and the condensation goes on."""
-        self._condensations += 1
-        name = f"{self.session}-turn{turn}-{self._condensations}"
-        dropped = {entry.id for gone in plan.drop for entry in gone.entries}
-        kept = [entry for entry in self.store.live() if entry.id not in dropped]
-        before = save_context(self, f"{name}-before", turn, "before", self.store.live())
-        after = save_context(self, f"{name}-after", turn, "after", kept)
-        if before is not None and after is not None:
-            details.saved_before, details.saved_after = before, after
-
-    async def _call(self, turn: _Turn, call: ToolCall, budget: int) -> None:
+    async def _call(self, turn: TurnState, call: ToolCall, budget: int) -> None:
         done = await self._audited.run(
             call, conversation=self, working_directory=self.working_directory, budget=budget
         )
@@ -493,51 +331,9 @@ class Conversation:
             withdrawn = ToolsWithdrawn(tool=call.name, arguments=call.arguments, repeat=done.repeat)
             self.recorder.record(withdrawn, call=call.id)
 
-    async def _request(self, turn: _Turn, request: ChatRequest, emit: Emit) -> _Reply:
-        reply = _Reply()
-        thinking = _Thinking(self, turn)
-        guard = RunawayGuard(reply_cap(self.max_reply_tokens, self.resolved.context_size))
-        text: list[str] = []
-        reported: int | None = None
-        async with contextlib.aclosing(self.resolved.backend.stream(request)) as stream:
-            async for event in stream:
-                match event:
-                    case ThinkingDelta(text=fragment):
-                        thinking.add(fragment)
-                    case TextDelta(text=fragment):
-                        thinking.end()
-                        text.append(fragment)
-                        emit(TextFragment(fragment))
-                        if (why := guard.add(fragment)) is not None:
-                            turn.cut = why  # the request is closed: the model stops here
-                            break
-                    case HeldText(size=size, tail=tail):
-                        if (why := guard.held(size, tail)) is not None:
-                            turn.cut = why
-                            break
-                    case ToolCallRequested():
-                        thinking.end()
-                        reply.calls.append(event)
-                    case UsageReport(usage=usage):
-                        reported = usage.input or reported
-                        turn.usage = usage if turn.usage is None else turn.usage + usage
-                        thinking.reported_tokens = usage.reasoning or None
-        thinking.end()
-        reply.text = "".join(text)
-        self._measured(request, reported, emit)
-        return reply
-
-    def _measured(self, request: ChatRequest, reported: int | None, emit: Emit) -> None:
-        """After a request: the runtime's count anchors later estimates, and the meter moves."""
-        estimated = self._estimate(request)
-        if reported:
-            self.meter.learn(reported, estimated)
-        self.last_input_tokens = reported or self.meter.scaled(estimated)
-        emit(ContextFill(self.last_input_tokens, self.resolved.context_size))
-
     # -- endings ----------------------------------------------------------------------------
 
-    def _succeeded(self, turn: _Turn, text: str) -> TurnResult:
+    def _succeeded(self, turn: TurnState, text: str) -> TurnResult:
         seconds = time.monotonic() - turn.started
         response = Response(text=text, condensed=turn.condensed, seconds=round(seconds, 3))
         if turn.usage is not None:
@@ -550,16 +346,16 @@ class Conversation:
         result = self._store(turn, "ok", seconds)
         result.text = text
         result.cut = turn.cut
-        self._check(result, text)
+        self.checks.check(result, text)
         return result
 
-    def _failed(self, turn: _Turn, message: str) -> TurnResult:
+    def _failed(self, turn: TurnState, message: str) -> TurnResult:
         self.recorder.record(Error(message=message, context="turn"))
         result = self._store(turn, "error", time.monotonic() - turn.started)
         result.error = message
         return result
 
-    def _stopped(self, turn: _Turn) -> TurnResult:
+    def _stopped(self, turn: TurnState) -> TurnResult:
         seconds = time.monotonic() - turn.started
         killed = self.kill_requested.is_set()
         self.recorder.record(TurnStopped(seconds=round(seconds, 3), killed=killed))
@@ -577,8 +373,8 @@ class Conversation:
         result.killed = killed
         return result
 
-    def _store(self, turn: _Turn, outcome: str, seconds: float) -> TurnResult:
-        self._link_calls(turn)
+    def _store(self, turn: TurnState, outcome: str, seconds: float) -> TurnResult:
+        self.checks.link_calls(turn, self._source)
         self.store.add_turn(turn.pending, turn=turn.number, time=utc_now())
         return TurnResult(
             turn=turn.number,
@@ -587,80 +383,20 @@ class Conversation:
             usage=turn.usage,
         )
 
-    def _link_calls(self, turn: _Turn) -> None:
-        """A toolCalls entry's sources: the ``tool.call`` events of its calls."""
-        self._trail = self.recorder.take_turn(turn.number)
-        for index, entry in enumerate(turn.pending):
-            if entry.kind == "toolCalls":
-                sources = tuple(
-                    self._source(turn.call_events[c.id])
-                    for c in entry.value  # type: ignore[attr-defined]
-                    if c.id in turn.call_events
-                )
-                turn.pending[index] = PendingEntry(entry.kind, entry.value, sources, entry.time)
-
-    def _check(self, result: TurnResult, text: str) -> None:
-        """``ran:`` from the turn's audit trail, ``cited`` against the store, and the reply's
-        claims of actions against the trail's calls (``response.verification``, after
-        ``response``; none under ``verification.mode`` ``off``)."""
-        result.ran = checks.ran_line(checks.call_outcomes(self._trail), text, self.tool_names)
-        citations = checks.cited_entries(text)
-        result.unknown_entries = checks.unknown_entries(citations, self.store.has)
-        result.cited = checks.cited_line(result.unknown_entries, capped=citations.capped)
-        if self.config.settings.verification.mode == "off":
-            return
-        # Imported at the first reply: its patterns take longer to compile than wisp's first
-        # status would wait for them.
-        from wisp.agent.verification import verify
-
-        found = verify(text, self._trail, self.working_directory)
-        if found is not None:
-            self.recorder.record(found.details)
-            result.verification = found.line
-
     def _source(self, event_id: str) -> Source:
         return Source(session=self.session, turn=self.turn, event=event_id)
-
-
-class _Thinking:
-    """One request's thinking stretch: ``model.reasoning`` start at the first chunk, end at the
-    first reply or tool-call chunk (or the stream's end), and a ``reasoning`` entry."""
-
-    def __init__(self, conversation: Conversation, turn: _Turn) -> None:
-        self.conversation = conversation
-        self.turn = turn
-        self.parts: list[str] = []
-        self.started: float | None = None
-        self.reported_tokens: int | None = None
-
-    def add(self, fragment: str) -> None:
-        if self.started is None:
-            self.started = time.monotonic()
-            self.conversation.recorder.record(ModelReasoning(phase="start"))
-        self.parts.append(fragment)
-
-    def end(self) -> None:
-        if self.started is None:
-            return
-        text = "".join(self.parts)
-        seconds = time.monotonic() - self.started
-        tokens = self.reported_tokens or len(self.parts)  # one a chunk when none is reported
-        event_id = self.conversation.recorder.record(
-            ModelReasoning(
-                phase="end",
-                text=text,
-                bytes=len(text.encode()),
-                tokens=tokens,
-                seconds=round(seconds, 3),
-            )
-        )
-        source = (self.conversation._source(event_id),)
-        self.turn.pending.append(PendingEntry("reasoning", text, source, utc_now()))
-        self.started = None
-        self.parts = []
 
 
 def _overflow_counts(overflow: ContextOverflow) -> str:
     if overflow.tokens and overflow.window:
         return f"{overflow.tokens:,} of {overflow.window:,} tokens"
     return str(overflow)
+
+
+def _next_request(turn: TurnState, messages: list[Message], specs: list[Any]) -> ChatRequest:
+    """The turn's next request: its tools offered, or, once they were withdrawn after a
+    call's third repeat, withheld, with one request for the answer."""
+    if turn.looped is None:
+        return ChatRequest(messages, specs, schema=None if specs else turn.schema)
+    messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
+    return ChatRequest(messages, withheld=specs, schema=turn.schema)

@@ -1,5 +1,5 @@
 """The check over a whole reply, its line, and the turn's ``response.verification``
-(wisp/agent/verification/verify.py, wisp/agent/loop.py ``_check``)."""
+(wisp/agent/verification/verify.py, wisp/agent/reply_checks.py ``ReplyChecks.check``)."""
 
 from __future__ import annotations
 

@@ -19,9 +19,10 @@ from wisp.agent.types import (
     ToolSpec,
 )
 from wisp.models.parsing import complete_call
-from wisp.models.reply.calls import FENCE, MORE, Reading, Taken, Text, may_begin, read_at
+from wisp.models.reply.calls import FENCE, may_begin, read_at
 from wisp.models.reply.think import ThinkSplitter
 from wisp.models.reply.values import Offered
+from wisp.models.reply.verdict import MORE, Reading, Taken, Text
 
 HELD_TAIL = 4096
 """Characters of held text's end passed on with its size, for the runaway guard's repetition

@@ -1,0 +1,66 @@
+"""The checks under a reply, run for one ``Conversation`` as each turn is stored
+(docs/turn.md, "Lines under a reply").
+
+As a turn is stored its trail of audited events is taken from the recorder, and its
+``toolCalls`` entries are linked to the ``tool.call`` events of their calls. After a reply the
+trail gives ``ran:``, the store checks what the reply cites, and the reply's claims of actions
+are verified against the trail's calls (``response.verification``, after ``response``; none
+under ``verification.mode`` ``off``). The lines themselves are computed in ``checks.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from wisp.agent import checks
+from wisp.agent.events import TurnResult
+from wisp.agent.turn_state import TurnState
+from wisp.audit.event import AuditEvent
+from wisp.store import PendingEntry, Source
+
+if TYPE_CHECKING:
+    from wisp.agent.loop import Conversation
+
+
+class ReplyChecks:
+    """Links a stored turn's calls to its trail, and checks its reply against them."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.conversation = conversation
+        self.trail: list[AuditEvent] = []
+        """The last stored turn's trail events, oldest first."""
+
+    def link_calls(self, turn: TurnState, source: Callable[[str], Source]) -> None:
+        """Take the turn's trail; a toolCalls entry's sources: the ``tool.call`` events of its
+        calls (``source`` makes each event's ``Source``)."""
+        self.trail = self.conversation.recorder.take_turn(turn.number)
+        for index, entry in enumerate(turn.pending):
+            if entry.kind == "toolCalls":
+                sources = tuple(
+                    source(turn.call_events[c.id])
+                    for c in entry.value  # type: ignore[attr-defined]
+                    if c.id in turn.call_events
+                )
+                turn.pending[index] = PendingEntry(entry.kind, entry.value, sources, entry.time)
+
+    def check(self, result: TurnResult, text: str) -> None:
+        """``ran:`` from the turn's audit trail, ``cited`` against the store, and the reply's
+        claims of actions against the trail's calls (``response.verification``, after
+        ``response``; none under ``verification.mode`` ``off``)."""
+        conversation = self.conversation
+        outcomes = checks.call_outcomes(self.trail)
+        result.ran = checks.ran_line(outcomes, text, conversation.tool_names)
+        citations = checks.cited_entries(text)
+        result.unknown_entries = checks.unknown_entries(citations, conversation.store.has)
+        result.cited = checks.cited_line(result.unknown_entries, capped=citations.capped)
+        if conversation.config.settings.verification.mode == "off":
+            return
+        # Imported at the first reply: its patterns take longer to compile than wisp's first
+        # status would wait for them.
+        from wisp.agent.verification import verify
+
+        found = verify(text, self.trail, conversation.working_directory)
+        if found is not None:
+            conversation.recorder.record(found.details)
+            result.verification = found.line
