@@ -23,7 +23,7 @@ from wisp.cli.context import Context
 from wisp.cli.model_files import ConfigModelFiles
 from wisp.cli.models_pull import PullView, new_view
 from wisp.cli.models_session import Record
-from wisp.config import locked_config, save_config, store_model_entry
+from wisp.config import locked_config, save_config, set_value, store_model_entry
 from wisp.config.model_entry import Hub
 from wisp.config.paths import shell_word
 from wisp.errors import WispError
@@ -172,8 +172,7 @@ def _add_trusted(context: Context, publisher: str, record: Record) -> None:
     with locked_config(context.home.config_file) as config:
         old = config.model_choices().trusted_publishers  # None: unset (or not a list)
         new = [*(old or []), publisher]
-        node = config.data.setdefault("models", {})
-        node["trustedPublishers"] = new
+        set_value(config, TRUSTED, new)
         save_config(config)
     record(ConfigChange(path=TRUSTED, old=old, new=new, source="cli", approval=None))
 
