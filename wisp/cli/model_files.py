@@ -1,6 +1,7 @@
-"""The checksums of the GGUF files ``local:PATH`` loads, kept in config.json beside each model's
-entry (issue 12): ``local.models."NAME".sha256``, with ``sha256Path`` (the real path it was
-taken of) and ``sha256Stamp`` (the file's stat then, so an unchanged file is not hashed again).
+"""The checksums of the GGUF files ``local:PATH`` loads, kept in each model's entry in config.json
+(docs/models.md, "Local GGUF checksums"): ``local.models."NAME".sha256``, with ``sha256Path``
+(the real path it was taken of) and ``sha256Stamp`` (the file's stat then, so an unchanged file
+is not hashed again), read and written as ``ModelEntry`` fields.
 
 A new or accepted checksum is recorded as ``config.change``; a refreshed stamp is not (the file
 is the same).
