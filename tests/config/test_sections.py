@@ -9,7 +9,15 @@ import msgspec
 import pytest
 
 from wisp.config import SETTINGS, Config, load_config, save_config, set_value, unset_value
-from wisp.config.sections import SECTIONS, TOP_LEVEL, Settings, section_keys
+from wisp.config.model_entry import ModelEntry
+from wisp.config.sections import (
+    SECTIONS,
+    TOP_LEVEL,
+    SettingKey,
+    Settings,
+    SettingSection,
+    section_keys,
+)
 from wisp.errors import ConfigValueError
 
 
@@ -27,8 +35,9 @@ def test_the_view_has_one_field_for_each_known_setting_and_no_other() -> None:
     assert sorted(keys) == sorted(SETTINGS)
 
 
-def test_each_section_and_top_level_key_is_a_property_of_settings() -> None:
-    names = {name for name in dir(Settings) if isinstance(getattr(Settings, name), property)}
+def test_each_section_and_top_level_key_is_a_member_of_settings() -> None:
+    members = vars(Settings).items()
+    names = {name for name, member in members if isinstance(member, SettingKey | SettingSection)}
     camel = {"".join([name.split("_")[0], *map(str.title, name.split("_")[1:])]) for name in names}
     assert camel == {*SECTIONS, *TOP_LEVEL}
 
@@ -116,10 +125,11 @@ def test_model_entries_are_found_by_a_name_that_holds_dots() -> None:
     entry = {"contextLength": 4096, "think": True}
     data = {"local": {"models": {"SmolLM2.Q4_1": entry, "odd": 3}}}
     models = config(data).settings.local.models
-    assert models.entry("SmolLM2.Q4_1") == entry
-    assert models.entry("odd") == {} and models.entry("none") == {}
+    assert models.entry("SmolLM2.Q4_1").stored == entry
+    assert models.entry("odd") == ModelEntry() and models.entry("none") == ModelEntry()
     data["local"]["models"]["SmolLM2.Q4_1"]["think"] = False  # the view is a copy
-    assert models.entry("SmolLM2.Q4_1")["think"] is True
+    assert models.entry("SmolLM2.Q4_1").think is True
+    assert models.entry("SmolLM2.Q4_1").context_length == 4096
 
 
 def test_the_sections_encode_as_the_file_spells_them() -> None:

@@ -14,6 +14,7 @@ import pytest
 from tests.hang import HANG
 from wisp.agent.types import ResolvedModel
 from wisp.config import Config
+from wisp.config.model_entry import ModelEntry
 from wisp.models import local, script
 from wisp.models.check import (
     CheckResult,
@@ -175,9 +176,10 @@ TEXT_ONLY = result_of(("reply", True), ("toolCalling", False), ("guidedGeneratio
 
 
 def test_what_passed_is_recorded_with_the_day() -> None:
-    settled = settle_declaration({}, USABLE, TODAY)
+    settled = settle_declaration(ModelEntry(), USABLE, TODAY)
     assert settled is not None
-    assert settled.section == {
+    assert settled.date == "2026-10-04"
+    assert settled.entry.stored == {
         "capabilities": ["toolCalling", "guidedGeneration"],
         "verified": {
             "date": "2026-10-04",
@@ -188,26 +190,26 @@ def test_what_passed_is_recorded_with_the_day() -> None:
 
 
 def test_a_refused_model_records_nothing() -> None:
-    assert settle_declaration({}, result_of(("reply", False)), TODAY) is None
+    assert settle_declaration(ModelEntry(), result_of(("reply", False)), TODAY) is None
 
 
 def test_a_capability_declared_by_hand_is_kept_though_it_failed() -> None:
     previous = {"capabilities": ["toolCalling", "reasoning"], "contextLength": 4096}
-    settled = settle_declaration(previous, TEXT_ONLY, TODAY)
+    settled = settle_declaration(ModelEntry.read("llamacpp", previous), TEXT_ONLY, TODAY)
     assert settled is not None
     assert settled.kept == ["toolCalling"]
     assert settled.recorded == ["toolCalling", "guidedGeneration", "reasoning"]
-    assert settled.section["contextLength"] == 4096  # the rest of the section is kept
+    assert settled.entry.stored["contextLength"] == 4096  # the rest of the section is kept
 
 
 def test_a_capability_an_earlier_check_recorded_is_taken_out_when_it_fails() -> None:
-    earlier = settle_declaration({}, USABLE, TODAY)
+    earlier = settle_declaration(ModelEntry(), USABLE, TODAY)
     assert earlier is not None
-    settled = settle_declaration(earlier.section, TEXT_ONLY, TODAY)
+    settled = settle_declaration(earlier.entry, TEXT_ONLY, TODAY)
     assert settled is not None
     assert (settled.removed, settled.kept) == (["toolCalling"], [])
     assert settled.recorded == ["guidedGeneration"]
-    assert settled.section["verified"]["failed"] == ["toolCalling"]
+    assert settled.entry.stored["verified"]["failed"] == ["toolCalling"]
 
 
 def test_where_a_check_is_recorded() -> None:

@@ -273,7 +273,7 @@ def _is_recording(config: Config) -> bool:
     with ``wisp config set``, and is checked once the change is made.
     """
     try:
-        return config.checked_value("audit.enabled")
+        return config.audit_enabled()
     except ConfigValueError:
         return True
 

@@ -18,10 +18,18 @@ from typing import TYPE_CHECKING
 from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
-from wisp.cli.model_files import ConfigModelFiles, model_section, store_model_section
+from wisp.cli.model_files import ConfigModelFiles
 from wisp.cli.models_disabled import canonical, disabled_list, toggle
 from wisp.cli.models_session import Record, Say
-from wisp.config import Config, locked_config, model_path, save_config, shell_word
+from wisp.config import (
+    Config,
+    locked_config,
+    model_path,
+    save_config,
+    shell_word,
+    store_model_entry,
+)
+from wisp.config.model_entry import ModelEntry
 from wisp.errors import WispError
 from wisp.models.catalog import human_bytes
 from wisp.models.check import (
@@ -87,7 +95,7 @@ def needs_check(config: Config, selection: str) -> bool:
         key = declaration_key(selection)
     except WispError:
         return True  # the check will say why it cannot be resolved
-    return key is not None and "capabilities" not in model_section(config, *key)
+    return key is not None and config.model_entries(key[0]).entry(key[1]).capabilities is None
 
 
 def outcome_message(selection: str, result: CheckResult) -> str:
@@ -194,20 +202,20 @@ def _record(
 ) -> Declaration | None:
     """``model.verified``, then the declaration and its ``config.change`` when one is made."""
     with locked_config(context.home.config_file) as config:
-        previous = model_section(config, *key) if key is not None else {}
+        previous = config.model_entries(key[0]).entry(key[1]) if key is not None else ModelEntry()
         declaration = (
             settle_declaration(previous, result, datetime.date.today()) if key is not None else None
         )
         record(_verified(result, declaration, trigger=trigger, source=source))
         if key is None or declaration is None:
             return None
-        store_model_section(config, *key, declaration.section)
+        store_model_entry(config, *key, declaration.entry)
         save_config(config)
         record(
             ConfigChange(
                 path=model_path(*key),
-                old=previous or None,
-                new=declaration.section,
+                old=previous.stored or None,
+                new=declaration.entry.stored,
                 source=source,
                 approval=None,
             )
@@ -252,7 +260,7 @@ def _announcement(selection: str, local_file: str | None) -> str:
 
 
 def _recorded_lines(selection: str, key: Key, declaration: Declaration) -> list[str]:
-    verified = declaration.section["verified"]["date"]
+    verified = declaration.date
     words = [CAPABILITY_WORDS[c] for c in declaration.recorded]
     if "toolCalling" in declaration.recorded:
         can = f"can do {', '.join(words)}"

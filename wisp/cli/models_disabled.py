@@ -62,8 +62,8 @@ def check_names(selections: Iterable[str]) -> None:
 
 
 def disabled_list(config: Config) -> list[str]:
-    stored = config.get(DISABLED_KEY)
-    return [s for s in stored if isinstance(s, str)] if isinstance(stored, list) else []
+    """The list as stored: the command that puts a malformed one right is not stopped by it."""
+    return config.model_choices().disabled
 
 
 def toggle(

@@ -20,10 +20,11 @@ from pathlib import Path
 
 from wisp.audit.kinds import ConfigChange, ModelPublisher, ModelPull
 from wisp.cli.context import Context
-from wisp.cli.model_files import ConfigModelFiles, model_section, store_model_section
+from wisp.cli.model_files import ConfigModelFiles
 from wisp.cli.models_pull import PullView, new_view
 from wisp.cli.models_session import Record
-from wisp.config import locked_config, save_config
+from wisp.config import locked_config, save_config, set_value, store_model_entry
+from wisp.config.model_entry import Hub
 from wisp.config.paths import shell_word
 from wisp.errors import WispError
 from wisp.models.catalog import human_bytes
@@ -169,11 +170,9 @@ def _refusal(plan: Plan, *, asked: bool) -> str:
 
 def _add_trusted(context: Context, publisher: str, record: Record) -> None:
     with locked_config(context.home.config_file) as config:
-        stored = config.get(TRUSTED)
-        old = stored if isinstance(stored, list) else None  # None: unset (or not a list)
-        new = [*(item for item in old or [] if isinstance(item, str)), publisher]
-        node = config.data.setdefault("models", {})
-        node["trustedPublishers"] = new
+        old = config.model_choices().trusted_publishers  # None: unset (or not a list)
+        new = [*(old or []), publisher]
+        set_value(config, TRUSTED, new)
         save_config(config)
     record(ConfigChange(path=TRUSTED, old=old, new=new, source="cli", approval=None))
 
@@ -185,14 +184,10 @@ def _record_model(context: Context, plan: Plan, pulled: Pulled, record: Record) 
     """``local.models."NAME"``: the file, where it came from, and its checked SHA-256."""
     real = os.path.realpath(pulled.path)
     with locked_config(context.home.config_file) as config:
-        section = model_section(config, LOCAL, plan.stem)
-        section["file"] = str(pulled.path)
-        section["hub"] = {
-            "repository": plan.repository,
-            "file": plan.filename,
-            "revision": pulled.commit,
-        }
-        store_model_section(config, LOCAL, plan.stem, section)
+        hub = Hub(repository=plan.repository, file=plan.filename, revision=pulled.commit)
+        entry = config.model_entries(LOCAL).entry(plan.stem)
+        entry = entry.with_fields(file=str(pulled.path), hub=hub)
+        store_model_entry(config, LOCAL, plan.stem, entry)
         save_config(config)
     files = ConfigModelFiles(context, source="cli", record=record, trusts_changes=True)
     files.record(plan.stem, FileRecord(real, pulled.sha256, FileStamp.of(os.stat(real))))

@@ -13,6 +13,7 @@ from wisp.config.store import (
     problem_with,
     save_config,
     set_value,
+    store_model_entry,
     unknown_keys_in,
     unset_value,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "setting_for",
     "shell_word",
     "split_path",
+    "store_model_entry",
     "unknown_keys_in",
     "unset_value",
 ]

@@ -7,18 +7,21 @@ when it is first read: a bad ``ollama.baseURL`` stops what reads the ``ollama`` 
 ``wisp config`` or the audit log. The view is built once per ``Config`` (``Config.settings``), and
 a changed file is loaded as a new ``Config``, so the view is rebuilt with it.
 
-This module imports nothing else of wisp: the parts handed a section (the model backends, the
-command patterns) import its type without importing the config store.
+This module imports no part of wisp outside ``wisp.config`` (only the model entries' type): the
+parts handed a section (the model backends, the command patterns) import its type without
+importing the config store. ``Settings`` names each key and section once, as a ``SettingKey`` or
+``SettingSection``; a ``Reader`` reads, checks and keeps them.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, get_args
+from typing import Any, Generic, TypeVar, get_args, overload
 
 import msgspec
+
+from wisp.config.model_entry import ModelEntries
 
 Read = Callable[[str], Any]
 """A known key's value in force, checked (``Config.checked_value``)."""
@@ -45,21 +48,6 @@ class Secret:
     __str__ = __repr__
 
 
-class ModelEntries(msgspec.Struct, frozen=True):
-    """``<scheme>.models``: each model's entry as stored. A model's name may hold dots, so an
-    entry is found by name here and its fields are checked by the backend that reads them."""
-
-    path: Path
-    """The config file, for the backends' messages about an entry."""
-    stored: dict[str, Any] | None
-    """The object at ``<scheme>.models``; None when there is none or it is not an object."""
-
-    def entry(self, name: str) -> dict[str, Any]:
-        """``<scheme>.models.<name>``: empty when there is none or it is not an object."""
-        entry = (self.stored or {}).get(name)
-        return entry if isinstance(entry, dict) else {}
-
-
 class Audit(msgspec.Struct, frozen=True, rename="camel"):
     enabled: bool
     max_file_bytes: int
@@ -75,6 +63,33 @@ class Models(msgspec.Struct, frozen=True, rename="camel"):
     disabled: list[str]
     trusted_publishers: list[str]
     """Hub publishers ``wisp models pull hf:…`` fetches from without asking."""
+
+
+class ModelChoices(msgspec.Struct, frozen=True):
+    """``model`` and the ``models`` lists as stored, unchecked: what the model commands list and
+    rewrite, where a malformed item is passed over rather than stopping the command that would
+    put it right (``Settings`` checks them for the parts that use them)."""
+
+    model: str | None
+    """The default model, or None when it is unset or not a string."""
+    disabled: list[str]
+    """The strings in ``models.disabled``; none when it is unset or not a list."""
+    trusted_publishers: list[str] | None
+    """The strings in ``models.trustedPublishers``; None when it is unset or not a list."""
+
+    @classmethod
+    def read(cls, stored: Stored) -> ModelChoices:
+        model = stored("model")
+        disabled = _strings(stored("models.disabled"))
+        return cls(
+            model if isinstance(model, str) else None,
+            disabled or [],
+            _strings(stored("models.trustedPublishers")),
+        )
+
+
+def _strings(value: Any) -> list[str] | None:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else None
 
 
 class Ollama(msgspec.Struct, frozen=True, rename="camel"):
@@ -186,11 +201,12 @@ SECTIONS: dict[str, type[msgspec.Struct]] = {
 """Each section by the name of its object in config.json."""
 
 _S = TypeVar("_S", bound=msgspec.Struct)
+_V = TypeVar("_V")
 
 
-class Settings:
-    """The settings in force, by section (``settings.ollama.base_url``); each section is
-    built and checked on first read, then kept."""
+class Reader:
+    """Reads and keeps what ``Settings`` is asked for: each key or section built and checked
+    on first read, then kept."""
 
     __slots__ = ("_built", "_read", "_stored", "path")
 
@@ -199,108 +215,25 @@ class Settings:
         self._stored = stored
         self._built: dict[str, Any] = {}
         self.path = path
-        """The config file the settings are read from."""
 
-    @property
-    def model(self) -> str:
-        return self._key("model")
-
-    @property
-    def system_prompt_extension(self) -> str:
-        return self._key("systemPromptExtension")
-
-    @property
-    def command_timeout_seconds(self) -> int:
-        return self._key("commandTimeoutSeconds")
-
-    @property
-    def command_max_timeout_seconds(self) -> int:
-        return self._key("commandMaxTimeoutSeconds")
-
-    @property
-    def audit(self) -> Audit:
-        return self._section(Audit, "audit")
-
-    @property
-    def agent(self) -> Agent:
-        return self._section(Agent, "agent")
-
-    @property
-    def models(self) -> Models:
-        return self._section(Models, "models")
-
-    @property
-    def ollama(self) -> Ollama:
-        return self._section(Ollama, "ollama")
-
-    @property
-    def llamacpp(self) -> LlamaCpp:
-        return self._section(LlamaCpp, "llamacpp")
-
-    @property
-    def lmstudio(self) -> LMStudio:
-        return self._section(LMStudio, "lmstudio")
-
-    @property
-    def openai(self) -> OpenAI:
-        return self._section(OpenAI, "openai")
-
-    @property
-    def local(self) -> Local:
-        return self._section(Local, "local")
-
-    @property
-    def context(self) -> Context:
-        return self._section(Context, "context")
-
-    @property
-    def tools(self) -> Tools:
-        return self._section(Tools, "tools")
-
-    @property
-    def command_policy(self) -> CommandPolicy:
-        return self._section(CommandPolicy, "commandPolicy")
-
-    @property
-    def approval(self) -> Approval:
-        return self._section(Approval, "approval")
-
-    @property
-    def verification(self) -> Verification:
-        return self._section(Verification, "verification")
-
-    def runtime(self, scheme: str) -> Ollama | OpenAICompatible | Local | None:
-        """The section of the model runtime ``scheme`` names; None for one with none
-        (``script``)."""
-        return _RUNTIMES[scheme](self) if scheme in _RUNTIMES else None
-
-    def openai_compatible(self, scheme: str) -> OpenAICompatible:
-        """The section of ``llamacpp``, ``lmstudio`` or ``openai``."""
-        section = self.runtime(scheme)
-        if not isinstance(section, LlamaCpp | LMStudio | OpenAI):
-            raise KeyError(scheme)
-        return section
-
-    def _key(self, key: str) -> Any:
+    def key(self, key: str) -> Any:
         if key not in self._built:
             self._built[key] = self._read(key)
         return self._built[key]
 
-    def _section(self, kind: type[_S], name: str) -> _S:
+    def section(self, kind: type[_S], name: str) -> _S:
         if name not in self._built:
             self._built[name] = self._build(kind, name)
         return self._built[name]  # type: ignore[no-any-return]
 
     def _build(self, kind: type[_S], prefix: str) -> _S:
         """``kind`` with each field read from ``<prefix>.<encoded name>``, nested sections
-        built alike."""
+        built alike; a runtime's model entries are read as stored (``ModelEntries``)."""
         values: dict[str, Any] = {}
         for field in msgspec.structs.fields(kind):
             key = f"{prefix}.{field.encode_name}"
             if field.type is ModelEntries:
-                stored = self._stored(key)
-                stored = copy.deepcopy(stored) if isinstance(stored, dict) else None
-                values[field.name] = ModelEntries(self.path, stored)
+                values[field.name] = ModelEntries.read(self.path, prefix, self._stored(key))
             elif isinstance(field.type, type) and issubclass(field.type, msgspec.Struct):
                 values[field.name] = self._build(field.type, key)
             else:
@@ -310,12 +243,91 @@ class Settings:
         return kind(**values)
 
 
-_RUNTIMES: dict[str, Callable[[Settings], Ollama | OpenAICompatible | Local]] = {
-    "local": lambda settings: settings.local,
-    "ollama": lambda settings: settings.ollama,
-    "llamacpp": lambda settings: settings.llamacpp,
-    "lmstudio": lambda settings: settings.lmstudio,
-    "openai": lambda settings: settings.openai,
+class SettingKey(Generic[_V]):
+    """A setting of ``Settings`` read alone (``model``), checked on first read."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    @overload
+    def __get__(self, settings: None, owner: type) -> SettingKey[_V]: ...
+    @overload
+    def __get__(self, settings: Settings, owner: type) -> _V: ...
+    def __get__(self, settings: Settings | None, owner: type) -> SettingKey[_V] | _V:
+        if settings is None:
+            return self
+        return settings.reader.key(self.key)  # type: ignore[no-any-return]
+
+
+class SettingSection(Generic[_S]):
+    """A section of ``Settings`` (``audit``), built and checked on first read."""
+
+    def __init__(self, kind: type[_S], name: str) -> None:
+        self.kind = kind
+        self.name = name
+
+    @overload
+    def __get__(self, settings: None, owner: type) -> SettingSection[_S]: ...
+    @overload
+    def __get__(self, settings: Settings, owner: type) -> _S: ...
+    def __get__(self, settings: Settings | None, owner: type) -> SettingSection[_S] | _S:
+        if settings is None:
+            return self
+        return settings.reader.section(self.kind, self.name)
+
+
+class Settings:
+    """The settings in force, by section (``settings.ollama.base_url``); each section is
+    built and checked on first read, then kept."""
+
+    __slots__ = ("path", "reader")
+
+    model: SettingKey[str] = SettingKey("model")
+    system_prompt_extension: SettingKey[str] = SettingKey("systemPromptExtension")
+    command_timeout_seconds: SettingKey[int] = SettingKey("commandTimeoutSeconds")
+    command_max_timeout_seconds: SettingKey[int] = SettingKey("commandMaxTimeoutSeconds")
+
+    audit = SettingSection(Audit, "audit")
+    agent = SettingSection(Agent, "agent")
+    models = SettingSection(Models, "models")
+    ollama = SettingSection(Ollama, "ollama")
+    llamacpp = SettingSection(LlamaCpp, "llamacpp")
+    lmstudio = SettingSection(LMStudio, "lmstudio")
+    openai = SettingSection(OpenAI, "openai")
+    local = SettingSection(Local, "local")
+    context = SettingSection(Context, "context")
+    tools = SettingSection(Tools, "tools")
+    command_policy = SettingSection(CommandPolicy, "commandPolicy")
+    approval = SettingSection(Approval, "approval")
+    verification = SettingSection(Verification, "verification")
+
+    def __init__(self, read: Read, stored: Stored, path: Path) -> None:
+        self.reader = Reader(read, stored, path)
+        self.path = path
+        """The config file the settings are read from."""
+
+    def runtime(self, scheme: str) -> Ollama | OpenAICompatible | Local | None:
+        """The section of the model runtime ``scheme`` names; None for one with none
+        (``script``)."""
+        section = _RUNTIMES.get(scheme)
+        if section is None:
+            return None
+        return section.__get__(self, Settings)  # type: ignore[no-any-return]
+
+    def openai_compatible(self, scheme: str) -> OpenAICompatible:
+        """The section of ``llamacpp``, ``lmstudio`` or ``openai``."""
+        section = self.runtime(scheme)
+        if not isinstance(section, LlamaCpp | LMStudio | OpenAI):
+            raise KeyError(scheme)
+        return section
+
+
+_RUNTIMES: dict[str, SettingSection[Any]] = {
+    "local": Settings.local,
+    "ollama": Settings.ollama,
+    "llamacpp": Settings.llamacpp,
+    "lmstudio": Settings.lmstudio,
+    "openai": Settings.openai,
 }
 """Each model runtime's section, read only when asked for."""
 
@@ -335,4 +347,4 @@ def section_keys(kind: type[msgspec.Struct], prefix: str) -> list[str]:
 
 
 TOP_LEVEL = ("model", "systemPromptExtension", "commandTimeoutSeconds", "commandMaxTimeoutSeconds")
-"""The settings outside any section, each a property of ``Settings``."""
+"""The settings outside any section, each a ``SettingKey`` of ``Settings``."""

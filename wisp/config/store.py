@@ -20,9 +20,10 @@ from typing import Any
 
 import msgspec
 
+from wisp.config.model_entry import ModelEntries, ModelEntry
 from wisp.config.paths import join_path
 from wisp.config.secrets import redacted
-from wisp.config.sections import Settings
+from wisp.config.sections import ModelChoices, Settings
 from wisp.config.settings import Names, Setting, is_section, names_of, setting_for
 from wisp.diagnostics import logger
 from wisp.errors import ConfigError, ConfigValueError
@@ -68,6 +69,20 @@ class Config:
     def _stored(self, key: str) -> Any:
         stored = self.get(key)
         return None if stored is MISSING else stored
+
+    def audit_enabled(self) -> bool:
+        """``audit.enabled`` alone, checked: whether the log is on, asked without the rest of
+        the audit section, so that a bad ``audit.keepFiles`` is still repaired on the record."""
+        return self.checked_value("audit.enabled")  # type: ignore[no-any-return]
+
+    def model_choices(self) -> ModelChoices:
+        """``model`` and the ``models`` lists as stored, unchecked (``ModelChoices``)."""
+        return ModelChoices.read(self._stored)
+
+    def model_entries(self, scheme: str) -> ModelEntries:
+        """``<scheme>.models`` as stored (a copy), read without checking the rest of the
+        runtime's section: a model's entry is read and rewritten whatever else is set."""
+        return ModelEntries.read(self.path, scheme, self._stored(f"{scheme}.models"))
 
     def get(self, key: Key) -> Any:
         """The value stored at ``key``, or ``MISSING``."""
@@ -304,6 +319,21 @@ def unset_value(config: Config, key: Key) -> Change:
         if parent:
             break
     return Change(join_path(names), old, MISSING)
+
+
+def store_model_entry(config: Config, scheme: str, name: str, entry: ModelEntry) -> None:
+    """Put ``entry`` (as stored) at ``<scheme>.models."<name>"``, making the objects on the way;
+    the caller saves. It is stored as it is, unchecked, as a check or a pull wrote it."""
+    node: Any = config.data
+    for part in (scheme, "models"):
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(
+                f"{config.path}: {scheme}.models cannot hold {name}: {part} is not an object"
+            )
+        node = child
+    node[name] = entry.stored
+    config._settings = None  # the view was of the settings before
 
 
 def _check_not_beneath_setting(names: Names) -> None:

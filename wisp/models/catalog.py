@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 import msgspec
 
 from wisp.agent.types import ModelUnavailable, ResolvedModel
+from wisp.config.model_entry import Verified, as_stored
 from wisp.errors import WispError
 from wisp.models import ollama, ollama_window
 from wisp.models.check import declaration_key
@@ -235,8 +236,8 @@ class _Lister(msgspec.Struct):
             source = resolved.capability_source
             row.capabilities_from = {"configuration": "config"}.get(source, source)
         else:
-            row.capabilities_from = f"verified {verified['date']}"
-            passed = verified.get("passed")
+            row.capabilities_from = f"verified {as_stored(verified.date)}"
+            passed = as_stored(verified.passed)
             passed = passed if isinstance(passed, list) else []
             row.capabilities_verified = [c for c in row.capabilities if c in passed]
         row.context_length = resolved.context_size
@@ -264,7 +265,7 @@ async def list_models(
         client=client,
         deadline=asyncio.get_running_loop().time() + whole_seconds,
         whole_seconds=whole_seconds,
-        disabled={_canonical(s) for s in _configured_list(config, "models.disabled")},
+        disabled={_canonical(s) for s in config.model_choices().disabled},
         in_use=in_use,
     )
     extras = _configured_extras(config)
@@ -287,17 +288,10 @@ async def list_models(
 # -- config ------------------------------------------------------------------------------------
 
 
-def _configured_list(config: Config, key: str) -> list[str]:
-    value = config.get(key)
-    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
-
-
 def _configured_extras(config: Config) -> list[Listed]:
     """The default model and disabled models, which no runtime may list (``script:`` never)."""
-    model = config.get("model")
-    wanted = ([model] if isinstance(model, str) else []) + _configured_list(
-        config, "models.disabled"
-    )
+    choices = config.model_choices()  # unchecked: a bad one is config's to report
+    wanted = ([choices.model] if choices.model is not None else []) + choices.disabled
     extras: dict[str, Listed] = {listed.selection: listed for listed in _pulled(config)}
     for text in wanted:
         try:
@@ -312,13 +306,10 @@ def _configured_extras(config: Config) -> list[Listed]:
 
 def _pulled(config: Config) -> list[Listed]:
     """The models ``wisp models pull hf:…`` recorded: ``local.models."NAME".file``."""
-    models = config.get(f"{LOCAL}.models")
-    if not isinstance(models, dict):
-        return []
     return [
-        gguf_listed(f"{LOCAL}:{name}", Path(entry["file"]), "hub")
-        for name, entry in models.items()
-        if isinstance(entry, dict) and isinstance(entry.get("file"), str) and is_local_name(name)
+        gguf_listed(f"{LOCAL}:{name}", Path(entry.file), "hub")
+        for name, entry in config.model_entries(LOCAL).items()
+        if isinstance(entry.file, str) and is_local_name(name)
     ]
 
 
@@ -329,15 +320,13 @@ def _canonical(selection: str) -> str:
         return selection
 
 
-def _verified(config: Config, resolved: ResolvedModel) -> dict[str, Any] | None:
+def _verified(config: Config, resolved: ResolvedModel) -> Verified | None:
     """The model's recorded check (``<scheme>.models.<name>.verified``), or None."""
     key = declaration_key(resolved.selection, resolved.asset)
     if key is None:
         return None
-    models = config.get(f"{key[0]}.models")
-    section = models.get(key[1]) if isinstance(models, dict) else None
-    verified = section.get("verified") if isinstance(section, dict) else None
-    if isinstance(verified, dict) and isinstance(verified.get("date"), str):
+    verified = config.model_entries(key[0]).entry(key[1]).verified
+    if isinstance(verified, Verified) and isinstance(as_stored(verified.date), str):
         return verified
     return None
 

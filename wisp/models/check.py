@@ -35,6 +35,7 @@ from wisp.agent.types import (
     ToolCallRequested,
     ToolSpec,
 )
+from wisp.config.model_entry import ModelEntry, Verified, as_stored
 from wisp.models.http import CAPABILITIES
 from wisp.models.selection import LOCAL, parse_selection
 
@@ -280,8 +281,10 @@ def declaration_key(selection: str, asset: str | None = None) -> tuple[str, str]
 class Declaration(msgspec.Struct, frozen=True):
     """What a check records, and what it kept or took out of the earlier declaration."""
 
-    section: dict[str, Any]
-    """The whole new ``<scheme>.models.<name>`` object (other keys kept)."""
+    entry: ModelEntry
+    """The whole new ``<scheme>.models.<name>`` entry (other keys kept)."""
+    date: str
+    """The day it was verified, ``YYYY-MM-DD``."""
     recorded: list[Capability]
     kept: list[Capability]
     """Declared by hand, failed now, kept: wisp does not overrule the person."""
@@ -290,27 +293,25 @@ class Declaration(msgspec.Struct, frozen=True):
 
 
 def settle_declaration(
-    previous: dict[str, Any], result: CheckResult, today: datetime.date
+    previous: ModelEntry, result: CheckResult, today: datetime.date
 ) -> Declaration | None:
     """Recorded = passed ∪ (previously declared − failed) ∪ kept; None when refused."""
     if result.outcome == "refused":
         return None
-    declared = _names(previous.get("capabilities"))
-    verified = previous.get("verified")
-    earlier_passed = _names(verified.get("passed") if isinstance(verified, dict) else None)
+    declared = _names(as_stored(previous.capabilities))
+    verified = previous.verified
+    earlier_passed = _names(as_stored(verified.passed) if isinstance(verified, Verified) else None)
     passed, failed = set(result.capabilities_passed), set(result.capabilities_failed)
     by_hand = declared - earlier_passed
     kept = by_hand & failed
     removed = (earlier_passed & declared) & failed
     recorded = passed | (declared - failed) | kept
-    section = dict(previous)
-    section["capabilities"] = _ordered(recorded)
-    section["verified"] = {
-        "date": today.isoformat(),
-        "passed": _ordered(passed),
-        "failed": _ordered(failed),
-    }
-    return Declaration(section, _ordered(recorded), _ordered(kept), _ordered(removed))
+    date = today.isoformat()
+    entry = previous.with_fields(
+        capabilities=_ordered(recorded),
+        verified=Verified(date=date, passed=_ordered(passed), failed=_ordered(failed)),
+    )
+    return Declaration(entry, date, _ordered(recorded), _ordered(kept), _ordered(removed))
 
 
 def _names(value: Any) -> set[str]:

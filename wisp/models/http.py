@@ -25,6 +25,7 @@ from wisp.agent.types import (
     ToolCallRequested,
     ToolSpec,
 )
+from wisp.config.model_entry import as_stored
 from wisp.config.paths import model_path
 from wisp.errors import ConfigValueError
 from wisp.models.parsing import complete_call, overflow_counts
@@ -33,7 +34,8 @@ from wisp.models.reply.stream import ReplyParser
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from wisp.config.sections import ModelEntries, Secret
+    from wisp.config.model_entry import ModelEntries
+    from wisp.config.sections import Secret
 
 RESOLVE_TIMEOUT = 5.0
 """Seconds for each listing or model-information call."""
@@ -119,7 +121,7 @@ def context_length_in(path: Path, where: str, value: Any) -> int:
 
 def declared_capabilities(models: ModelEntries, scheme: str, name: str) -> list[Capability] | None:
     """``<scheme>.models.<name>.capabilities``, or None when the config declares none."""
-    declared = models.entry(name).get("capabilities")
+    declared = as_stored(models.entry(name).capabilities)
     if declared is None:
         return None
     where = model_path(scheme, name, "capabilities")
@@ -133,9 +135,7 @@ def declared_capabilities(models: ModelEntries, scheme: str, name: str) -> list[
 
 def failed_capabilities(models: ModelEntries, name: str) -> set[str]:
     """What a recorded capability check found missing (``verified.failed``)."""
-    verified = models.entry(name).get("verified")
-    failed = verified.get("failed") if isinstance(verified, dict) else None
-    return {item for item in failed if isinstance(item, str)} if isinstance(failed, list) else set()
+    return models.entry(name).failed_checks()
 
 
 # -- failures ----------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from wisp.agent.types import (
     Usage,
     UsageReport,
 )
+from wisp.config.model_entry import ModelEntry, as_stored
 from wisp.config.paths import model_path
 from wisp.models.local_engine import NEEDS_EXTRA, Engine, Generated, Prompt, Sampling
 from wisp.models.local_files import ModelFiles, checked
@@ -293,13 +294,13 @@ async def resolve(
     # The runtime builds a grammar; but a recorded check that found no structured reply
     # outranks it, unless the person declared it by hand: capabilities are declared, never
     # assumed (docs/models.md, "Capabilities").
-    if "guidedGeneration" in declared or "guidedGeneration" not in _failed_checks(entry):
+    if "guidedGeneration" in declared or "guidedGeneration" not in entry.failed_checks():
         capabilities.append("guidedGeneration")
     # Any other GGUF gets tools: through its template, or written into the prompt by wisp. The
     # shipped SmolLM2-135M is offered none: even held by the grammar it never chooses a call
     # (docs/performance.md, "The embedded model: threads, grammar, tools"); declaring
     # toolCalling offers them.
-    if name and "toolCalling" not in _failed_checks(entry):
+    if name and "toolCalling" not in entry.failed_checks():
         capabilities.append("toolCalling")
     capabilities += [c for c in declared if c not in capabilities]
     options = LocalOptions(
@@ -327,7 +328,7 @@ def _model_file(name: str, section: Local) -> Path:
     """The file ``local:NAME`` loads: a path, or a pulled model's recorded ``file``."""
     if not is_local_name(name):
         return Path(canonical_name("local", name))
-    file = section.models.entry(name).get("file")
+    file = as_stored(section.models.entry(name).file)
     if not isinstance(file, str) or not file:
         raise ModelUnavailable(
             f"local:{name}: no model of that name; pull one (wisp models pull hf:OWNER/REPO) "
@@ -336,8 +337,8 @@ def _model_file(name: str, section: Local) -> Path:
     return Path(file)
 
 
-def _declared_capabilities(entry: dict[str, Any], name: str) -> list[Capability]:
-    declared = entry.get("capabilities", [])
+def _declared_capabilities(entry: ModelEntry, name: str) -> list[Capability]:
+    declared = [] if entry.capabilities is None else as_stored(entry.capabilities)
     if not isinstance(declared, list):
         where = model_path("local", name, "capabilities")
         raise ModelUnavailable(f"config.json: {where}: expected a list")
@@ -347,23 +348,13 @@ def _declared_capabilities(entry: dict[str, Any], name: str) -> list[Capability]
     return list(declared)
 
 
-def _failed_checks(entry: dict[str, Any]) -> set[str]:
-    """What a recorded capability check found missing (``verified.failed``)."""
-    verified = entry.get("verified")
-    failed = verified.get("failed") if isinstance(verified, dict) else None
-    return {item for item in failed if isinstance(item, str)} if isinstance(failed, list) else set()
-
-
-def _think(entry: dict[str, Any], section: Local) -> bool | None:
+def _think(entry: ModelEntry, section: Local) -> bool | None:
     """``local.models.<name>.think``, then ``local.think``: what the template's switch gets."""
-    value = entry.get("think")
-    if not isinstance(value, bool):
-        value = section.think
-    return value
+    return entry.think if isinstance(entry.think, bool) else section.think
 
 
-def _model_window(entry: dict[str, Any], name: str) -> int | None:
-    value = entry.get("contextLength")
+def _model_window(entry: ModelEntry, name: str) -> int | None:
+    value = as_stored(entry.context_length)
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 512 <= value <= 4_194_304:

@@ -27,6 +27,7 @@ from wisp.agent.types import (
     Usage,
     UsageReport,
 )
+from wisp.config.model_entry import as_stored
 from wisp.config.paths import model_path
 from wisp.diagnostics import logger
 from wisp.models import ollama_window
@@ -59,7 +60,8 @@ from wisp.models.parsing import is_overflow_message, overflow_error
 from wisp.models.selection import canonical_name
 
 if TYPE_CHECKING:
-    from wisp.config.sections import ModelEntries, Ollama
+    from wisp.config.model_entry import ModelEntries
+    from wisp.config.sections import Ollama
 
 SCHEME = "ollama"
 RUNTIME = "Ollama"
@@ -355,13 +357,13 @@ def _capabilities(
 def _section_name(models: ModelEntries, name: str) -> str:
     """The name ``ollama.models`` knows this model by: whole, or without ``:latest``."""
     for spelling in (name, name.removesuffix(":latest")):
-        if models.entry(spelling):
+        if models.entry(spelling).stored:
             return spelling
     return name
 
 
 def _default_think(section: Ollama, name: str) -> bool | str | None:
-    think = section.models.entry(_section_name(section.models, name)).get("think")
+    think = as_stored(section.models.entry(_section_name(section.models, name)).think)
     if isinstance(think, bool | str):
         return think
     return section.think
@@ -395,7 +397,7 @@ async def _window(
 
 def _configured_window(section: Ollama, tag: Tag) -> tuple[int, str] | None:
     spelling = _section_name(section.models, tag.name)
-    value = section.models.entry(spelling).get("contextLength")
+    value = as_stored(section.models.entry(spelling).context_length)
     if value is not None:
         where = model_path(SCHEME, spelling, "contextLength")
         return context_length_in(section.models.path, where, value), f"set for this model ({where})"

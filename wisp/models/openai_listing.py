@@ -14,6 +14,7 @@ import httpx
 import msgspec
 
 from wisp.agent.types import Capability, CapabilitySource, ModelUnavailable
+from wisp.config.model_entry import as_stored
 from wisp.config.paths import model_path
 from wisp.config.sections import LMStudio, OpenAICompatible
 from wisp.models.http import (
@@ -339,7 +340,7 @@ def _configured_window(
 ) -> tuple[int, str] | None:
     """Per-model config, then ``<scheme>.contextLength``; with the note saying where."""
     if dialect is not LMSTUDIO:  # LM Studio has no models section
-        value = section.models.entry(name).get("contextLength")
+        value = as_stored(section.models.entry(name).context_length)
         if value is not None:
             where = model_path(dialect.scheme, name, "contextLength")
             path = section.models.path
@@ -382,7 +383,7 @@ def settle_capabilities(
 def default_think(dialect: Dialect, section: OpenAICompatible, name: str) -> bool | None:
     if not dialect.has_think_switch or isinstance(section, LMStudio):
         return None
-    think = section.models.entry(name).get("think")
+    think = section.models.entry(name).think
     if isinstance(think, bool):
         return think
     return section.think
