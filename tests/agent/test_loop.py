@@ -213,7 +213,7 @@ def test_a_typed_command_reaches_the_model_as_the_persons_action() -> None:
 
 
 def test_a_typed_commands_notice_of_many_lines_takes_memory_in_proportion_to_them() -> None:
-    # 4 MiB of two-byte lines was two lists of 2 million strings (issue 12).
+    # 4 MiB of two-byte lines was two lists of 2 million strings.
     import tracemalloc
 
     from wisp.agent.compose import command_notice

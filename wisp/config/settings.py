@@ -509,7 +509,8 @@ _LOCAL_FILE_FIELDS = (
     Setting("hub.file", str, None, "a path in the repository", "The file pulled from it."),
     Setting("hub.revision", str, None, "a commit hash", "The commit it was pulled at."),
 )
-"""(issue 12) What wisp checked of a local:PATH file; the default model has none."""
+"""What wisp checked of a local:PATH file (docs/models.md, "Local GGUF checksums"); the default
+model has none."""
 
 MODEL_FIELDS: dict[str, dict[tuple[str, ...], Setting]] = {
     "local": _model_fields(_THINK)
