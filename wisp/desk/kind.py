@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -55,9 +55,24 @@ class Settled(msgspec.Struct):
 
 R = TypeVar("R", bound=Filed)
 """A kind's filed record."""
-F = TypeVar("F", bound=msgspec.Struct)
-"""A kind's filed answer: ``<id><answer_suffix>``, its fields in file order, with ``id``,
-``via`` and ``binding``."""
+
+
+class AnswerFile(Protocol):
+    """What every kind's filed answer (a Struct, ``<id><answer_suffix>``) has besides the answer
+    itself: the request's id, the way it came, and the request's binding."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def via(self) -> str: ...
+
+    @property
+    def binding(self) -> str: ...
+
+
+F = TypeVar("F", bound=AnswerFile)
+"""A kind's filed answer."""
 T = TypeVar("T")
 """A kind's answer as the face that asked gets it."""
 

@@ -123,7 +123,7 @@ class Desk(Generic[R, F, T]):
             return None
         if found is None:
             return None
-        if found.id != request.id or found.binding != request.binding:  # type: ignore[attr-defined]
+        if found.id != request.id or found.binding != request.binding:
             self._refuse(request.id, f"its binding does not match the {self.kind.noun}")
             return None
         return found
@@ -216,7 +216,7 @@ class _Wait(Generic[R, F, T]):
                 found = self.desk.fitting_answer(self.request)
                 if found is not None:
                     answer = self.kind.face_answer(found)
-                    return Settled("answered", answer, found.via)  # type: ignore[attr-defined]
+                    return Settled("answered", answer, found.via)
                 if self.banner == "skipped" and self.loop.time() >= banner_at:
                     self._post_banner()
                 if park_at is not None and self.loop.time() >= park_at:
