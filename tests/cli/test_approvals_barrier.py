@@ -16,7 +16,8 @@ import pytest
 from tests.cli.test_approvals_command import Thread, waiting
 from tests.conftest import WISP
 from tests.hang import HANG
-from wisp.policy.pending_channel import answer_path, list_pending
+from wisp.desk.approval import APPROVAL
+from wisp.desk.channel import answer_path, list_waiting
 from wisp.sandbox.plan import probe_uncached
 
 
@@ -37,7 +38,7 @@ async def test_a_confined_command_cannot_release_a_waiting_request(
     asking = thread.ask()
     request = await waiting(wisp_home)
     answer = {"id": request.id, "decision": "always", "via": "cli", "binding": request.binding}
-    target = answer_path(wisp_home, request.id)
+    target = answer_path(wisp_home, APPROVAL, request.id)
     approve = shlex.join([str(WISP), "approvals", "approve", request.id, "--scope", "always"])
     lines = [
         f"printf %s {shlex.quote(json.dumps(answer))} > {shlex.quote(str(target))}",
@@ -64,7 +65,7 @@ async def test_a_confined_command_cannot_release_a_waiting_request(
     outcomes = [e["details"] for e in audit_lines() if e["kind"] == "command.outcome"]
     assert len(outcomes) == 3 and all(o["exitStatus"] != 0 for o in outcomes), outcomes
     assert not target.exists()
-    assert [r.id for r in list_pending(wisp_home)] == [request.id]
+    assert [r.id for r in list_waiting(wisp_home, APPROVAL)] == [request.id]
     assert not asking.done()
     assert [e for e in audit_lines() if e["kind"] == "approval.answered"] == []
     asking.cancel()

@@ -17,11 +17,11 @@ import pytest
 from tests.conftest import WISP
 from tests.hang import HANG
 from wisp.audit import AuditLog, MemorySink
+from wisp.desk.approval import APPROVAL, OutOfBandApprover, PendingRequest
+from wisp.desk.channel import list_waiting
 from wisp.policy.approval_cache import SessionApprovals
 from wisp.policy.approvals import APPROVALS_FILE, ApprovalStore
 from wisp.policy.gate import ApprovalGate, GateResult
-from wisp.policy.pending import OutOfBandApprover
-from wisp.policy.pending_channel import PendingRequest, list_pending
 from wisp.policy.types import Assessment, SimpleCommand
 
 PUSH = SimpleCommand("git push origin main", "git", "push", "git push *")
@@ -73,7 +73,7 @@ def terminal() -> Iterator[int]:
 
 async def waiting(home: Path) -> PendingRequest:
     async with asyncio.timeout(HANG):
-        while not (requests := list_pending(home)):
+        while not (requests := list_waiting(home, APPROVAL)):
             await asyncio.sleep(0.01)
     return requests[0]
 
@@ -159,7 +159,7 @@ async def test_without_a_terminal_nothing_is_answered(
         assert "only at a terminal, and stdin is not one" in done.stderr
         assert done.stdout == ""
 
-    assert [r.id for r in list_pending(thread.home)] == [request.id]
+    assert [r.id for r in list_waiting(thread.home, APPROVAL)] == [request.id]
     assert not asking.done()
     assert answered(audit_lines) == []
     asking.cancel()
@@ -190,7 +190,7 @@ def test_help_says_what_it_is_for(run_wisp: Any) -> None:
 async def test_pending_sweeps_a_request_whose_server_is_gone_on_its_own_log(
     wisp_home: Path, wisp_env: dict[str, str], terminal: int, audit_lines: Any
 ) -> None:
-    from wisp.policy.pending_channel import file_request, request_path
+    from wisp.desk.channel import file_request, request_path
 
     wisp_home.mkdir(mode=0o700)
     gone = await asyncio.create_subprocess_exec("true")
@@ -200,13 +200,13 @@ async def test_pending_sweeps_a_request_whose_server_is_gone_on_its_own_log(
         directory="/srv/app", level="moderate", reasons=[], thread="t", client=None,
         pid=gone.pid, created=1,
     )  # fmt: skip
-    file_request(wisp_home, stale)
+    file_request(wisp_home, APPROVAL, stale)
 
     listed = await approvals(wisp_env, "pending", stdin=terminal)
 
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout == "no approvals are waiting\n"
-    assert not request_path(wisp_home, stale.id).exists()
+    assert not request_path(wisp_home, APPROVAL, stale.id).exists()
     [start] = [line for line in audit_lines() if line["kind"] == "session.start"]
     [swept] = [line for line in audit_lines() if line["kind"] == "approval.settled"]
     assert swept["session"] == start["session"]

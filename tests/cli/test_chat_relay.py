@@ -16,8 +16,9 @@ from tests.cli.test_approvals_command import Thread, waiting
 from tests.cli.test_chat_json import Front
 from tests.hang import HANG
 from wisp import protocol as p
+from wisp.desk.approval import APPROVAL
+from wisp.desk.channel import list_waiting
 from wisp.policy.gate import GateResult
-from wisp.policy.pending_channel import list_pending
 
 HELLO = p.ClientHello(effects=["approve", "approve-mcp", "ask"], client="test", version="1")
 
@@ -105,4 +106,4 @@ async def test_a_request_that_stops_waiting_is_withdrawn(thread: Thread, chat: F
 
     assert await chat.until(p.Withdrawn, id=shown.id)
     assert thread.settled().outcome == "abandoned"
-    assert list_pending(thread.home) == []
+    assert list_waiting(thread.home, APPROVAL) == []

@@ -18,13 +18,8 @@ import pytest
 from tests.conftest import WISP
 from tests.hang import HANG
 from wisp.audit import AuditLog, MemorySink
-from wisp.policy.pending_questions import OutOfBandAsker
-from wisp.policy.question_channel import (
-    PendingQuestion,
-    file_question,
-    list_questions,
-    reply_path,
-)
+from wisp.desk.channel import answer_path, file_request, list_waiting
+from wisp.desk.question import QUESTION, OutOfBandAsker, PendingQuestion
 from wisp.policy.types import QuestionAnswer
 
 WHICH = ("Which environment?", ["staging", "production"])
@@ -62,7 +57,7 @@ def terminal() -> Iterator[int]:
 
 async def waiting(home: Path) -> PendingQuestion:
     async with asyncio.timeout(HANG):
-        while not (filed := list_questions(home)):
+        while not (filed := list_waiting(home, QUESTION)):
             await asyncio.sleep(0.01)
     return filed[0]
 
@@ -122,7 +117,7 @@ async def test_an_answer_that_is_no_option_is_refused_and_the_question_keeps_wai
     assert "'qa' is not one of the options (1. staging, 2. production)" in done.stderr
     [refused] = answered(audit_lines)
     assert refused["delivery"] == "refused" and "not one of the options" in refused["reason"]
-    assert not asking.done() and [q.id for q in list_questions(thread.home)] == [filed.id]
+    assert not asking.done() and [q.id for q in list_waiting(thread.home, QUESTION)] == [filed.id]
     declined = await questions(wisp_env, "decline", filed.id, stdin=terminal)
     assert declined.stdout.startswith("declined: Which environment?")
     assert await asking == QuestionAnswer(declined=True, via="cli")
@@ -140,7 +135,7 @@ async def test_without_a_terminal_nothing_is_answered(
         assert "only at a terminal, and stdin is not one" in done.stderr
         assert done.stdout == ""
 
-    assert [q.id for q in list_questions(thread.home)] == [filed.id]
+    assert [q.id for q in list_waiting(thread.home, QUESTION)] == [filed.id]
     assert not asking.done()
     assert answered(audit_lines) == []
     asking.cancel()
@@ -155,7 +150,7 @@ async def test_a_reply_bound_to_another_question_is_dropped(
     asking = thread.ask("What should the release be called?", [])
     filed = await waiting(thread.home)
     forged = {"id": filed.id, "text": "forged", "declined": False, "via": "cli"}
-    reply = reply_path(thread.home, filed.id)
+    reply = answer_path(thread.home, QUESTION, filed.id)
     reply.write_text(json.dumps({**forged, "binding": "0" * 64}))
     async with asyncio.timeout(HANG):
         while reply.exists():  # the waiting asker drops it
@@ -194,7 +189,7 @@ async def test_pending_sweeps_a_question_whose_server_is_gone_on_its_own_log(
         id="5ca1ab1e", question="Ship it?", options=["yes", "no"], thread="t", client=None,
         pid=gone.pid, created=0,
     )  # fmt: skip
-    file_question(wisp_home, stale)
+    file_request(wisp_home, QUESTION, stale)
 
     listed = await questions(wisp_env, "pending", stdin=terminal)
 

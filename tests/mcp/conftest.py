@@ -72,10 +72,11 @@ def terminal() -> Iterator[int]:
 
 async def waiting_request(home: Path) -> Any:
     """The first request filed under ``home/pending``, once there is one."""
-    from wisp.policy.pending_channel import list_pending
+    from wisp.desk.approval import APPROVAL
+    from wisp.desk.channel import list_waiting
 
     async with asyncio.timeout(HANG):
-        while not (requests := list_pending(home)):
+        while not (requests := list_waiting(home, APPROVAL)):
             await asyncio.sleep(0.01)
     return requests[0]
 

@@ -32,10 +32,11 @@ def asking(*questions: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def waiting_question(home: Path) -> Any:
     """The first question filed under ``home/pending``, once there is one."""
-    from wisp.policy.question_channel import list_questions
+    from wisp.desk.channel import list_waiting
+    from wisp.desk.question import QUESTION
 
     async with asyncio.timeout(HANG):
-        while not (waiting := list_questions(home)):
+        while not (waiting := list_waiting(home, QUESTION)):
             await asyncio.sleep(0.01)
     return waiting[0]
 
@@ -318,7 +319,8 @@ async def test_a_question_unanswered_in_its_call_is_parked_and_answered_in_the_n
     terminal: int,
     audit_lines: Callable[[], list[dict]],
 ) -> None:
-    from wisp.policy.question_channel import list_questions
+    from wisp.desk.channel import list_waiting
+    from wisp.desk.question import QUESTION
     from wisp.tools.ask import PARKED
 
     wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
@@ -327,12 +329,12 @@ async def test_a_question_unanswered_in_its_call_is_parked_and_answered_in_the_n
         first = await client.call_tool("respond", {"prompt": "release it", "thread_id": "p"})
         assert outputs(first) == [PARKED]
         # The turn ended; the question still waits, listed by wisp questions.
-        [question] = list_questions(wisp_home)
+        [question] = list_waiting(wisp_home, QUESTION)
         assert question.thread == "p" and question.expires_at is not None  # 600 s from filing
         listed = await questions(wisp_env, "pending", stdin=terminal)
         assert question.id in listed
         await questions(wisp_env, "answer", question.id, "v2", stdin=terminal)
-        assert list_questions(wisp_home) == [question]  # nobody took the answer yet
+        assert list_waiting(wisp_home, QUESTION) == [question]  # nobody took the answer yet
 
         second = await client.call_tool("respond", {"prompt": "go on", "thread_id": "p"})
         prompts = await prompt_entries(client, "p")
@@ -370,14 +372,15 @@ async def test_a_parked_question_declined_or_past_its_time_is_a_note_too(
     terminal: int,
     audit_lines: Callable[[], list[dict]],
 ) -> None:
-    from wisp.policy.question_channel import list_questions
+    from wisp.desk.channel import list_waiting
+    from wisp.desk.question import QUESTION
 
     wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
     earlier = f'your earlier question "{NAME["question"]}"'
     declines = write_script(tmp_path, parks_then("Fine."), name="declines")
     async with connect(["-m", f"script:{declines}"], mode=STATELESS) as client:
         await client.call_tool("respond", {"prompt": "release it", "thread_id": "d"})
-        [question] = list_questions(wisp_home)
+        [question] = list_waiting(wisp_home, QUESTION)
         await questions(wisp_env, "decline", question.id, stdin=terminal)
         await client.call_tool("respond", {"prompt": "go on", "thread_id": "d"})
         assert (await prompt_entries(client, "d"))[1] == (
@@ -390,7 +393,7 @@ async def test_a_parked_question_declined_or_past_its_time_is_a_note_too(
     async with connect(["-m", f"script:{lapses}"], mode=STATELESS) as client:
         await client.call_tool("respond", {"prompt": "release it", "thread_id": "x"})
         async with asyncio.timeout(HANG):
-            while list_questions(wisp_home):
+            while list_waiting(wisp_home, QUESTION):
                 await asyncio.sleep(0.05)
         await client.call_tool("respond", {"prompt": "go on", "thread_id": "x"})
         assert (await prompt_entries(client, "x"))[1] == (
@@ -411,7 +414,8 @@ async def test_closing_a_thread_withdraws_its_parked_question(
     wisp_env: dict[str, str],
     audit_lines: Callable[[], list[dict]],
 ) -> None:
-    from wisp.policy.question_channel import list_questions
+    from wisp.desk.channel import list_waiting
+    from wisp.desk.question import QUESTION
     from wisp.tools.ask import PARKED
 
     wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
@@ -419,10 +423,10 @@ async def test_closing_a_thread_withdraws_its_parked_question(
     async with connect(["-m", f"script:{script}"], mode=STATELESS) as client:
         first = await client.call_tool("respond", {"prompt": "release it", "thread_id": "w"})
         assert outputs(first) == [PARKED]
-        [question] = list_questions(wisp_home)
+        [question] = list_waiting(wisp_home, QUESTION)
         closed = await client.call_tool("close_thread", {"thread_id": "w"})
         assert not closed.is_error
-        assert list_questions(wisp_home) == []
+        assert list_waiting(wisp_home, QUESTION) == []
 
     [settled] = kinds(audit_lines(), "inquiry.settled")
     assert (settled["inquiry"], settled["outcome"]) == (question.id, "withdrawn")
@@ -437,7 +441,8 @@ async def test_parking_withdraws_the_clients_form_but_not_the_filed_question(
 ) -> None:
     import mcp_types as types
 
-    from wisp.policy.question_channel import list_questions
+    from wisp.desk.channel import list_waiting
+    from wisp.desk.question import QUESTION
     from wisp.tools.ask import PARKED
 
     wisp_env["WISP_QUESTION_HOLD_SECONDS"] = HOLD
@@ -457,7 +462,7 @@ async def test_parking_withdraws_the_clients_form_but_not_the_filed_question(
         async with asyncio.timeout(HANG):
             await withdrawn.wait()
         assert outputs(first) == [PARKED]
-        [question] = list_questions(wisp_home)
+        [question] = list_waiting(wisp_home, QUESTION)
 
     events = audit_lines()
     [requested] = kinds(events, "inquiry.requested")
@@ -466,4 +471,4 @@ async def test_parking_withdraws_the_clients_form_but_not_the_filed_question(
     # The server's end closes the thread, which withdraws what it left parked.
     [settled] = kinds(events, "inquiry.settled")
     assert (settled["inquiry"], settled["outcome"]) == (question.id, "withdrawn")
-    assert list_questions(wisp_home) == []
+    assert list_waiting(wisp_home, QUESTION) == []

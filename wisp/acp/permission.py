@@ -10,6 +10,7 @@ from typing import Any
 from acp import text_block, tool_content
 from acp.schema import PermissionOption
 
+from wisp.desk.approval import dialog_lines
 from wisp.policy.types import Answer, ApprovalQuestion, QuestionAnswer
 
 APPROVAL_OPTIONS: tuple[tuple[str, str, str], ...] = (
@@ -44,16 +45,8 @@ def approval_title(question: ApprovalQuestion) -> str:
 
 
 def approval_text(question: ApprovalQuestion) -> str:
-    lines = [
-        f"command: {question.line or question.command}",
-        f"directory: {question.directory}",
-        f"level: {question.level}",
-    ]
-    lines += [f"reason: {reason}" for reason in question.reasons]
-    lines.append(f"pattern: {question.pattern}")
-    if question.outside_sandbox:
-        lines.append("it runs outside the sandbox")
-    return "\n".join(lines)
+    """The dialog's lines, as every client's dialog shows a request (``wisp.desk.approval``)."""
+    return "\n".join(dialog_lines(question))
 
 
 def approval_content(question: ApprovalQuestion) -> list[Any]:

@@ -5,7 +5,8 @@ stopping").
 Every ``RELAY_SECONDS`` the pending folder under ``WISP_HOME`` is listed (which sweeps stale
 requests, recorded on this chat's log). Each new request becomes an ``approval`` line with id
 ``mcp-<request>`` and ``source: "mcp"``; one that stops waiting unanswered gets a ``withdrawn``.
-An answer is written to the request's answer file (``via: tui``) and recorded as
+An answer is written to the request's answer file (``via: tui``) on the desk's answering path
+(``wisp.desk.answering``, as ``wisp approvals`` writes its own) and recorded as
 ``approval.answered`` under this chat's session; one the channel refuses gets a note.
 """
 
@@ -20,9 +21,10 @@ from typing import Any
 import msgspec
 
 from wisp import protocol as p
-from wisp.audit.kinds import ApprovalAnswered
 from wisp.chat.bridge import Waiters, Withdrawn
-from wisp.policy.pending_channel import ChannelError, PendingRequest, list_pending, write_answer
+from wisp.desk.answering import deliver
+from wisp.desk.approval import APPROVAL, PendingRequest
+from wisp.desk.channel import ChannelError, list_waiting
 from wisp.policy.types import Answer
 
 RELAY_SECONDS = 0.5
@@ -85,7 +87,8 @@ class PendingRelay:
 
     def look(self) -> None:
         """One listing: new requests shown, vanished ones withdrawn."""
-        waiting = {request.id: request for request in list_pending(self.home, self.record)}
+        listed = list_waiting(self.home, APPROVAL, self.record)
+        waiting = {request.id: request for request in listed}
         for request_id, request in waiting.items():
             if request_id not in self._shown:
                 self._show(request)
@@ -116,23 +119,18 @@ class PendingRelay:
             shown.answered = True
         word = getattr(value, "decision", None)
         decision = EXACT_WORDS.get(word, "deny") if isinstance(word, str) else "deny"
-        try:
-            write_answer(self.home, request, decision, "tui")
-        except ChannelError as exc:
-            self.record(
-                ApprovalAnswered(
-                    request=request.id,
-                    decision=decision,
-                    via="tui",
-                    delivery="refused",
-                    reason=str(exc),
-                )
+        try:  # the desk's answering path, as wisp approvals takes it
+            deliver(
+                self.home,
+                APPROVAL,
+                request,
+                decision,
+                asked=request.id,
+                via="tui",
+                record=self.record,
             )
+        except ChannelError as exc:
             self.emit(p.Note(text=f"the answer was not used: {exc}"))
-            return
-        self.record(
-            ApprovalAnswered(request=request.id, decision=decision, via="tui", delivery="written")
-        )
 
 
 def approval_line(request: PendingRequest) -> p.Approval:

@@ -280,7 +280,7 @@ class SessionBuilder(msgspec.Struct):
 
     def _runner(self, cwd: Path, recorder: Recorder, ways: ClientWays, notes: list[str]) -> Any:
         from wisp.cli.commands import CommandOptions, build_runner
-        from wisp.policy.pending import OutOfBandApprover
+        from wisp.desk.approval import OutOfBandApprover
 
         approval = self.config.settings.approval
         approver = OutOfBandApprover(
@@ -307,7 +307,7 @@ class SessionBuilder(msgspec.Struct):
         """A question with options goes to the client's dialog and out of band at once; one
         without, out of band only. A prompt may wait as long as the person takes, so a
         question is never parked: approval.timeoutSeconds bounds it."""
-        from wisp.policy.pending_questions import OutOfBandAsker
+        from wisp.desk.question import OutOfBandAsker
 
         approval = self.config.settings.approval
         limit = float(approval.timeout_seconds) or None

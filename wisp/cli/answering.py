@@ -1,21 +1,98 @@
-"""What ``wisp approvals`` and ``wisp questions`` share: they answer for the person, so they
-answer only at a terminal, each run as an audited session of its own (docs/policy.md,
-"Approvals out of band")."""
+"""What ``wisp approvals`` and ``wisp questions`` share, for any kind of request on the desk:
+they answer for the person, so they answer only at a terminal, each run as an audited session
+of its own, on the desk's one answering path (docs/policy.md, "Approvals out of band")."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import SessionStart
 from wisp.cli.context import Context, audit_settings
-from wisp.errors import UsageError
+from wisp.desk.answering import deliver, find_waiting
+from wisp.desk.channel import list_waiting
+from wisp.desk.kind import ChannelError, Kind
+from wisp.errors import UsageError, WispError
+from wisp.policy.approvers import escape_controls
 
 Record = Callable[[Any], Any]
+
+
+class AnswerNotWritten(WispError):
+    """The answer was refused: no such request waits, it was answered already, or it does not
+    fit (an option that is none of the question's)."""
+
+
+def add_answering_parser(
+    commands: argparse._SubParsersAction,
+    kind: Kind[Any, Any, Any],
+    *,
+    help: str,
+    description: str,
+    epilog: str,
+    verbs: tuple[tuple[str, str], tuple[str, str], tuple[str, str]],
+    handler: Callable[[argparse.Namespace, Context], int],
+) -> argparse.ArgumentParser:
+    """``wisp <kind.command>`` with its three verbs, each given as ``(name, help)``: ``pending``,
+    the one that answers and the one that refuses, both taking the request's ``ID``. The parser
+    of the answering verb, for the arguments of its own."""
+    parser = commands.add_parser(
+        kind.command,
+        help=help,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    subparsers = parser.add_subparsers(title="verbs", metavar="VERB", dest="verb", required=True)
+    (pending, pending_help), *answering = verbs
+    subparsers.add_parser(pending, help=pending_help)
+    id_help = f"the {kind.noun}'s id (from wisp {kind.command} pending)"
+    parsers = [subparsers.add_parser(name, help=text) for name, text in answering]
+    for verb in parsers:
+        verb.add_argument("id", metavar="ID", help=id_help)
+    parser.set_defaults(handler=handler)
+    return parsers[0]
+
+
+def run_answering(
+    context: Context, kind: Kind[Any, Any, Any], verb: str, request_id: str | None, given: Any
+) -> int:
+    """List what waits (``request_id`` None), or answer ``request_id`` with ``given``, in a
+    session of its own once stdin is known to be a terminal; ``verb`` names what a non-terminal
+    cannot do."""
+    with answering_session(context, kind.command, verb) as record:
+        if request_id is None:
+            return _show_pending(context, kind, record)
+        return _answer(context, kind, record, request_id, given)
+
+
+def _show_pending(context: Context, kind: Kind[Any, Any, Any], record: Record) -> int:
+    waiting = list_waiting(context.home.root, kind, record)
+    if not waiting:
+        print(f"no {kind.command} are waiting", file=context.stdout)
+        return 0
+    for line in kind.listing(waiting, int(time.time())):
+        print(line, file=context.stdout)
+    return 0
+
+
+def _answer(
+    context: Context, kind: Kind[Any, Any, Any], record: Record, request_id: str, given: Any
+) -> int:
+    home = context.home.root
+    request = find_waiting(home, kind, request_id, record)
+    try:
+        answer = deliver(home, kind, request, given, asked=request_id, via="cli", record=record)
+    except ChannelError as exc:
+        raise AnswerNotWritten(escape_controls(str(exc))) from None
+    print(kind.confirmation(request, answer), file=context.stdout)
+    return 0
 
 
 def not_a_terminal(command: str, verb: str) -> str:
@@ -46,12 +123,3 @@ def stdin_is_terminal() -> bool:
         return os.isatty(sys.stdin.fileno())
     except (AttributeError, ValueError, OSError):
         return False
-
-
-def age(seconds: int) -> str:
-    """``42s``, ``3m``, ``2h``, ``1d``."""
-    seconds = max(0, seconds)
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"

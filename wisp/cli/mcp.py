@@ -342,8 +342,8 @@ class ThreadBuilder:
     def _approver(self, thread: Thread, recorder: Recorder) -> Any:
         """The person answers out of band (``WISP_HOME/pending``) and, when this client can be
         asked mid-call and approval.elicitation is on, in the client's own dialog too."""
+        from wisp.desk.approval import OutOfBandApprover
         from wisp.mcp.elicitation import can_elicit, elicitor
-        from wisp.policy.pending import OutOfBandApprover
 
         approval = self.config.settings.approval
         alongside = None
@@ -365,9 +365,9 @@ class ThreadBuilder:
         this client can be asked mid-call, in its own form. A question unanswered when the
         call's hold lapses is parked: its answer reaches the thread's next turn, for as long as
         approval.timeoutSeconds allows (docs/mcp.md)."""
+        from wisp.desk.question import OutOfBandAsker
         from wisp.mcp.elicitation import can_elicit, question_elicitor
         from wisp.policy.asking import NobodyAsker
-        from wisp.policy.pending_questions import OutOfBandAsker
 
         approval = self.config.settings.approval
         alongside = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from wisp.desk.approval import dialog_lines
 from wisp.policy.types import Answer, ApprovalQuestion, QuestionAnswer
 
 SCOPES = ("once", "session", "project", "always")
@@ -24,18 +25,10 @@ def approval_title(question: ApprovalQuestion) -> str:
 
 
 def approval_message(question: ApprovalQuestion) -> str:
-    """The dialog's text: the title, then the command, directory, level, reasons and pattern."""
-    lines = [
-        approval_title(question),
-        "",
-        f"command: {question.line if question.line else question.command}",
-        f"directory: {question.directory}",
-        f"level: {question.level}",
-    ]
-    lines += [f"reason: {reason}" for reason in question.reasons]
-    lines.append(f"pattern: {question.pattern}")
-    if question.outside_sandbox:
-        lines.append("it runs outside the sandbox")
+    """The dialog's text: the title, then the request's lines as every client's dialog shows
+    them (``wisp.desk.approval``: command, directory, level, reasons, pattern), then what accept
+    and decline do."""
+    lines = [approval_title(question), "", *dialog_lines(question)]
     lines.append("Accept runs it at the scope chosen; decline or cancel refuses it.")
     return "\n".join(lines)
 

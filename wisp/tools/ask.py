@@ -40,8 +40,8 @@ from msgspec import UNSET, UnsetType
 from wisp.agent.text import bounded
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import Details, InquiryParked, InquiryRequested, InquirySettled
+from wisp.desk.wait import Parked
 from wisp.policy.asking import NobodyAsker, pick_option
-from wisp.policy.pending_questions import QuestionParked
 from wisp.policy.types import Asker, QuestionAnswer
 from wisp.tools.arguments import parse_arguments, schema_of
 from wisp.tools.redact import mask_credentials
@@ -255,7 +255,7 @@ class AskTool:
         limit = self._limit(question)
         try:
             answer = await self._wait(question, limit, inquiry)
-        except QuestionParked as parked:
+        except Parked as parked:
             return Settled("parked", PARKED, seconds=parked.waited)
         except Exception as exc:  # the face could not ask: outcome failed, not a crash
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -19,21 +19,20 @@ from msgspec import UNSET
 
 from tests.hang import HANG
 from wisp.audit import AuditLog, MemorySink
-from wisp.policy.approval_cache import SessionApprovals
-from wisp.policy.approvals import APPROVALS_FILE, ApprovalStore
-from wisp.policy.approvers import ApprovalRefused
-from wisp.policy.gate import ApprovalGate, GateResult
-from wisp.policy.pending import OutOfBandApprover
-from wisp.policy.pending_channel import (
+from wisp.desk.approval import APPROVAL, OutOfBandApprover, PendingRequest
+from wisp.desk.channel import (
     ChannelError,
-    PendingRequest,
     answer_path,
-    list_pending,
+    list_waiting,
     pending_dir,
     read_request,
     request_path,
     write_answer,
 )
+from wisp.policy.approval_cache import SessionApprovals
+from wisp.policy.approvals import APPROVALS_FILE, ApprovalStore
+from wisp.policy.approvers import ApprovalRefused
+from wisp.policy.gate import ApprovalGate, GateResult
 from wisp.policy.types import Answer, ApprovalQuestion, Assessment, SimpleCommand
 
 PROJECT = Path("/work/app")
@@ -93,7 +92,7 @@ async def eventually(condition: Callable[[], Any]) -> Any:
 
 
 def filed(home: Path) -> PendingRequest | None:
-    requests = list_pending(home)
+    requests = list_waiting(home, APPROVAL)
     return requests[0] if requests else None
 
 
@@ -106,7 +105,7 @@ async def test_a_request_is_filed_privately_and_an_answer_file_releases_it(setup
     checking = authorize(gate)
 
     request = await eventually(lambda: filed(setup.home))
-    path = request_path(setup.home, request.id)
+    path = request_path(setup.home, APPROVAL, request.id)
     assert stat.S_IMODE(pending_dir(setup.home).stat().st_mode) == 0o700
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     on_disk = json.loads(path.read_text())
@@ -126,10 +125,10 @@ async def test_a_request_is_filed_privately_and_an_answer_file_releases_it(setup
         "outsideSandbox": False,
     }
     assert on_disk["expiresAt"].endswith("Z")
-    write_answer(setup.home, request, "session", "cli")
+    write_answer(setup.home, APPROVAL, request, "session", "cli")
 
     assert await checking == GateResult(approved=True)
-    assert not path.exists() and not answer_path(setup.home, request.id).exists()
+    assert not path.exists() and not answer_path(setup.home, APPROVAL, request.id).exists()
     assert setup.kinds() == [
         "classifier.verdict",
         "approval.requested",
@@ -171,9 +170,9 @@ async def test_only_the_first_answer_is_taken(setup: Setup) -> None:
     checking = authorize(setup.gate(setup.approver()))
     request = await eventually(lambda: filed(setup.home))
 
-    write_answer(setup.home, request, "deny", "cli")
+    write_answer(setup.home, APPROVAL, request, "deny", "cli")
     with pytest.raises(ChannelError, match="answered already"):
-        write_answer(setup.home, request, "always", "tui")
+        write_answer(setup.home, APPROVAL, request, "always", "tui")
 
     result = await checking
     assert not result.approved
@@ -186,14 +185,14 @@ async def test_an_answer_bound_to_another_request_is_refused_and_the_request_wai
     checking = authorize(setup.gate(setup.approver()))
     request = await eventually(lambda: filed(setup.home))
     forged = {"id": request.id, "decision": "always", "via": "cli", "binding": "0" * 64}
-    answer_path(setup.home, request.id).write_text(json.dumps(forged))
+    answer_path(setup.home, APPROVAL, request.id).write_text(json.dumps(forged))
 
     refused = await eventually(lambda: setup.details("error"))
     assert refused[0].context == "approval"
     assert refused[0].message.endswith("was refused: its binding does not match the request")
-    await eventually(lambda: not answer_path(setup.home, request.id).exists())
+    await eventually(lambda: not answer_path(setup.home, APPROVAL, request.id).exists())
     assert not checking.done()
-    write_answer(setup.home, request, "once", "cli")
+    write_answer(setup.home, APPROVAL, request, "once", "cli")
 
     assert (await checking).approved
     assert setup.details("approval.decided")[0].scope == "once"
@@ -211,9 +210,9 @@ async def test_the_clients_dialog_wins_and_the_request_is_withdrawn(setup: Setup
     release.set()
 
     assert (await checking).approved
-    assert not request_path(setup.home, request.id).exists()
+    assert not request_path(setup.home, APPROVAL, request.id).exists()
     with pytest.raises(ChannelError, match="no longer waits"):
-        write_answer(setup.home, request, "deny", "cli")
+        write_answer(setup.home, APPROVAL, request, "deny", "cli")
     pending = setup.details("approval.pending")[0]
     assert (pending.alongside, pending.banner_delay_seconds) == ("elicitation", HANG)
     settled = setup.details("approval.settled")[0]
@@ -240,7 +239,7 @@ async def test_the_answer_file_wins_and_the_clients_dialog_is_cancelled(setup: S
 
     checking = authorize(setup.gate(setup.approver(alongside=dialog)))
     request = await eventually(lambda: filed(setup.home))
-    write_answer(setup.home, request, "once", "tui")
+    write_answer(setup.home, APPROVAL, request, "once", "tui")
 
     assert (await checking).approved
     assert cancelled.is_set()
@@ -254,7 +253,7 @@ async def test_a_dialog_that_cannot_ask_leaves_the_answer_file(setup: Setup) -> 
 
     checking = authorize(setup.gate(setup.approver(alongside=no_dialog)))
     request = await eventually(lambda: filed(setup.home))
-    write_answer(setup.home, request, "once", "cli")
+    write_answer(setup.home, APPROVAL, request, "once", "cli")
 
     assert (await checking).approved
     assert setup.details("approval.settled")[0].via == "cli"
@@ -267,7 +266,7 @@ async def test_unanswered_the_request_times_out_once_in_both_events(setup: Setup
     assert result.reason.startswith("no answer within 0.4 seconds")
     assert setup.details("approval.settled")[0].outcome == "timed-out"
     assert [d.decision for d in setup.details("approval.decided")] == ["timed-out"]
-    assert list_pending(setup.home) == []
+    assert list_waiting(setup.home, APPROVAL) == []
 
 
 async def test_a_cancelled_call_abandons_the_request(setup: Setup) -> None:
@@ -279,7 +278,7 @@ async def test_a_cancelled_call_abandons_the_request(setup: Setup) -> None:
         await checking
 
     assert setup.details("approval.settled")[0].outcome == "abandoned"
-    assert not request_path(setup.home, request.id).exists()
+    assert not request_path(setup.home, APPROVAL, request.id).exists()
 
 
 async def test_without_out_of_band_or_a_dialog_the_request_is_refused_with_advice(
@@ -336,7 +335,7 @@ def request_of(pid: int, *, expires_at: str | None = None, request_id: str = "a1
 
 
 def test_a_request_whose_server_is_gone_is_swept_by_the_next_lister(setup: Setup) -> None:
-    from wisp.policy.pending_channel import file_request
+    from wisp.desk.channel import file_request
 
     gone = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
@@ -344,20 +343,21 @@ def test_a_request_whose_server_is_gone_is_swept_by_the_next_lister(setup: Setup
         text=True,
         check=True,
     )
-    file_request(setup.home, request_of(int(gone.stdout)))
-    file_request(setup.home, request_of(os.getpid(), request_id="b1b2c3d4"))
+    file_request(setup.home, APPROVAL, request_of(int(gone.stdout)))
+    file_request(setup.home, APPROVAL, request_of(os.getpid(), request_id="b1b2c3d4"))
     file_request(
         setup.home,
+        APPROVAL,
         request_of(os.getpid(), expires_at="2000-01-01T00:00:00Z", request_id="c1b2c3d4"),
     )
 
-    waiting = list_pending(setup.home, setup.record)
+    waiting = list_waiting(setup.home, APPROVAL, setup.record)
 
     assert [request.id for request in waiting] == ["b1b2c3d4"]
     swept = setup.details("approval.settled")
     assert [(d.request, d.outcome) for d in swept] == [("a1b2c3d4", "stale"), ("c1b2c3d4", "stale")]
     assert "is gone" in swept[0].reason and "expired" in swept[1].reason
-    assert read_request(setup.home, "a1b2c3d4") is None
+    assert read_request(setup.home, APPROVAL, "a1b2c3d4") is None
 
 
 async def test_an_answer_that_cannot_be_read_is_refused_once_and_the_wait_goes_on(
@@ -365,7 +365,8 @@ async def test_an_answer_that_cannot_be_read_is_refused_once_and_the_wait_goes_o
 ) -> None:
     checking = authorize(setup.gate(setup.approver(), timeout=1))
     request = await eventually(lambda: filed(setup.home))
-    answer_path(setup.home, request.id).mkdir()  # neither readable nor removable as a file
+    # Neither readable nor removable as a file.
+    answer_path(setup.home, APPROVAL, request.id).mkdir()
 
     result = await checking
 
