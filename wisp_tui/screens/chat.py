@@ -34,9 +34,9 @@ class ChatScreen(Screen[None]):
     """The screen under every dialog and panel: its keys act only while it is on top."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # Priority: the input's own Ctrl-D (delete right) never sees them. Keys no input,
-        # terminal or multiplexer takes (TextArea has Ctrl-Y for redo).
+        # Priority: the input's own Ctrl-D (delete right) never sees them.
         Binding(STOP_KEYS, "stop_or_quit", show=False, priority=True),
+        # Keys no input, terminal or multiplexer takes (TextArea has Ctrl-Y for redo).
         *PANEL_BINDINGS,
         Binding("ctrl+g", "toggle_all_folds", show=False, priority=True),
         Binding("pageup", "scroll_transcript(-1)", show=False),
