@@ -1,9 +1,13 @@
-"""WispApp: composes the screen and routes wisp's lines to the widgets.
+"""WispApp: composes the screen and routes wisp's lines to the widgets, and their messages to
+whoever acts.
 
 Each line from wisp (``wisp.protocol``) goes to the widget that shows it: reply text and notes to
 the transcript, the turn's state to the status bar and the input, requests to the dialog queue
-(``dialog_queue``), completions to ``completing``. The keys' actions live in ``view_keys`` (folds,
-panels, the context panel, copying) and ``quitting`` (Ctrl-C, Ctrl-D).
+(``dialog_queue``), views to the panels (``panels``), completions to ``completing``. The keys are
+bound where they act (docs/tui.md, "Keys"): on the main screen (``screens/chat.py``: folds,
+scrolling, the Ctrl-C ladder), a panel, a dialog, a fold and the input. What they ask of the app
+comes up as messages or `app.` actions: send wisp a line or an interrupt, open a panel, quit.
+The app's own keys are those of every screen: Ctrl-R and the mouse's selection copy.
 """
 
 from __future__ import annotations
@@ -12,10 +16,10 @@ import gc
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import msgspec
-from textual import events
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -48,35 +52,28 @@ from .completing import Completing
 from .dialog_queue import DialogQueue
 from .history import History, history_path
 from .notifications import TerminalNotices, sequence_for
-from .quitting import Quitting
+from .panels import PanelKind, Panels, Remembered
+from .screens.chat import ChatScreen
 from .screens.dialog import Dialog
-from .view_keys import Remembered, ViewKeys
 from .widgets.prompt import Prompt
 from .widgets.prompt_suggestions import Suggestions
 from .widgets.status_bar import StatusBar, TurnState
 from .widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from .screens.panel import Panel
 
-class WispApp(ViewKeys, Quitting, App[int]):
+
+class WispApp(App[int], inherit_bindings=False):
     """The full-screen front end of one `wisp chat --json` process."""
 
     CSS_PATH = "app.tcss"
     TITLE = "wisp"
     ENABLE_COMMAND_PALETTE = False
+    # Not Textual's own Ctrl-Q (quit at once) and Ctrl-C (how to quit): every screen binds
+    # them (``keys.STOP_KEYS``). Ctrl-R copies on every screen, under a dialog too.
     BINDINGS: ClassVar[list[BindingType]] = [
-        # Priority: the input's own Ctrl-D (delete right) and Textual's quit never see them.
-        Binding("ctrl+c,ctrl+d", "stop_or_quit", "stop or quit", priority=True, show=False),
-        Binding("ctrl+q", "stop_or_quit", show=False, priority=True),
-        # Keys no input, terminal or multiplexer takes (TextArea has Ctrl-Y for redo).
-        Binding("ctrl+o", "output_panel", "last output", show=False, priority=True),
-        Binding("ctrl+t", "context_panel", "context", show=False, priority=True),
-        Binding("ctrl+g", "toggle_all_folds", "all folds", show=False, priority=True),
-        Binding("ctrl+r", "copy_reply", "copy the reply", show=False, priority=True),
-        Binding("f1", "keys_panel", "keys", show=False, priority=True),
-        Binding("pageup", "scroll_transcript(-1)", show=False),
-        Binding("pagedown", "scroll_transcript(1)", show=False),
-        Binding("shift+tab", "step_fold(-1)", show=False, priority=True),
-        Binding("escape", "focus_input", show=False),
+        Binding("ctrl+r", "copy_reply", show=False, priority=True),
     ]
 
     def __init__(
@@ -92,10 +89,8 @@ class WispApp(ViewKeys, Quitting, App[int]):
         self.dialogs = DialogQueue(self)
         self.completing = Completing(self)
         self.remembered = Remembered()
-        self.activity: Activity | None = None
-        """What the running turn is doing; None when nothing is left to stop."""
-        self.interrupts = 0
-        """Ctrl-C presses during this turn: the first stops it, the second kills its work."""
+        """What the keys reach back for: the last output and the last reply."""
+        self.panels = Panels(self)
         self._turn = TurnState()
         self.is_quitting = False
         self.history = History(history_path(env))
@@ -104,6 +99,11 @@ class WispApp(ViewKeys, Quitting, App[int]):
         """The terminal's notification sequence (the backend's hello declares `notify` by it)."""
         self.is_help_asked = False
         """`/help` was sent: wisp-tui's keys follow wisp's list when it is answered."""
+        self._copied: str | None = None
+        """The text last copied, so that a later mouse-up over the same selection copies nothing."""
+
+    def get_default_screen(self) -> ChatScreen:
+        return ChatScreen(id="_default")
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(palette.CSS_VARIABLES)
@@ -177,16 +177,8 @@ class WispApp(ViewKeys, Quitting, App[int]):
         return self.screen_stack[0].query_one(StatusBar)
 
     @property
-    def is_over_the_main_screen(self) -> bool:
-        """A dialog or a panel is shown."""
-        return isinstance(self.screen, Dialog) or self.is_panel_shown
-
-    @property
     def is_panel_shown(self) -> bool:
-        # Imported here: the panel is not needed to start, and start-up is measured.
-        from .screens.panel import Panel
-
-        return isinstance(self.screen, Panel)
+        return self.panels.shown is not None
 
     @property
     def has_draft(self) -> bool:
@@ -205,7 +197,8 @@ class WispApp(ViewKeys, Quitting, App[int]):
             case Delta(text=text):
                 await self.transcript.write_reply(text)
             case Note(text=text):
-                self.context_asked = None  # e.g. `no turn 9`: the context asked for has no view
+                # e.g. `no turn 9`: the context asked for has no view
+                self.panels.context_asked = None
                 await self.transcript.add_note(text)
             case Output(text=text):
                 if text:
@@ -230,7 +223,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
             case Withdrawn(id=id_):
                 await self.dialogs.withdraw(id_)
             case View():
-                await self.show_view(line)
+                await self.panels.show_view(line)
             case Notify():
                 self._post_notice(line)
             case Exit():
@@ -240,7 +233,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
         self.status_bar.status = status
         self.status_bar.context_used = status.context_used
         self.prompt.is_sandboxed = status.sandbox
-        self._set_busy(False)  # the prompt then replays the keys held meanwhile
+        self.prompt.set_busy(False)  # the prompt then replays the keys held meanwhile
 
     def _post_notice(self, notice: Notify) -> None:
         """A notice from wisp, for the terminal to post only while it is not focused (the
@@ -283,15 +276,13 @@ class WispApp(ViewKeys, Quitting, App[int]):
 
     def _close_input(self, why: str) -> None:
         """wisp is gone: no input is offered that nothing would read; Ctrl-C quits."""
-        self.activity = None  # nothing is left to stop: the next Ctrl-C quits
-        self._set_busy(False)
-        self.prompt.display = False
+        self.prompt.close()
         self.status_bar.message = why
 
     async def _turn_edge(self, turn: Turn) -> None:
         if turn.phase == "start":
             self._turn = TurnState(number=turn.turn, is_running=True)
-            self._set_busy(True)
+            self.prompt.set_busy(True)
         else:
             await self.transcript.end_reply()
             for line in (turn.ran or None, turn.cited or None, turn.verification or None):
@@ -304,26 +295,13 @@ class WispApp(ViewKeys, Quitting, App[int]):
                 input_tokens=turn.input_tokens or None,
                 output_tokens=turn.output_tokens or None,
             )
-            self.activity = None
-            self.interrupts = 0
+            self.prompt.turn_ended()
         self.status_bar.turn = self._turn
 
     def _show_activity(self, activity: Activity) -> None:
         if activity.doing is not None and isinstance(activity.turn_seconds, float | int):
             self.status_bar.sync_seconds(float(activity.turn_seconds))
-        self.activity = activity if activity.doing is not None else None
-        if activity.doing is None:
-            return
-        if activity.stopping:
-            self.prompt.busy_text = "… stopping the turn · Ctrl-C again kills it"
-        else:
-            stop = " · Ctrl-C stops it" if activity.stoppable else ""
-            self.prompt.busy_text = f"… working: {activity.doing}{stop}"
-
-    def _set_busy(self, is_busy: bool) -> None:
-        self.prompt.is_busy = is_busy
-        if is_busy:
-            self.prompt.busy_text = "… working…"
+        self.prompt.show_activity(activity)
 
     # Input.
 
@@ -331,7 +309,7 @@ class WispApp(ViewKeys, Quitting, App[int]):
         text = f"!{message.text}" if message.is_command else message.text
         await self.transcript.add_sent(message.text, is_command=message.is_command)
         self.is_help_asked = not message.is_command and message.text.lower() in ("/help", "/?")
-        self._set_busy(True)
+        self.prompt.set_busy(True)
         await self.backend.message(text)
 
     async def _add_keys_after_help(self) -> None:
@@ -351,6 +329,67 @@ class WispApp(ViewKeys, Quitting, App[int]):
         self.completing.edited()
         if not self.has_draft:
             self.dialogs.show_next()
+
+    # Panels (``panels``).
+
+    async def action_toggle_panel(self, kind: PanelKind) -> None:
+        """Ctrl-O (`output`), Ctrl-T (`context`), F1 (`keys`), bound by the main screen and the
+        panels: open that panel, or close it."""
+        await self.panels.toggle(kind)
+
+    async def on_panel_step_turn(self, message: Panel.StepTurn) -> None:
+        await self.panels.step_turn(message.turn)
+
+    # Copying.
+
+    def action_copy_reply(self) -> None:
+        """Ctrl-R: copy the last reply's Markdown source."""
+        reply = self.remembered.reply
+        if not reply:
+            self.notify("no reply to copy yet", timeout=3)
+            return
+        self._copy(reply, "the last reply")
+
+    def on_text_selected(self, event: events.TextSelected) -> None:
+        """Text selected with the mouse is copied as the button comes up; no key needed."""
+        text = self.screen.get_selected_text()
+        if text and text != self._copied:
+            self._copy(text, "the selection")
+
+    @work(group="copy")
+    async def _copy(self, text: str, what: str) -> None:
+        self._copied = text  # a later mouse-up over the same selection copies nothing again
+        where = await self.clipboard_writer.copy(text, self.copy_to_clipboard)
+        count = len(text)
+        self.notify(f"copied {what} ({count} character{'s' if count != 1 else ''}) to {where}")
+
+    # Quitting (docs/tui.md, "Stopping and quitting").
+
+    async def on_chat_screen_interrupt(self) -> None:
+        """Ctrl-C during a turn: the first stops it, the second kills its work."""
+        await self.backend.interrupt()
+
+    def on_chat_screen_quit(self) -> None:
+        self.action_quit_cleanly()
+
+    def action_quit_cleanly(self) -> None:
+        """Stop a running turn at once so that wisp saves it, then wait for wisp to exit and
+        leave with its exit code: Ctrl-C with nothing left to stop or clear, wisp's `exit`."""
+        if self.is_quitting:
+            return
+        self.is_quitting = True
+        if self.is_panel_shown:
+            self.pop_screen()
+        self.status_bar.message = "quitting: waiting for wisp to save…"
+        self.prompt.display = False
+        self._quit()
+
+    @work(exclusive=True, group="quit")
+    async def _quit(self) -> None:
+        for _ in range(self.prompt.interrupts_left):
+            await self.backend.interrupt()  # end the turn at once so that it is saved
+        code = await self.backend.quit()
+        self.exit(return_code=code)
 
     async def on_unmount(self) -> None:
         await self.backend.kill_if_running()

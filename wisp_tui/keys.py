@@ -1,6 +1,8 @@
 """wisp-tui's keys, listed once: `wisp-tui --help`, `/help` and F1 all show this list.
 
-No imports: `wisp-tui --help` prints it without loading Textual, and start-up is measured.
+The bindings are on the screens and widgets that act (docs/tui.md, "Keys"); the two groups of
+keys that more than one screen binds are named here once. No imports: `wisp-tui --help` prints
+the list without loading Textual, and start-up is measured.
 """
 
 from __future__ import annotations
@@ -29,3 +31,16 @@ def keys_text(indent: str = "") -> str:
     """The keys as aligned rows, each after `indent`."""
     width = max(len(key) for key, _ in KEYS)
     return "\n".join(f"{indent}{key:<{width}}  {what}" for key, what in KEYS)
+
+
+STOP_KEYS = "ctrl+c,ctrl+d,ctrl+q"
+"""Ctrl-C and Ctrl-D are one key (docs/tui.md, "Stopping and quitting"), and Ctrl-Q, Textual's
+quit, is the same key here. Every screen binds them, each to its own step: a panel closes, a
+dialog is refused, the main screen stops the turn, clears a draft or quits."""
+
+PANEL_KEYS: tuple[tuple[str, str], ...] = (
+    ("ctrl+o", "output"),
+    ("ctrl+t", "context"),
+    ("f1", "keys"),
+)
+"""Each key that opens a panel and the panel's kind; bound on the main screen and on a panel."""

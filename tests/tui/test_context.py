@@ -50,13 +50,13 @@ def title(app: WispApp) -> str | None:
 def record_views(app: WispApp) -> list[int | None]:
     """The turns of the context views wisp answers with, in order (None: the next request)."""
     views: list[int | None] = []
-    show = app.show_view
+    show = app.panels.show_view
 
     async def recording(view: View) -> None:
         views.append(view.turn)
         await show(view)
 
-    app.show_view = recording  # type: ignore[method-assign]
+    app.panels.show_view = recording  # type: ignore[method-assign]
     return views
 
 
@@ -117,7 +117,7 @@ async def test_ctrl_t_opens_the_next_requests_context_and_closes_it(
         await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: context_panel(app) is not None)
         await pilot.press("escape")
-        assert not app.is_panel_shown and app.context_asked is None
+        assert not app.is_panel_shown and app.panels.context_asked is None
 
 
 async def test_left_and_right_step_through_the_turns_one_request_at_a_time(make_app, wait_for):
@@ -132,24 +132,26 @@ async def test_left_and_right_step_through_the_turns_one_request_at_a_time(make_
 
         async def step(key: str, shown: str) -> None:
             await pilot.press(key)
-            await wait_for(pilot, lambda: title(app) == shown and app.context_asked is None)
+            await wait_for(pilot, lambda: title(app) == shown and app.panels.context_asked is None)
             assert context_panel(app).body.scroll_offset.y == 0  # each view opens at its top
 
         await step("left", " context · turn 2 ")
         await step("left", " context · turn 1 ")
         await pilot.press("left")  # never below turn 1: nothing is asked
-        assert app.context_asked is None
+        assert app.panels.context_asked is None
         await step("right", " context · turn 2 ")
         await step("right", " context · next request ")
         await pilot.press("right")  # already the next request
-        assert app.context_asked is None
+        assert app.panels.context_asked is None
         assert views == [None, 2, 1, 2, None]
 
         # Two Lefts at once: the second comes while the first is unanswered, and is ignored.
         panel = context_panel(app)
         panel.action_step_turn(-1)
         panel.action_step_turn(-1)
-        await wait_for(pilot, lambda: title(app) == " context · turn 2 " and not app.context_asked)
+        await wait_for(
+            pilot, lambda: title(app) == " context · turn 2 " and not app.panels.context_asked
+        )
         await step("right", " context · next request ")
         assert views[5:] == [2, None]
 
@@ -163,7 +165,7 @@ async def test_a_note_answering_a_step_clears_it(make_app, wait_for, transcript_
         await app.push_screen(Panel("context · next request", "…", kind="context", turns=9))
         await pilot.press("left")
         await wait_for(pilot, lambda: "no turn 9" in transcript_text(app))
-        assert app.context_asked is None and title(app) == " context · next request "
+        assert app.panels.context_asked is None and title(app) == " context · next request "
         await pilot.press("left")  # asked again: nothing was left outstanding
         await wait_for(pilot, lambda: transcript_text(app).count("no turn 9") == 2)
 
@@ -178,7 +180,7 @@ async def test_ctrl_t_does_nothing_while_a_turn_runs_and_other_panels_keep_their
         await pilot.press(*"slow", "enter")
         await wait_for(pilot, lambda: app.status_bar.turn.is_running)
         await pilot.press("ctrl+t")
-        assert app.context_asked is None and not app.is_panel_shown
+        assert app.panels.context_asked is None and not app.is_panel_shown
         go_on.touch()
         await wait_for(pilot, lambda: not app.prompt.is_busy)
         await pilot.press(*"/inspect context turns", "enter")
@@ -186,7 +188,7 @@ async def test_ctrl_t_does_nothing_while_a_turn_runs_and_other_panels_keep_their
         assert app.screen.body.border_title == " context · turns "
         assert app.screen.body.border_subtitle == " ↑↓ scroll · esc close "
         await pilot.press("left")  # not a context panel: no turns to step through
-        assert app.context_asked is None
+        assert app.panels.context_asked is None
         await pilot.press("ctrl+t")  # from another panel: the context panel instead
         await wait_for(pilot, lambda: title(app) == " context · next request ")
 

@@ -64,6 +64,23 @@ async def test_a_choice_opens_on_the_current_value_and_enter_chooses_the_highlig
         ]
 
 
+async def test_under_a_dialog_the_main_screens_keys_do_nothing_and_ctrl_q_is_ctrl_c(
+    make_fake_app, wait_for, transcript_text, end_grace
+):
+    app = make_fake_app([LEVELS])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        screen = app.screen
+        end_grace(screen)
+        await pilot.press("ctrl+o", "ctrl+t", "f1", "ctrl+g")  # no panel, nothing asked of wisp
+        await pilot.pause()
+        assert app.screen is screen and not heard(app, transcript_text)
+        await pilot.press("ctrl+q")  # as Ctrl-C: leaves it unanswered, and does not quit
+        await wait_for(pilot, lambda: heard(app, transcript_text))
+        assert heard(app, transcript_text) == [{"type": "choose", "id": "c1", "value": None}]
+        assert not isinstance(app.screen, ChoiceScreen) and not app.is_quitting
+
+
 async def test_esc_and_ctrl_c_leave_a_choice_unanswered(make_fake_app, wait_for, transcript_text):
     app = make_fake_app([LEVELS, {**LEVELS, "id": "c3"}])
     async with app.run_test(size=(80, 24)) as pilot:

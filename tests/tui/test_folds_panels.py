@@ -84,6 +84,20 @@ async def test_a_fold_opens_and_shuts_by_click_and_by_key(make_app, work, wait_f
         assert app.focused is app.prompt.input
 
 
+async def test_ctrl_c_on_a_fold_clears_the_draft_as_in_the_input(make_app, work, wait_for):
+    app = make_app(CAT)
+    async with app.run_test(size=SIZE) as pilot:
+        await ran_cat(pilot, app, work, wait_for)
+        await pilot.press(*"half", "shift+tab")
+        assert isinstance(app.focused, ToolLine)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.prompt.text == "" and not app.is_quitting
+        await pilot.press("escape", "up")
+        assert app.prompt.text == "half"
+        await app.backend.quit()
+
+
 async def test_ctrl_g_opens_and_shuts_every_fold_a_thought_too(make_app, work, wait_for):
     app = make_app(THINK_THEN_CAT)
     async with app.run_test(size=SIZE) as pilot:

@@ -42,6 +42,18 @@ async def test_ctrl_c_clears_a_draft_into_the_history_and_only_then_quits(
     assert [msgspec.json.decode(line) for line in history] == ["half a thought"]
 
 
+async def test_ctrl_q_is_ctrl_c_not_an_instant_quit(make_app, wait_for):
+    app = make_app([{"text": "Hi."}])
+    async with app.run_test() as pilot:
+        await started(pilot, wait_for)
+        await pilot.press(*"a draft", "ctrl+q")
+        await pilot.pause()
+        assert app.prompt.text == "" and not app.is_quitting
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 0
+
+
 async def test_ctrl_c_clears_command_mode_and_keeps_the_command(make_app, wait_for):
     app = make_app([{"text": "Hi."}])
     async with app.run_test() as pilot:

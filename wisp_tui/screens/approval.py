@@ -104,5 +104,5 @@ class ApprovalScreen(Dialog[str]):
         if decision in allowed_decisions(self.approval.level):
             self.dismiss(decision)
 
-    def cancel(self) -> None:
+    def action_cancel(self) -> None:
         self.dismiss("no")

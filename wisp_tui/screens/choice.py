@@ -132,5 +132,5 @@ class ChoiceScreen(Dialog[str | None]):
         if self.is_taking_keys:
             self.dismiss(None)
 
-    def cancel(self) -> None:
+    def action_cancel(self) -> None:
         self.dismiss(None)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import ClassVar, Generic, TypeVar
 
+from textual.binding import Binding, BindingType
 from textual.events import Key
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
+
+from ..keys import STOP_KEYS
 
 ResultType = TypeVar("ResultType")
 
@@ -22,8 +25,13 @@ class Dialog(ModalScreen[ResultType], Generic[ResultType]):
 
     During the grace nothing inside is focused, so every key reaches `on_key` here; each one
     restarts the timer and is dropped. When the timer fires, `focus_target` takes the focus.
-    Ctrl-C and Ctrl-D are never delayed: the app calls `cancel` for them at once.
+    Ctrl-C and Ctrl-D are never delayed: bound here with priority, they cancel at once.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Priority: before the grace's `on_key`, and before an input's own Ctrl-C and Ctrl-D.
+        Binding(STOP_KEYS, "cancel", show=False, priority=True),
+    ]
 
     DEFAULT_CSS = """
     Dialog {
@@ -75,7 +83,7 @@ class Dialog(ModalScreen[ResultType], Generic[ResultType]):
     def take_key(self, event: Key) -> None:
         """A key after the grace that reached the screen itself."""
 
-    def cancel(self) -> None:
+    def action_cancel(self) -> None:
         """Ctrl-C / Ctrl-D: refuse, decline or leave unanswered, at once. Each dialog says
         which by overriding this; the base leaves it unanswered."""
         self.dismiss(None)

@@ -170,5 +170,5 @@ class ModelPickerScreen(Dialog[PickerAnswer | None]):
         use = self.in_use if self.in_use != self.choice.current else None
         return PickerAnswer(values, use)
 
-    def cancel(self) -> None:
+    def action_cancel(self) -> None:
         self.dismiss(None)

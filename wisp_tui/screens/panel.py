@@ -1,5 +1,6 @@
 """A panel (docs/tui.md, "Panels"): a whole text in a rounded box of at most 16 rows, scrolled,
-closed with Esc. A context panel steps between turns with Left and Right."""
+closed with Esc, Ctrl-C or Ctrl-D. A context panel steps between turns with Left and Right. The
+app opens it (``panels``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from textual.strip import Strip
 
 from wisp.protocol import EventOutput, View
 
+from ..keys import STOP_KEYS
 from ..widgets.tool_line import clean_output
+from .chat import PANEL_BINDINGS
 
 ROWS = 16
 """The most text rows a panel shows; PageUp and PageDown move this many."""
@@ -149,11 +152,15 @@ class PanelText(ScrollView, can_focus=False):
 
 
 class Panel(ModalScreen[None]):
-    """` title ` over the text; Up/Down, PageUp/PageDown scroll; Esc (or Ctrl-C/Ctrl-D, through
-    the app) closes it; typing does nothing. In a context panel Left and Right ask the app for
-    the turn before or after (`StepTurn`)."""
+    """` title ` over the text; Up/Down, PageUp/PageDown scroll; Esc, Ctrl-C or Ctrl-D closes it;
+    typing does nothing. In a context panel Left and Right ask the app for the turn before or
+    after (`StepTurn`). Ctrl-O, Ctrl-T and F1 are the app's, as on the main screen: its own key
+    closes a panel, another swaps it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # A panel is the first thing Ctrl-C closes (docs/tui.md, "Stopping and quitting").
+        Binding(STOP_KEYS, "close", show=False, priority=True),
+        *PANEL_BINDINGS,
         Binding("escape", "close", "close", show=False),
         Binding("up", "scroll_rows(-1)", show=False),
         Binding("down", "scroll_rows(1)", show=False),

@@ -87,5 +87,5 @@ class QuestionScreen(Dialog[QuestionAnswer]):
         if self.is_taking_keys:
             self.dismiss(QuestionAnswer(None))
 
-    def cancel(self) -> None:
+    def action_cancel(self) -> None:
         self.dismiss(QuestionAnswer(None))

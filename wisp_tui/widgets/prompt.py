@@ -5,6 +5,10 @@ Enter sends the text (or runs it as a command); Up and Down recall the lines sen
 (``prompt_area``) is hidden behind the busy line, which takes the focus and holds the characters,
 edits and pastes typed meanwhile (``held_keys``); they are replayed in order once the box takes
 typing again.
+
+The box also knows the running turn (the app shows it what wisp says the turn is doing), for
+the main screen's steps of Ctrl-C: stop the turn (``stop_turn``), else clear a half-typed line
+(``clear_draft``).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Static
+
+from wisp.protocol import Activity
 
 from ..history import History
 from .held_keys import BusyLine, HeldKeys
@@ -33,7 +39,8 @@ UNSANDBOXED_COMMAND_PLACEHOLDER = (
 
 
 class Prompt(Horizontal):
-    """The input box; posts `Prompt.Submitted` on Enter. The app sets `is_busy`."""
+    """The input box; posts `Prompt.Submitted` on Enter. The app sets it busy and shows it the
+    turn's activity."""
 
     DEFAULT_CSS = """
     Prompt {
@@ -85,6 +92,10 @@ class Prompt(Horizontal):
         self.held = HeldKeys()
         """Keys and pastes typed while busy, oldest first."""
         self._recall = Recall()
+        self.activity: Activity | None = None
+        """What the running turn is doing; None when nothing is left to stop."""
+        self.interrupts = 0
+        """Ctrl-C presses during this turn: the first stops it, the second kills its work."""
 
     def compose(self) -> ComposeResult:
         yield Static("› ", id="mark")
@@ -149,6 +160,59 @@ class Prompt(Horizontal):
     def _show_busy_text(self) -> None:
         self.query_one(BusyLine).update(self.busy_text + self.held.count_text())
 
+    # The turn.
+
+    def set_busy(self, is_busy: bool) -> None:
+        """A turn or command runs (or no longer does): keys are held, Enter sends nothing."""
+        self.is_busy = is_busy
+        if is_busy:
+            self.busy_text = "… working…"
+
+    def show_activity(self, activity: Activity) -> None:
+        """What wisp says the turn is doing, and whether Ctrl-C can stop it."""
+        self.activity = activity if activity.doing is not None else None
+        if activity.doing is None:
+            return
+        if activity.stopping:
+            self.busy_text = "… stopping the turn · Ctrl-C again kills it"
+        else:
+            stop = " · Ctrl-C stops it" if activity.stoppable else ""
+            self.busy_text = f"… working: {activity.doing}{stop}"
+
+    def turn_ended(self) -> None:
+        self.activity = None
+        self.interrupts = 0
+
+    @property
+    def is_stoppable(self) -> bool:
+        """A turn runs that wisp can stop, or is stopping."""
+        activity = self.activity
+        return activity is not None and (activity.stoppable or activity.stopping)
+
+    @property
+    def interrupts_left(self) -> int:
+        """The interrupts that would still end the running turn at once (none: no turn)."""
+        return 2 - self.interrupts if self.is_stoppable else 0
+
+    def stop_turn(self) -> bool:
+        """Ctrl-C during a turn: True when wisp is to be interrupted, the first press to stop
+        the turn, the second to kill its work; a third is not taken here (False)."""
+        if not self.is_stoppable or self.interrupts >= 2:
+            return False
+        self.interrupts += 1
+        self.busy_text = (
+            "… stopping the turn · Ctrl-C again kills it"
+            if self.interrupts == 1
+            else "… stopping the turn · Ctrl-C again quits"
+        )
+        return True
+
+    def close(self) -> None:
+        """wisp is gone: no input is offered that nothing would read, nothing is left to stop."""
+        self.activity = None  # the next Ctrl-C quits
+        self.set_busy(False)
+        self.display = False
+
     # Held keys.
 
     def hold(self, event: Held) -> bool:
@@ -192,10 +256,11 @@ class Prompt(Horizontal):
 
     def clear_draft(self) -> bool:
         """Ctrl-C on a half-typed line: empty the box, the line kept in the history (as sent
-        lines are), so Up brings it back; False when there is nothing to clear."""
+        lines are), so Up brings it back; False when there is nothing to clear, or the box is
+        busy or closed."""
         text = self.text
         is_command = self.is_command_mode
-        if not text.strip() and not is_command:
+        if self.is_busy or not self.display or (not text.strip() and not is_command):
             return False
         if text.strip():
             self.history.add(f"!{text}" if is_command else text)

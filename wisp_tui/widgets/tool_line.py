@@ -1,8 +1,8 @@
 """An event's line, with its output folded under it (docs/tui.md, "Folds").
 
 A click on it, or Enter or Space when it has the focus (Shift-Tab from the input reaches the
-folds, Tab goes back), opens and shuts one fold; the app's Ctrl-G opens or shuts them all, and
-Ctrl-O shows the last output in a panel.
+folds, Tab goes back), opens and shuts one fold; the main screen's Ctrl-G opens or shuts them all
+(``screens/chat.py``), and Ctrl-O shows the last output in a panel.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ class ToolLine(Static, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "toggle", "open or shut the output", show=False),
-        # Shift-Tab (the app's) steps to older folds, Tab to newer ones, then back to the input.
-        Binding("tab", "app.step_fold(1)", show=False),
+        # Shift-Tab (the main screen's) steps to older folds, Tab to newer ones, then back to
+        # the input.
+        Binding("tab", "screen.step_fold(1)", show=False),
     ]
 
     DEFAULT_CSS = """

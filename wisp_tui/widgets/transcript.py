@@ -128,6 +128,27 @@ class Transcript(VerticalScroll):
         for child in self.live_entries:
             yield _plain(child)
 
+    async def toggle_all_folds(self) -> None:
+        """Ctrl-G: open every fold when any is shut, else shut them all; with none, say so."""
+        folds = [fold for fold in self.folds() if fold.is_foldable]
+        if not folds:
+            self.notify("nothing to fold yet: no output or thinking shown", timeout=3)
+            return
+        await self.set_all_folds(any(not fold.is_open for fold in folds))
+
+    def step_fold(self, step: int) -> bool:
+        """Focus the next fold: Shift-Tab (-1) from outside the folds the newest, then older ones
+        down to the oldest; Tab (+1) newer ones. False when the step goes past the newest."""
+        folds = [fold for fold in self.query(ToolLine) if fold.is_foldable]
+        focused = self.app.focused
+        if isinstance(focused, ToolLine) and focused in folds:
+            index = folds.index(focused) + step
+        else:
+            index = len(folds) - 1 if step < 0 else len(folds)
+        if 0 <= index < len(folds):
+            folds[index].focus()
+        return index < len(folds)
+
     async def set_all_folds(self, is_open: bool) -> None:
         """Open or shut every fold, archived ones included (Ctrl-G)."""
         self.archive.set_all_folds(is_open)
