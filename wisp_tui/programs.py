@@ -1,5 +1,5 @@
 """Finding the programs wisp-tui runs for itself (a clipboard program; wisp, when no path names
-it): never one in a folder a confined command can write to (issue 12).
+it): never one in a folder a confined command can write to (docs/sandbox.md, "Threat model").
 
 An activated ``.venv/bin`` in the working directory comes first on ``PATH``, and the model's
 commands may write there; what wisp-tui runs, runs unconfined. wisp-tui knows the backend only

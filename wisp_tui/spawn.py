@@ -64,7 +64,7 @@ Spawned: TypeAlias = "subprocess.Popen[bytes] | Started"
 
 def wisp_command(env: Mapping[str, str] | None = None, cwd: str | None = None) -> str | None:
     """`$WISP_BIN`, else the `wisp` script beside this Python, else `wisp` on PATH outside the
-    sandbox's writable roots (issue 12); None when there is none of these."""
+    sandbox's writable roots; None when there is none of these."""
     env = os.environ if env is None else env
     if bin_ := env.get("WISP_BIN"):
         return bin_

@@ -140,7 +140,7 @@ async def test_selected_text_is_copied_by_osc52_when_there_is_no_system_clipboar
         )
 
 
-# -- never a program a confined command could have planted (issue 12) -----------------------------
+# -- never a program a confined command could have planted ----------------------------------------
 
 
 async def test_a_clipboard_program_in_a_writable_root_is_never_run(

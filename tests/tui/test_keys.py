@@ -1,5 +1,5 @@
-"""The keys a person expects (issue 18): Ctrl-C spares a draft, F1 and /help list the keys,
-Ctrl-G says when there is nothing to fold, PageUp scrolls the transcript."""
+"""The keys a person expects (docs/tui.md, "Keys"): Ctrl-C spares a draft, F1 and /help list
+the keys, Ctrl-G says when there is nothing to fold, PageUp scrolls the transcript."""
 
 from __future__ import annotations
 

@@ -226,7 +226,7 @@ def broken_config_app(tmp_path: Path) -> tuple[WispApp, Path]:
 async def test_a_wisp_that_cannot_start_shows_its_error_and_closes_the_input(
     tmp_path: Path, wait_for, transcript_text
 ) -> None:
-    # The issue: a broken config.json gave "wisp stopped unexpectedly" and an open input.
+    # Once, a broken config.json gave "wisp stopped unexpectedly" and an open input.
     app, config = broken_config_app(tmp_path)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: "start wisp-tui again" in transcript_text(app))
@@ -307,7 +307,7 @@ async def test_a_failed_start_is_printed_on_the_terminal_after_the_screen(
 def test_a_wisp_planted_on_path_in_a_writable_root_is_never_chosen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Issue 12: with no WISP_BIN and no wisp beside this Python, PATH is searched, but never
+    # With no WISP_BIN and no wisp beside this Python, PATH is searched, but never
     # a folder a confined command may write to (an activated .venv/bin in the project).
     work = tmp_path / "work"
     planted = work / ".venv" / "bin"

@@ -1,4 +1,4 @@
-"""Snapshots of the keys issue 18 added: Tab's suggestions row, and the keys panel F1 opens."""
+"""Snapshots of keys (docs/tui.md, "Keys"): Tab's suggestions row, and the keys panel F1 opens."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""wisp-tui in a real terminal (tmux, 120×40): the issue's acceptance, checked off the screen.
+"""wisp-tui in a real terminal (tmux, 120×40): what a person sees, checked off the screen.
 
 The Pilot tests drive the app headless; these run the installed `wisp-tui` console script, with a
 real `wisp chat --json -m script:FILE` behind it, type into a real terminal and read what it draws.
