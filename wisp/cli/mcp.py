@@ -235,7 +235,7 @@ class ThreadBuilder:
             await conversation.resolved.backend.aclose()
             await choice.aclose()
 
-        return OpenedThread(conversation=conversation, recorder=recorder, end=end)
+        return OpenedThread(conversation=conversation, end=end)
 
     async def _model(self, choice: Any, selection: str) -> ResolvedModel:
         """A loaded ``local`` model is shared (its requests queue); anything else resolves."""

@@ -78,7 +78,9 @@ class SessionBuilder:
         """A choice for one named model, never falling back."""
         return self.choice(record, NamedModel(selection, self.entry_point))
 
-    def runner(self, record: Record, approver: Approver, warn: Callable[[str], None]) -> Any:
+    def runner(
+        self, record: Record, approver: Approver, warn: Callable[[str], None]
+    ) -> CommandRunner:
         """The conversation's command runner: one gate, asking ``approver``."""
         return build_runner(
             config=self.config,
@@ -134,7 +136,7 @@ class SessionBuilder:
         recorder: Recorder,
         model: ResolvedModel,
         tools: list[Tool],
-        runner: Any,
+        runner: CommandRunner,
         *,
         store: ConversationStore | None = None,
         instructions: str | None = None,
