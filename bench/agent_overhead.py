@@ -141,7 +141,7 @@ async def time_turn(setup: Setup, case: Case) -> None:
     events: list[AgentEvent] = []
     conversation = await new_conversation(setup, case, events)
     start = time.perf_counter()
-    result = await conversation.run_turn(PROMPT, events.append)
+    result = await conversation.run_turn(PROMPT)
     case.times.append(time.perf_counter() - start)
     calls = sum(1 for event in events if getattr(event, "kind", None) == "tool.result")
     if result.outcome != "ok" or result.text != REPLY or calls != case.calls:
@@ -190,7 +190,7 @@ async def profile(setup: Setup, case: Case, turns: int) -> None:
     profiler = cProfile.Profile()
     profiler.enable()
     for conversation in conversations:
-        await conversation.run_turn(PROMPT, lambda event: None)
+        await conversation.run_turn(PROMPT)
     profiler.disable()
     print(f"\ncProfile: {turns} turns of {case.calls} calls, audit {case.audit}; top by own time")
     pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(18)

@@ -500,7 +500,7 @@ async def build_conversation(folder: Path, turns: int, window: int, file_bytes: 
     built = Built(conversation, sink)
     seen = 0
     for number in range(1, turns + 1):
-        result = await conversation.run_turn(f"read the file again ({number})", lambda _: None)
+        result = await conversation.run_turn(f"read the file again ({number})")
         if result.outcome != "ok":
             raise RuntimeError(f"turn {number} ended {result.outcome}: {result.error}")
         new, seen = sink.events[seen:], len(sink.events)

@@ -170,7 +170,7 @@ async def two_turns(home: Path) -> list[Usage]:
     )
     try:
         for question in TURNS:
-            result = await conversation.run_turn(question, lambda _: None)
+            result = await conversation.run_turn(question)
             assert result.outcome == "ok", result
     finally:
         await backend.aclose()

@@ -92,9 +92,9 @@ def session(make_conversation, tmp_path: Path, sink: MemorySink, events: list) -
 
 
 async def run_turns(conversation: Conversation, first: int, last: int) -> None:
-    emit = conversation.recorder.emit  # the face's stream: the recorder's events and the turn's
+    # The face subscribed when the conversation was made: the recorder's events and the turn's.
     for number in range(first, last + 1):
-        result = await conversation.run_turn(f"read the log again ({number})", emit)
+        result = await conversation.run_turn(f"read the log again ({number})")
         assert result.outcome == "ok", (number, result.error)
 
 
@@ -121,7 +121,7 @@ async def test_three_hundred_turns_of_file_reads_fit_a_4096_window(
     conversation = await session.open(second_half, store=store)
     conversation.turn = 150
     await run_turns(conversation, 151, 299)
-    last = await conversation.run_turn("what did entry 4 say?", session.events.append)
+    last = await conversation.run_turn("what did entry 4 say?")
 
     assert last.outcome == "ok"
     assert last.cited is None and last.unknown_entries == []  # entry 4 exists, dropped
@@ -164,7 +164,7 @@ async def test_an_overflow_is_condensed_from_its_count_and_asked_once_more(
     conversation = await session.open(responses, window=None)
     await run_turns(conversation, 1, 4)
 
-    result = await conversation.run_turn("and now?", lambda _: None)
+    result = await conversation.run_turn("and now?")
 
     assert result.outcome == "ok" and result.text == "Fits now."
     (details,) = session.condensations()
@@ -183,7 +183,7 @@ async def test_a_second_overflow_fails_the_turn_saying_what_to_do(
     conversation = await session.open([*reading_turns(1, 3, log), refusal, refusal], window=None)
     await run_turns(conversation, 1, 3)
 
-    result = await conversation.run_turn("and now?", lambda _: None)
+    result = await conversation.run_turn("and now?")
 
     assert result.outcome == "error"
     assert result.error is not None and result.error.startswith(STILL_TOO_BIG.split("(")[0])
@@ -199,7 +199,7 @@ async def test_the_floor_is_reported_when_the_last_turn_alone_is_too_big(
     long_reply = {"text": " ".join(hashlib.sha256(b"%d" % n).hexdigest()[:7] for n in range(450))}
     conversation = await session.open([read_page, long_reply, {"text": "ok"}], window=2048)
     await run_turns(conversation, 1, 1)
-    result = await conversation.run_turn("more?", lambda _: None)
+    result = await conversation.run_turn("more?")
 
     assert result.outcome == "ok"
     (details,) = session.condensations()
@@ -220,7 +220,7 @@ async def test_the_window_an_overflow_names_is_learnt_for_the_session(
     await run_turns(conversation, 1, 6)
     assert session.condensations() == []  # no window known: nothing ahead of time
 
-    result = await conversation.run_turn("and now?", session.events.append)
+    result = await conversation.run_turn("and now?")
     await run_turns(conversation, 8, 12)
 
     assert result.outcome == "ok" and conversation.resolved.context_size == 2048

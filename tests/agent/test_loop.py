@@ -25,7 +25,7 @@ async def test_a_turn_calls_tools_and_replies(make_conversation, write_script, s
         {"text": "The echo said hello.", "usage": {"input": 120, "output": 9}},
     )
     conversation = await make_conversation(script)
-    result = await conversation.run_turn("say hello", events.append)
+    result = await conversation.run_turn("say hello")
     assert result.outcome == "ok"
     assert result.text == "The echo said hello."
     assert result.ran == "ran: echo"
@@ -56,7 +56,7 @@ async def test_a_second_identical_call_is_marked_repeat(
     call = {"name": "echo", "arguments": {"text": "again"}}
     script = write_script({"tool_calls": [call, call]}, {"text": "twice"})
     conversation = await make_conversation(script)
-    result = await conversation.run_turn("twice", events.append)
+    result = await conversation.run_turn("twice")
     results = [e.details for e in sink.events if e.kind == "tool.result"]
     assert [r.repeat for r in results] == [UNSET, 2]
     assert result.ran == "ran: echo ×2"
@@ -71,7 +71,7 @@ async def test_a_failing_tool_is_a_failed_call_not_a_failed_turn(
         {"text": "It failed twice."},
     )
     conversation = await make_conversation(script)
-    result = await conversation.run_turn("try", events.append)
+    result = await conversation.run_turn("try")
     assert result.outcome == "ok"
     assert result.ran == "ran: echo ×2 (2 failed)"
     errors = [e for e in sink.events if e.kind == "error"]
@@ -88,7 +88,7 @@ async def test_the_step_limit_ends_the_turn_with_an_error(
         for zone in zones  # a different call each time: no repeat ends it first
     ]
     conversation = await make_conversation(write_script(*calls))
-    result = await conversation.run_turn("loop forever", events.append)
+    result = await conversation.run_turn("loop forever")
     assert result.outcome == "error"
     assert result.error == (
         "the model made 5 requests without a final reply; the turn was stopped there"
@@ -100,7 +100,7 @@ async def test_the_step_limit_ends_the_turn_with_an_error(
 
 async def test_a_model_failure_is_an_error_outcome(make_conversation, write_script, sink, events):
     conversation = await make_conversation(write_script({"error": "the server fell over"}))
-    result = await conversation.run_turn("hi", events.append)
+    result = await conversation.run_turn("hi")
     assert (result.outcome, result.error) == ("error", "the server fell over")
 
 
@@ -116,7 +116,7 @@ async def test_a_stopped_turn_keeps_its_prompt_and_finished_calls(
         {"text": "a long reply " * 50, "delay_ms": 50},
     )
     conversation = await make_conversation(script)
-    task = asyncio.create_task(conversation.run_turn("go", events.append))
+    task = asyncio.create_task(conversation.run_turn("go"))
     async with asyncio.timeout(HANG):
         while not any(isinstance(e, TextFragment) for e in events):
             await asyncio.sleep(0.01)
@@ -138,9 +138,9 @@ async def test_earlier_outputs_go_as_references_from_the_next_turn(
         {"text": "second"},
     )
     conversation = await make_conversation(script)
-    await conversation.run_turn("first", events.append)
+    await conversation.run_turn("first")
     output = next(e for e in conversation.store if e.kind == "toolOutput")
-    await conversation.run_turn("second", events.append)
+    await conversation.run_turn("second")
     assert output.referenced_at == 2
     messages = compose(conversation.instructions, conversation.store, [], memory=False)
     tool_message = next(m for m in messages if m.role == "tool")
@@ -153,14 +153,14 @@ async def test_a_resumed_store_keeps_its_entry_numbers(
     first = await make_conversation(
         write_script({"tool_calls": [{"name": "current_date", "arguments": {}}]}, {"text": "ok"})
     )
-    await first.run_turn("what day is it?", events.append)
+    await first.run_turn("what day is it?")
     transcripts.save(first.store, tmp_path / "transcripts", "x")
     store = transcripts.load(tmp_path / "transcripts", "x")
     assert [e.origin for e in store][1:] == ["resumed"] * 4
     second = await make_conversation(
         write_script({"text": "As entry 4 showed, it is today."}), store=store
     )
-    result = await second.run_turn("and again?", events.append)
+    result = await second.run_turn("and again?")
     assert result.cited is None
     assert [e.id for e in second.store] == [1, 2, 3, 4, 5, 6, 7]
 
@@ -173,7 +173,7 @@ async def test_an_output_past_the_budget_is_kept_whole_and_held_back(
         {"tool_calls": [{"name": "echo", "arguments": {"text": big}}]}, {"text": "long"}
     )
     conversation = await make_conversation(script)
-    await conversation.run_turn("long output", events.append)
+    await conversation.run_turn("long output")
     assert kinds(sink) == ["prompt", "tool.call", "output.kept", "tool.result", "response"]
     kept, result = sink.events[2], sink.events[3]
     assert kept.call == result.call
@@ -243,7 +243,7 @@ async def test_a_typed_command_is_stored_for_the_next_turn(
     conversation = await make_conversation(write_script({"text": "ok"}))
     entry = conversation.add_typed_command("[the person ran `ls` …]", "00112233aabbccdd")
     assert conversation.store.get(entry).turn == 1
-    await conversation.run_turn("what did I run?", events.append)
+    await conversation.run_turn("what did I run?")
     messages = compose(conversation.instructions, conversation.store, [], memory=False)
     assert [m.content for m in messages if m.role == "user"][:1] == ["[the person ran `ls` …]"]
 
@@ -269,7 +269,7 @@ async def test_an_empty_reply_is_asked_once_more_without_tools(
     conversation = await make_conversation(write_script({"text": ""}, {"text": "It is noon."}))
     recording = RecordingBackend(conversation.resolved.backend)
     conversation.resolved.backend = recording
-    result = await conversation.run_turn("what time is it?", events.append)
+    result = await conversation.run_turn("what time is it?")
     assert (result.outcome, result.text) == ("ok", "It is noon.")
     first, again = recording.requests
     assert first.tools and not again.tools
@@ -284,7 +284,7 @@ async def test_silence_twice_ends_the_turn_saying_the_model_gave_no_answer(
     make_conversation, write_script, sink, events
 ):
     conversation = await make_conversation(write_script({"text": ""}, {"text": "  \n"}))
-    result = await conversation.run_turn("hello?", events.append)
+    result = await conversation.run_turn("hello?")
     assert result.outcome == "error"
     assert result.error is not None and result.error.startswith("the model gave no answer")
     assert sink.events[-1].kind == "error" and sink.events[-1].details.context == "turn"
@@ -297,7 +297,7 @@ async def test_the_second_identical_call_is_told_it_repeats(
     make_conversation, write_script, sink, events
 ):
     conversation = await make_conversation(write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": "ok"}))
-    result = await conversation.run_turn("echo", events.append)
+    result = await conversation.run_turn("echo")
     assert result.outcome == "ok"
     outputs = [e.details.output for e in sink.events if e.kind == "tool.result"]
     assert outputs[0] == "again"
@@ -313,7 +313,7 @@ async def test_a_third_identical_call_withdraws_the_tools_and_asks_for_the_answe
     conversation = await make_conversation(script)
     recording = RecordingBackend(conversation.resolved.backend)
     conversation.resolved.backend = recording
-    result = await conversation.run_turn("echo", events.append)
+    result = await conversation.run_turn("echo")
     assert (result.outcome, result.text) == ("ok", "It said again.")
     (withdrawn,) = [e for e in sink.events if e.kind == "tools.withdrawn"]
     assert (withdrawn.details.tool, withdrawn.details.repeat) == ("echo", 3)
@@ -326,7 +326,7 @@ async def test_calling_on_after_the_tools_are_withdrawn_ends_the_turn_plainly(
     make_conversation, write_script, sink, events
 ):
     conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 4))
-    result = await conversation.run_turn("echo", events.append)
+    result = await conversation.run_turn("echo")
     assert result.outcome == "error"
     assert result.error is not None
     assert result.error.startswith("the model kept calling echo with the same arguments")
@@ -341,7 +341,7 @@ async def test_a_call_written_as_text_after_the_tools_are_withdrawn_is_no_answer
     # answer (seen with Qwen2.5-Coder-0.5B in bench/tasks.py).
     written = {"text": '{"name": "echo", "arguments": {"text": "again"}}'}
     conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 3, written))
-    result = await conversation.run_turn("echo", events.append)
+    result = await conversation.run_turn("echo")
     assert result.outcome == "error"
     assert result.error is not None
     assert result.error.startswith("the model kept calling echo with the same arguments")
@@ -353,7 +353,7 @@ async def test_a_call_written_as_text_when_asked_again_after_silence_is_no_answe
 ):
     written = {"text": '```json\n{"name": "current_date", "arguments": {}}\n```'}
     conversation = await make_conversation(write_script({"text": ""}, written))
-    result = await conversation.run_turn("hello?", events.append)
+    result = await conversation.run_turn("hello?")
     assert result.outcome == "error"
     assert result.error is not None and result.error.startswith("the model gave no answer")
 
@@ -365,7 +365,7 @@ async def test_calls_after_the_third_repeat_in_the_same_reply_are_not_run(
     # the third withdraws the tools, and the fourth and later of that reply never run.
     four = {"tool_calls": [{"name": "echo", "arguments": {"text": "again"}}] * 4}
     conversation = await make_conversation(write_script(four, {"text": "It said again."}))
-    result = await conversation.run_turn("echo", events.append)
+    result = await conversation.run_turn("echo")
     assert (result.outcome, result.text) == ("ok", "It said again.")
     assert kinds(sink).count("tool.call") == 3
     assert kinds(sink).count("tools.withdrawn") == 1
@@ -386,11 +386,11 @@ async def test_a_schema_goes_only_with_requests_that_offer_no_tools(
     conversation = await make_conversation(script)
     recording = RecordingBackend(conversation.resolved.backend)
     conversation.resolved.backend = recording
-    await conversation.run_turn("echo", events.append, schema=SHAPE)
+    await conversation.run_turn("echo", schema=SHAPE)
     assert [request.schema for request in recording.requests] == [None, None, None, SHAPE]
     toolless = await make_conversation(write_script({"text": '{"colour": "red"}'}), tools=[])
     recording = RecordingBackend(toolless.resolved.backend)
     toolless.resolved.backend = recording
-    await toolless.run_turn("a colour", events.append, schema=SHAPE)
-    await toolless.run_turn("a colour", events.append)
+    await toolless.run_turn("a colour", schema=SHAPE)
+    await toolless.run_turn("a colour")
     assert [request.schema for request in recording.requests] == [SHAPE, None]

@@ -134,8 +134,8 @@ async def test_every_request_of_a_conversation_carries_the_same_instructions_and
         contextSize=4096,
     )
     conversation, backend = await recording(make_conversation, script)
-    assert (await conversation.run_turn("what day is it?", events.append)).outcome == "ok"
-    assert (await conversation.run_turn("and now?", events.append)).outcome == "ok"
+    assert (await conversation.run_turn("what day is it?")).outcome == "ok"
+    assert (await conversation.run_turn("and now?")).outcome == "ok"
     requests = backend.requests
     assert len(requests) == 4
     system = [r.messages[0] for r in requests]
@@ -154,7 +154,7 @@ async def test_a_small_window_call_may_still_send_a_parameter_it_was_not_offered
     call = {"name": "current_date", "arguments": {"timeZone": "Asia/Tokyo"}}
     script = write_script({"tool_calls": [call]}, {"text": "done"}, contextSize=4096)
     conversation, backend = await recording(make_conversation, script)
-    result = await conversation.run_turn("the time in Tokyo?", events.append)
+    result = await conversation.run_turn("the time in Tokyo?")
     assert result.outcome == "ok"
     offered = next(t for t in backend.requests[0].tools if t.name == "current_date")
     assert "timeZone" not in offered.parameters["properties"]
@@ -167,6 +167,6 @@ async def test_a_large_window_is_offered_the_optional_parameters(
 ) -> None:
     script = write_script({"text": "hello"}, contextSize=32768)
     conversation, backend = await recording(make_conversation, script)
-    await conversation.run_turn("hi", events.append)
+    await conversation.run_turn("hi")
     offered = next(t for t in backend.requests[0].tools if t.name == "current_date")
     assert "timeZone" in offered.parameters["properties"]

@@ -12,7 +12,7 @@ async def test_entries_link_to_the_events_that_recorded_them(
         {"tool_calls": [{"name": "echo", "arguments": {"text": "x"}}]}, {"text": "done"}
     )
     conversation = await make_conversation(script)
-    await conversation.run_turn("go", events.append)
+    await conversation.run_turn("go")
     ids = {event.kind: event.id for event in sink.events}
     by_kind = {entry.kind: entry for entry in conversation.store}
     assert by_kind["prompt"].sources[0].event == ids["prompt"]
@@ -29,7 +29,7 @@ async def test_cited_entries_are_checked_against_the_store(
         {"text": "Checked (entry 3); all steps logged in entries 3-9."},
     )
     conversation = await make_conversation(script)
-    result = await conversation.run_turn("check", events.append)
+    result = await conversation.run_turn("check")
     assert len(conversation.store) == 5
     assert result.unknown_entries == [6, 7, 8, 9]
     assert result.cited == "cited but not in this conversation: entries 6–9 (4)"
@@ -39,5 +39,5 @@ async def test_ran_no_tools_when_the_reply_names_a_tool_it_did_not_call(
     make_conversation, write_script, events
 ):
     conversation = await make_conversation(write_script({"text": "I ran current_date."}))
-    result = await conversation.run_turn("date?", events.append)
+    result = await conversation.run_turn("date?")
     assert result.ran == "ran: no tools"

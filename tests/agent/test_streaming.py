@@ -13,7 +13,7 @@ async def test_thinking_is_recorded_at_both_edges_and_stored(
 ):
     script = write_script({"thinking": "Let me think about it.", "text": "Yes."})
     conversation = await make_conversation(script)
-    result = await conversation.run_turn("well?", events.append)
+    result = await conversation.run_turn("well?")
     reasoning = [e.details for e in sink.events if e.kind == "model.reasoning"]
     assert [r.phase for r in reasoning] == ["start", "end"]
     assert reasoning[1].text == "Let me think about it."

@@ -84,8 +84,8 @@ async def test_two_conversations_are_each_confined_to_their_own_folder(
         assert first.conversation.working_directory == a
         assert second.conversation.working_directory == b
         turns = asyncio.gather(
-            first.conversation.run_turn("write", lambda event: None),
-            second.conversation.run_turn("write", lambda event: None),
+            first.conversation.run_turn("write"),
+            second.conversation.run_turn("write"),
         )
         await asyncio.wait_for(turns, HANG)
         # The person's own `!` commands too: here, and not in the other's folder.

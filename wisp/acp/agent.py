@@ -29,7 +29,7 @@ from wisp.acp.asking import ClientWays
 from wisp.acp.prompt_text import ReadLink, prompt_text
 from wisp.acp.sender import UpdateSender
 from wisp.acp.updates import TurnUpdates, closing_lines, stop_reason
-from wisp.agent.events import TurnResult
+from wisp.agent.events import AgentEvent, TurnResult
 from wisp.agent.loop import Conversation
 from wisp.agent.recorder import Recorder
 
@@ -204,23 +204,20 @@ class WispAgent:
         """One turn, every event it makes sent as its updates. A cancelled request stops it as
         Ctrl-C stops chat's; the turn is still stored before the cancellation goes on."""
         conversation = session.conversation
-        recorder = session.opened.recorder
 
-        def emit(event: Any) -> None:
+        def emit(event: AgentEvent) -> None:
             if session.sender is not None:
                 for update in session.updates.updates(event):
                     session.sender.put(update)
 
-        previous, recorder.emit = recorder.emit, emit
-        running = asyncio.ensure_future(conversation.run_turn(text, emit))
-        try:
-            return await asyncio.shield(running)
-        except asyncio.CancelledError:
-            conversation.stop()
-            await asyncio.wait({running})
-            raise
-        finally:
-            recorder.emit = previous
+        with conversation.subscribe(emit):
+            running = asyncio.ensure_future(conversation.run_turn(text))
+            try:
+                return await asyncio.shield(running)
+            except asyncio.CancelledError:
+                conversation.stop()
+                await asyncio.wait({running})
+                raise
 
 
 async def _end(session: Session, reason: str) -> None:

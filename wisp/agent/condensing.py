@@ -22,7 +22,8 @@ from wisp.agent.types import ChatRequest, ContextOverflow
 from wisp.audit.kinds import ContextCondensation, ContextReference
 
 if TYPE_CHECKING:
-    from wisp.agent.loop import Conversation, Emit
+    from wisp.agent.events import Emit
+    from wisp.agent.loop import Conversation
 
 
 class ContextPlanner:

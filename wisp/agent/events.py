@@ -6,6 +6,7 @@ encoded once at its edge).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import msgspec
@@ -39,6 +40,9 @@ AgentEvent = TextFragment | ContextFill | AuditEvent
 """The stream a face reads: the reply's fragments as they come, how full the window is, and
 every event the conversation records (the registry's Details Struct in its envelope), as it is
 recorded."""
+
+Emit = Callable[[AgentEvent], None]
+"""A face's one subscription to a conversation: it is handed every ``AgentEvent``."""
 
 Outcome = Literal["ok", "error", "stopped"]
 

@@ -25,7 +25,7 @@ from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
-from wisp.agent.events import AgentEvent, TurnResult
+from wisp.agent.events import AgentEvent, Emit, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.reply_checks import ReplyChecks
@@ -44,7 +44,6 @@ from wisp.audit.kinds import Error, Prompt, Response, ToolsWithdrawn, TurnStoppe
 from wisp.audit.kinds import Usage as UsageDetails
 from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
 
-Emit = Callable[[AgentEvent], None]
 DEFAULT_MAX_STEPS = 25
 COMMAND_STOP_GRACE = 5.0  # SIGTERM, SIGKILL 2 s later, and the pipes drained
 MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
@@ -182,12 +181,19 @@ class Conversation:
             self.kill_requested.set()
         self.stop_requested.set()
 
-    async def run_turn(
-        self, prompt: str, emit: Emit, *, schema: dict[str, Any] | None = None
-    ) -> TurnResult:
-        """Run one turn to its end: a reply, an error, or a stop. ``schema``: the JSON Schema
-        the reply must match, sent with the turn's requests that offer no tools (the caller
-        sends it only to a model with ``guidedGeneration``, and validates the reply)."""
+    def subscribe(self, emit: Emit) -> contextlib.AbstractContextManager[None]:
+        """``with conversation.subscribe(emit):`` the face's one wire: while the block runs,
+        the turn's fragments and window fill and every event recorded go to ``emit``. The
+        subscription is the recorder's, so it holds for the conversations that follow on it
+        (``/model``, ``/new``)."""
+        return self.recorder.subscribe(emit)
+
+    async def run_turn(self, prompt: str, *, schema: dict[str, Any] | None = None) -> TurnResult:
+        """Run one turn to its end: a reply, an error, or a stop; what happens goes to the face
+        subscribed (``subscribe``). ``schema``: the JSON Schema the reply must match, sent
+        with the turn's requests that offer no tools (the caller sends it only to a model with
+        ``guidedGeneration``, and validates the reply)."""
+        emit: Emit = self.recorder.show
         self.turn += 1
         self.recorder.audit.turn = self.turn
         self.stop_requested.clear()

@@ -1,19 +1,22 @@
-"""The conversation's recorder: each fact stamped once, then handed to every consumer.
+"""The conversation's recorder: each fact stamped once, then handed to the face subscribed.
 
 Everything a session records (the agent's prompt and reply, the tools' ``tool.call`` and
 ``file.write``, the gate's verdicts, the session's own ``session.start``) goes through
 ``Recorder.record``. The stamped event, a typed ``AuditEvent`` holding the registry's Details
-Struct, goes to the audit log's writer and to the face's ``emit``, the same value to both: the
-face never reads the audit log. The turn's trail of the kinds the checks need is kept in memory,
-typed, for the lines under the reply.
+Struct, goes to the audit log's writer and to the face, the same value to both: the face never
+reads the audit log. The turn's reply fragments and window fill reach the same face through
+``show``: one stream, one subscriber (docs/design.md, "From a turn to its face"). The turn's
+trail of the kinds the checks need is kept in memory, typed, for the lines under the reply.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Protocol
 
+from wisp.agent.events import AgentEvent, Emit
 from wisp.audit.details import Details
 from wisp.audit.event import AuditEvent
 
@@ -34,18 +37,18 @@ class AuditWriter(Protocol):
     def write(self, event: AuditEvent) -> None: ...
 
 
-def _nobody(event: AuditEvent) -> None:
-    """The face before one is attached: the event is recorded, and shown nowhere."""
+def _nobody(event: AgentEvent) -> None:
+    """The face before one subscribes: the event is recorded, and shown nowhere."""
 
 
 class Recorder:
-    """Records into an audit writer (passed in), hands each event to ``emit``, and remembers
-    the trail kinds by turn."""
+    """Records into an audit writer (passed in), hands each event to the subscribed face, and
+    remembers the trail kinds by turn."""
 
-    def __init__(self, audit: AuditWriter, emit: Callable[[AuditEvent], None] = _nobody) -> None:
+    def __init__(self, audit: AuditWriter, emit: Emit = _nobody) -> None:
         self.audit = audit
-        self.emit = emit
-        """The face's half of the stream (the chat loop or the one-shot face sets it)."""
+        self._face: Emit = emit
+        """The face's half of the stream; a face sets it only through ``subscribe``."""
         self._trail: deque[AuditEvent] = deque(maxlen=TRAIL_CAPACITY)
 
     @property
@@ -56,6 +59,21 @@ class Recorder:
     def turn(self) -> int | None:
         return self.audit.turn
 
+    @contextlib.contextmanager
+    def subscribe(self, emit: Emit) -> Iterator[None]:
+        """While the block runs, every event recorded and every fragment shown goes to
+        ``emit``; the face before it has them again after."""
+        previous, self._face = self._face, emit
+        try:
+            yield
+        finally:
+            self._face = previous
+
+    def show(self, event: AgentEvent) -> None:
+        """Hand one event to the face: a fragment of the reply, the window's fill, or a
+        recorded event."""
+        self._face(event)
+
     def record(self, details: Details, *, call: str | None = None) -> str:
         """Record one event: written, kept in the trail if the checks need it, then shown;
         returns its id."""
@@ -63,7 +81,7 @@ class Recorder:
         self.audit.write(event)
         if event.kind in TRAIL_KINDS:
             self._trail.append(event)
-        self.emit(event)
+        self._face(event)
         return event.id
 
     def take_turn(self, turn: int) -> list[AuditEvent]:

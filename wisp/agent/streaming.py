@@ -25,7 +25,8 @@ from wisp.audit.kinds import ModelReasoning
 from wisp.store import PendingEntry, Source
 
 if TYPE_CHECKING:
-    from wisp.agent.loop import Conversation, Emit
+    from wisp.agent.events import Emit
+    from wisp.agent.loop import Conversation
 
 
 async def stream_reply(

@@ -214,7 +214,7 @@ class ChatLoop:
         self.write(self.tracker.start_turn())
         self._running = "turn"
         try:
-            result = await conversation.run_turn(text, self.on_agent_event)
+            result = await conversation.run_turn(text)
         finally:
             self._running = None
         self.write(p.Output(text=""))

@@ -15,17 +15,19 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from wisp.cli.context import Context
-from wisp.cli.serving import add_serving_options
+from wisp.cli.serving import add_server_parser, has_sdk
 from wisp.errors import UsageError
 
 if TYPE_CHECKING:
     from wisp.acp.agent import OpenedSession
     from wisp.acp.asking import ClientWays
-    from wisp.agent.loop import Conversation
     from wisp.agent.recorder import Recorder
     from wisp.agent.types import ResolvedModel
+    from wisp.cli.session_builder import SessionBuilder
     from wisp.config import Config
 
+SUMMARY = "Run wisp as an Agent Client Protocol agent (Zed, Toad) on stdio."
+MODEL_HELP = "the model a session starts on (default: config's model)"
 DESCRIPTION = """\
 Run wisp as an agent of the Agent Client Protocol on stdin and stdout, until stdin closes: an
 editor or front end (Zed, Toad, any ACP client) opens sessions, each a wisp conversation in the
@@ -46,33 +48,18 @@ NOT_A_PIPE = (
     "wisp acp speaks the protocol on stdin and stdout, which must be pipes (or a terminal): "
     "let an ACP client start it (see wisp acp --help)"
 )
-MISSING_SDK = (
-    "wisp acp needs the Agent Client Protocol SDK, an optional extra: pip install 'wisp[acp]' "
-    "(or pip install 'agent-client-protocol>=0.12,<0.13')"
-)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
-        "acp",
-        help="Run wisp as an Agent Client Protocol agent (Zed, Toad) on stdio.",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_serving_options(
-        parser, model_help="the model a session starts on (default: config's model)"
-    )
+    parser = add_server_parser(commands, "acp", SUMMARY, DESCRIPTION, EPILOG, MODEL_HELP)
     parser.set_defaults(handler=run_acp)
 
 
 def run_acp(args: argparse.Namespace, context: Context) -> int:
     import asyncio
 
-    try:
-        import acp  # noqa: F401  (only to say what is missing, before anything starts)
-    except ImportError:
-        context.warn(MISSING_SDK)
+    sdk = "the Agent Client Protocol SDK"
+    if not has_sdk("acp", sdk, "acp", "agent-client-protocol>=0.12,<0.13", context):
         return 1
     if not _streams_fit():
         raise UsageError(NOT_A_PIPE)
@@ -106,13 +93,10 @@ async def _serve(context: Context, options: AcpOptions) -> int:
     from acp import run_agent
 
     from wisp.acp.agent import WispAgent
-    from wisp.audit import AuditLog, open_sink
-    from wisp.cli.context import audit_settings
+    from wisp.cli.session_builder import open_log
 
-    config = context.load_config()
-    context.home.ensure()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-    agent = WispAgent(SessionBuilder(context, options, config, log))
+    config, log = open_log(context)
+    agent = WispAgent(AcpSessions(context, options, config, log))
     try:
         await run_agent(agent)
     finally:
@@ -121,37 +105,40 @@ async def _serve(context: Context, options: AcpOptions) -> int:
     return 0
 
 
-class SessionBuilder(msgspec.Struct):
-    """Builds each session's conversation the way chat builds its own, with an approver that
-    asks in the client's permission dialog and out of band at once."""
+class AcpSessions(msgspec.Struct):
+    """Builds each session's conversation with the ``SessionBuilder`` chat uses, in the
+    session's folder, with an approver that asks in the client's permission dialog and out of
+    band at once."""
 
     context: Context
     options: AcpOptions
     config: Config
     log: Any
     """The process's audit log; each session writes its own session on its sink."""
-    choices: dict[int, Any] = msgspec.field(default_factory=dict)
+    opened: dict[int, _Opened] = msgspec.field(default_factory=dict)
+    """What each open session's next conversation (``switch_model``) is built with."""
 
     async def open(self, cwd: Path, ways: ClientWays) -> OpenedSession:
         from wisp.acp.agent import OpenedSession
         from wisp.agent.recorder import Recorder
         from wisp.audit.kinds import SessionEnd
         from wisp.audit.log import new_session_id
-        from wisp.cli.model_choice import ModelChoice
 
         recorder = Recorder(self.log.for_session(new_session_id()))
+        builder = self._builder(cwd)
         selection = self.options.model or self.config.settings.model
-        choice = ModelChoice(
-            self.context, _SessionModel(selection), lambda: self.config, recorder.record
-        )
+        choice = builder.named(selection, recorder.record)
         notes: list[str] = []
-        runner = self._runner(cwd, recorder, ways, notes)
+        runner = builder.runner(recorder.record, self._approver(recorder, ways), notes.append)
         try:
             model = await choice.resolve(selection)
         except BaseException:
             await choice.aclose()
             raise
-        conversation = self._conversation(cwd, model, runner, recorder, ways, notes)
+        parts = _Opened(builder, choice, runner, ways)
+        tools = self._tools(parts, model, recorder, notes)
+        recorder.record(builder.start(model.selection, [tool.name for tool in tools]))
+        conversation = builder.conversation(recorder, model, tools, runner)
 
         async def end(reason: str) -> None:
             recorder.record(SessionEnd(reason=reason))
@@ -165,21 +152,19 @@ class SessionBuilder(msgspec.Struct):
             notes=notes,
             read_link=lambda path: _read_link(opened.conversation, path),
         )
-        self.choices[id(opened)] = (choice, runner, ways)
+        self.opened[id(opened)] = parts
         return opened
 
     async def switch_model(self, opened: OpenedSession, selection: str) -> None:
         """As ``/model``: the new model over the same store, the turn count going on."""
-        choice, runner, ways = self.choices[id(opened)]
-        model = await choice.resolve(selection)
+        parts = self.opened[id(opened)]
+        model = await parts.choice.resolve(selection)
         old = opened.conversation
         await old.resolved.backend.aclose()
-        tools = self._tools(model, runner, opened.recorder, ways, opened.notes)
-        conversation = self._converse(
-            old.working_directory, model, runner, opened.recorder, tools, old.store
+        tools = self._tools(parts, model, opened.recorder, opened.notes)
+        opened.conversation = parts.builder.conversation(
+            opened.recorder, model, tools, parts.runner, store=old.store, turn=old.turn
         )
-        conversation.turn = old.turn
-        opened.conversation = conversation
 
     async def models(self, current: str) -> list[str]:
         """``current``, the config's model and every enabled model a runtime lists."""
@@ -195,95 +180,35 @@ class SessionBuilder(msgspec.Struct):
 
     # -- building ---------------------------------------------------------------------------
 
-    def _conversation(
-        self,
-        cwd: Path,
-        model: ResolvedModel,
-        runner: Any,
-        recorder: Recorder,
-        ways: ClientWays,
-        notes: list[str],
-    ) -> Conversation:
-        from wisp.audit.kinds import SessionStart
+    def _builder(self, cwd: Path) -> SessionBuilder:
+        """The session's folder is its conversations' working directory and sandbox root."""
+        from wisp.cli.commands import CommandOptions
+        from wisp.cli.session_builder import SessionBuilder
 
-        tools = self._tools(model, runner, recorder, ways, notes)
-        recorder.record(
-            SessionStart(
-                entry_point="acp",
-                system_prompt_extension=self._extension(),
-                instructions=None,
-                tools=[tool.name for tool in tools],
-                model=model.selection,
-                unsafe=self.options.unsafe,
-                auto_approve=self.options.yes,
-            )
-        )
-        return self._converse(cwd, model, runner, recorder, tools, None)
-
-    def _converse(
-        self,
-        cwd: Path,
-        model: ResolvedModel,
-        runner: Any,
-        recorder: Recorder,
-        tools: list[Any],
-        store: Any,
-    ) -> Conversation:
-        from wisp.agent.context import ContextSettings
-        from wisp.agent.loop import Conversation
-        from wisp.agent.prompt import instructions_for
-        from wisp.cli.conversation import resolved_event
-        from wisp.store import ConversationStore, PendingEntry
-
-        names = [tool.name for tool in tools]
-        recorder.record(resolved_event(model, names))
-        instructions = instructions_for(tools, self._extension())
-        if store is None:
-            store = ConversationStore()
-            store.add(
-                PendingEntry("instructions", instructions), turn=None, origin="carried", time=None
-            )
-        settings = self.config.settings
-        conversation = Conversation(
-            model=model,
-            tools=tools,
-            store=store,
-            recorder=recorder,
-            instructions=instructions,
-            home=self.context.home.root,
-            config=self.config,
+        return SessionBuilder(
+            self.context,
+            self.config,
+            entry_point="acp",
             working_directory=cwd,
-            audit_file=self.context.home.audit_file if settings.audit.enabled else None,
-            max_steps=settings.agent.max_steps,
-            max_reply_tokens=settings.agent.max_reply_tokens,
-            memory="memory" in names,
-            context=ContextSettings(
-                settings.context.budget, settings.context.target, settings.context.headroom_turns
-            ),
+            commands=CommandOptions(yes=self.options.yes, unsafe=self.options.unsafe),
         )
-        conversation.sandbox_mechanism = runner.sandbox_state().mechanism
-        return conversation
 
     def _tools(
-        self, model: ResolvedModel, runner: Any, recorder: Recorder, ways: Any, notes: list[str]
+        self, parts: _Opened, model: ResolvedModel, recorder: Recorder, notes: list[str]
     ) -> list[Any]:
-        from wisp.models.suggested import TOOL_MODEL_HINT
-        from wisp.tools.registry import default_tools
+        from wisp.cli.session_builder import text_only_note
 
         if not model.can_call_tools:
-            notes.append(
-                f"{model.selection} is text only (no tool calling recorded for it): this "
-                f"session has no tools; {TOOL_MODEL_HINT}"
-            )
+            notes.append(text_only_note(model, "session"))
             return []
-        return default_tools(self.config, runner=runner, asker=self._asker(recorder, ways))
+        return parts.builder.tools(parts.runner, self._asker(recorder, parts.ways))
 
-    def _runner(self, cwd: Path, recorder: Recorder, ways: ClientWays, notes: list[str]) -> Any:
-        from wisp.cli.commands import CommandOptions, build_runner
+    def _approver(self, recorder: Recorder, ways: ClientWays) -> Any:
+        """The client's permission dialog and the person out of band, at once."""
         from wisp.desk.approval import OutOfBandApprover
 
         approval = self.config.settings.approval
-        approver = OutOfBandApprover(
+        return OutOfBandApprover(
             self.context.home.root,
             record=recorder.record,
             thread=recorder.session,
@@ -291,16 +216,6 @@ class SessionBuilder(msgspec.Struct):
             out_of_band=approval.out_of_band,
             alongside=ways.approve,
             banner_delay=float(approval.banner_delay_seconds),
-        )
-        return build_runner(
-            config=self.config,
-            home=self.context.home.root,
-            environ=self.context.environ,
-            working_directory=cwd,
-            record=recorder.record,
-            options=CommandOptions(yes=self.options.yes, unsafe=self.options.unsafe),
-            approver=approver,
-            warn=notes.append,
         )
 
     def _asker(self, recorder: Recorder, ways: ClientWays) -> Any:
@@ -322,10 +237,6 @@ class SessionBuilder(msgspec.Struct):
             banner_delay=float(approval.banner_delay_seconds),
             hold=limit or NEVER_PARKED,
         )
-
-    def _extension(self) -> str | None:
-        value = self.config.settings.system_prompt_extension
-        return value if value.strip() else None
 
 
 def _read_link(conversation: Any, path: str) -> str:
@@ -362,9 +273,12 @@ NEVER_PARKED = 365 * 24 * 3600.0
 """A question's hold when nothing bounds its wait: a prompt holds it for as long as it takes."""
 
 
-class _SessionModel(msgspec.Struct, frozen=True):
-    """What ``ModelChoice`` reads of the options: a session's model is named, never a
-    fallback."""
+class _Opened(msgspec.Struct):
+    """What an open session's conversations are built with: its builder (its folder), its
+    model choice, its runner (one gate, its session approvals kept over ``/model``) and the
+    client's ways to ask."""
 
-    model: str
-    entry_point: str = "acp"
+    builder: SessionBuilder
+    choice: Any
+    runner: Any
+    ways: ClientWays

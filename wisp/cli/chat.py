@@ -134,14 +134,14 @@ async def _headless(context: Context, options: ConversationOptions) -> int:
     async with ChatSession.open(context, options, Face(protocol=True)) as session:
         _collect_from_now()
         chat = ChatLoop(session, write, version=__version__, record=session.recorder.record)
-        session.emit = chat.write  # approvals and questions pass the loop's notices too
-        session.recorder.emit = chat.on_agent_event
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, chat.terminate)  # ends like /quit
         loop.add_signal_handler(signal.SIGINT, chat.interrupt)
         reader = asyncio.create_task(feed(chat, sys.stdin.fileno()))
+        # Approvals and questions pass the loop's notices too.
         try:
-            return await chat.run()
+            with session.subscribe(chat.on_agent_event, lines=chat.write):
+                return await chat.run()
         finally:
             reader.cancel()
             loop.remove_signal_handler(signal.SIGTERM)
@@ -164,8 +164,6 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
     ) as session:
         _collect_from_now()
         chat = ChatLoop(session, face.write, version=__version__, has_picker=False)
-        session.emit = face.write
-        session.recorder.emit = chat.on_agent_event
 
         def ctrl_c() -> None:
             # Ctrl-C stops what runs (a second kills); at the prompt it leaves.
@@ -180,7 +178,8 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
             feed_lines(face, LineReader(sys.stdin), chat.receive, chat.end_of_input)
         )
         try:
-            return await chat.run()
+            with session.subscribe(chat.on_agent_event, lines=face.write):
+                return await chat.run()
         finally:
             reader.cancel()
             loop.remove_signal_handler(signal.SIGINT)

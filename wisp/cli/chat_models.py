@@ -4,13 +4,14 @@ and off, and the capability check, recorded from chat as the command line record
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import msgspec
 
 from wisp.agent.loop import Conversation
 from wisp.agent.recorder import Recorder
 from wisp.cli.context import Context
+from wisp.cli.model_choice import ModelChoice
 from wisp.config import Config
 from wisp.errors import WispError
 
@@ -22,11 +23,8 @@ class ModelsSession(Protocol):
     config: Config
     conversation: Conversation
     recorder: Recorder
-
-    @property
-    def http_client(self) -> Any: ...
-
-    def http(self) -> Any: ...
+    choice: ModelChoice
+    """Which model runs, and the HTTP client the servers' models share."""
 
 
 class PickerRow(msgspec.Struct, frozen=True):
@@ -52,7 +50,7 @@ class ChatModels:
 
         catalog = await picker_rows(
             self.session.config, self.session.context.environ,
-            in_use=self.session.conversation.model, client=self.session.http_client,
+            in_use=self.session.conversation.model, client=self.session.choice.http_client,
         )  # fmt: skip
         rows = [
             PickerRow(
@@ -103,7 +101,7 @@ class ChatModels:
         try:
             result = await check_and_record(
                 self.session.context, name, trigger="check", source="chat",
-                record=self.session.recorder.record, say=say, client=self.session.http(),
+                record=self.session.recorder.record, say=say, client=self.session.choice.http(),
             )  # fmt: skip
         except Uncheckable as exc:
             say(f"error: {exc}")

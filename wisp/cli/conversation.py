@@ -1,44 +1,44 @@
-"""Opening a conversation: the model resolved, tools chosen, the store begun or resumed, and
-``session.start`` and ``model.resolved`` recorded. Shared by one-shot prompts and chat, for
-which it is also the ``ChatHost`` (``/model``, ``/new``, ``/save``)."""
+"""Chat's and the one-shot's session: the model chosen, the conversation built by the
+``SessionBuilder`` every face shares (the store begun or resumed, ``session.start`` and
+``model.resolved`` recorded), the face subscribed once (``ChatSession.subscribe``). For chat it
+is also the ``ChatHost`` (``/model``, ``/new``, ``/save``)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shlex
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
 from wisp import protocol as p
-from wisp.agent.context import ContextSettings
+from wisp.agent.events import Emit
 from wisp.agent.loop import Conversation
-from wisp.agent.prompt import instructions_for
 from wisp.agent.recorder import Recorder
 from wisp.agent.types import ResolvedModel, Tool, ToolContext
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import HostHello, ModelResolved, SessionStart
+from wisp.audit import AuditLog
+from wisp.audit.kinds import HostHello, SessionStart
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
+from wisp.chat.host import Write
 from wisp.chat.relay import PendingRelay
 from wisp.cli.chat_models import ChatModels
-from wisp.cli.commands import (
-    CommandOptions,
-    approval_mode,
-    build_runner,
-)
-from wisp.cli.context import Context, audit_settings
+from wisp.cli.commands import CommandOptions, approval_mode
+from wisp.cli.context import Context
 from wisp.cli.faces import Face, askers_for
-from wisp.cli.model_choice import ModelChoice
 from wisp.cli.own_programs import own_argv
+from wisp.cli.session_builder import (
+    SessionBuilder,
+    new_store,
+    open_log,
+    rebuilt,
+    text_only_note,
+)
 from wisp.cli.typed import TypedCommand, run_typed_command
 from wisp.config import Config
-from wisp.models.suggested import TOOL_MODEL_HINT
-from wisp.store import ConversationStore, PendingEntry, transcripts
+from wisp.store import ConversationStore, transcripts
 from wisp.tools.inspect import InspectTool
-from wisp.tools.registry import default_tools
 
 
 class ConversationOptions(msgspec.Struct, frozen=True):
@@ -58,13 +58,19 @@ class ConversationOptions(msgspec.Struct, frozen=True):
     session's ``cwd``, so sessions in two folders are each confined to their own."""
 
 
+def _nowhere(line: p.Outbound) -> None:
+    """The session's lines before a face subscribes: shown nowhere."""
+
+
 class ChatSession:
     """One session: its audit log, HTTP client and current conversation.
 
     Its working directory is ``options.working_directory``, fixed for the session: every
     conversation it opens (``/new``, ``/model``) and its command runner use it, whatever the
     process's own directory. Several sessions may live in one process, each in its own folder:
-    ``ChatSession.open(context, ConversationOptions(..., working_directory=folder), face)``."""
+    ``ChatSession.open(context, ConversationOptions(..., working_directory=folder), face)``.
+    Its conversations are built by the ``SessionBuilder`` every face shares, its model chosen
+    by ``ModelChoice`` and its transcript kept by ``SavedTranscript``."""
 
     def __init__(
         self,
@@ -76,30 +82,26 @@ class ChatSession:
     ) -> None:
         self.context = context
         self.options = options
-        self.config = config
         self.log = log
         self.face = face
         self.recorder = Recorder(log)
-        self.choice = ModelChoice(context, options, lambda: self.config, self.recorder.record)
+        self.builder = SessionBuilder(
+            context,
+            config,
+            entry_point=options.entry_point,
+            working_directory=options.working_directory,
+            commands=options.commands,
+        )
+        self.choice = self.builder.choice(self.recorder.record, options)
         """Which model runs, and the HTTP client of the servers that serve it."""
         self.notes: list[str] = []
         self.save_name = options.save or options.resume
-        self._hold: transcripts.TranscriptLock | None = None
-        """The lock on the conversation ``save_name`` names, held while the session is open."""
+        self.transcript = SavedTranscript(context.home.root / "transcripts")
         self.waiters = Waiters()
-        self.emit: Callable[[Any], None] = lambda line: None
-        """Where protocol lines go (the chat loop sets it)."""
-        approver, self.asker = askers_for(face, self.waiters, lambda line: self.emit(line))
-        self.runner = build_runner(
-            config=config,
-            home=context.home.root,
-            environ=context.environ,
-            working_directory=self.working_directory,
-            record=self.recorder.record,
-            options=options.commands,
-            approver=approver,
-            warn=self.notes.append,
-        )
+        self._lines: Write = _nowhere
+        """Where the session's own protocol lines go (``subscribe`` sets it)."""
+        approver, self.asker = askers_for(face, self.waiters, lambda line: self._lines(line))
+        self.runner = self.builder.runner(self.recorder.record, approver, self.notes.append)
         self._approver = approver
         self._relay: PendingRelay | None = None
         """Relays the requests ``wisp mcp`` servers file, once a hello declares ``approve-mcp``."""
@@ -107,6 +109,27 @@ class ChatSession:
         self.conversation: Conversation
         self.models = ChatModels(self)
         """``/models`` and the picker."""
+
+    @property
+    def config(self) -> Config:
+        """The settings in force: reloaded when models are turned on or off."""
+        return self.builder.config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self.builder.config = config
+
+    @contextlib.contextmanager
+    def subscribe(self, emit: Emit, lines: Write = _nowhere) -> Iterator[None]:
+        """The face's one wire, for the session's whole life (``/model`` and ``/new``
+        included): the agent's events go to ``emit`` and the lines the session writes itself
+        (approvals, questions, relayed requests) to ``lines``."""
+        previous, self._lines = self._lines, lines
+        try:
+            with self.recorder.subscribe(emit):
+                yield
+        finally:
+            self._lines = previous
 
     def on_hello(self, hello: p.ClientHello) -> None:
         """A front end's hello: recorded, and its effects decide who may be asked."""
@@ -125,7 +148,7 @@ class ChatSession:
             self._relay = PendingRelay(
                 self.context.home.root,
                 self.waiters,
-                emit=lambda line: self.emit(line),
+                emit=lambda line: self._lines(line),
                 record=self.recorder.record,
             )
             self._relay.start()
@@ -160,17 +183,15 @@ class ChatSession:
         cls, context: Context, options: ConversationOptions, face: Face | None = None
     ) -> AsyncIterator[ChatSession]:
         """A session with its conversation open; everything is closed on the way out."""
-        config = context.load_config()
-        context.home.ensure()
-        log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
+        config, log = open_log(context)
         session = cls(context, options, config, log, face or Face())
         try:
             if session.save_name:
                 # Before the transcript is read: a second wisp on the name is refused (issue 12).
-                session._hold = transcripts.hold(session._transcripts, session.save_name)
+                session.transcript.hold(session.save_name)
             model = await session._first_model()
-            store = session._first_store(model, options.no_tools)
-            session.conversation = session._converse(model, store, options.no_tools)
+            store = session._first_store(model)
+            session.conversation = session._converse(model, store)
             yield session
         finally:
             await session.aclose()
@@ -182,8 +203,7 @@ class ChatSession:
         if conversation is not None:
             await conversation.resolved.backend.aclose()
         await self.choice.aclose()
-        if self._hold is not None:
-            self._hold.release()
+        self.transcript.release()
         self.log.close()
 
     @property
@@ -199,25 +219,20 @@ class ChatSession:
         old = self.conversation
         await old.resolved.backend.aclose()
         self.notes = []
-        self.conversation = self._converse(model, old.store, self.options.no_tools, turn=old.turn)
+        self.conversation = self._converse(model, old.store, turn=old.turn)
         return self.notes
 
     def new_conversation(self) -> None:
         """/new: a store holding only the instructions; the turn count goes on."""
         old = self.conversation
-        store = self._new_store(old.instructions)
+        store = new_store(old.instructions)
         self.recorder.record(SessionStart(reason="new", tools=old.tool_names, model=old.model))
-        self.conversation = self._rebuild(old, store)
+        self.conversation = rebuilt(old, store)
 
     def save(self, name: str) -> Path:
         """Save the conversation as ``name``, holding that name from now on (``/save`` may
         name a new one); ``TranscriptError`` when it is held elsewhere or cannot be written."""
-        if self._hold is None or self._hold.name != name:
-            hold = transcripts.hold(self._transcripts, name)
-            if self._hold is not None:
-                self._hold.release()
-            self._hold = hold
-        return transcripts.save(self.conversation.store, self._transcripts, name)
+        return self.transcript.save(self.conversation.store, name)
 
     async def run_typed(self, line: str) -> TypedCommand:
         """``!cmd``: the person's own command, through the lists and the sandbox; recorded as
@@ -233,10 +248,6 @@ class ChatSession:
 
     # -- building ---------------------------------------------------------------------------
 
-    @property
-    def _transcripts(self) -> Path:
-        return self.context.home.root / "transcripts"
-
     async def _first_model(self) -> ResolvedModel:
         model, fell_back = await self.choice.first()
         if fell_back is not None:
@@ -244,136 +255,69 @@ class ChatSession:
             self._start_notes.append(fell_back)
         return model
 
-    @property
-    def http_client(self) -> Any:
-        """The session's HTTP client if one was made, else None."""
-        return self.choice.http_client
-
-    def http(self) -> Any:
-        """The session's HTTP client, made on first use."""
-        return self.choice.http()
-
-    def _tools(self, model: ResolvedModel, no_tools: bool) -> list[Tool]:
-        tools: list[Tool] = []
-        if not no_tools:
-            tools = default_tools(self.config, runner=self.runner, asker=self.asker)
+    def _tools(self, model: ResolvedModel) -> list[Tool]:
+        if self.options.no_tools:
+            return []
+        tools = self.builder.tools(self.runner, self.asker)
         if tools and not model.can_call_tools:
-            # A text-only model runs with tools off, said once (docs/models.md, "Capabilities").
-            self.notes.append(
-                f"{model.selection} is text only (no tool calling recorded for it): "
-                f"this conversation has no tools; {TOOL_MODEL_HINT}"
-            )
+            self.notes.append(text_only_note(model, "conversation"))
             return []
         return tools
 
-    def _instructions(self, tools: list[Tool]) -> str:
-        return instructions_for(tools, self._extension())
-
-    def _extension(self) -> str | None:
-        value = self.config.settings.system_prompt_extension
-        return value if value.strip() else None
-
-    def _first_store(self, model: ResolvedModel, no_tools: bool) -> ConversationStore:
-        tools = self._tools(model, no_tools)
+    def _first_store(self, model: ResolvedModel) -> ConversationStore:
+        tools = self._tools(model)
         self.notes = list(self._start_notes)  # the tools' note is said when it opens
         if self.options.resume:
-            return transcripts.load(self._transcripts, self.options.resume)
-        return self._new_store(self._instructions(tools))
-
-    def _new_store(self, instructions: str) -> ConversationStore:
-        store = ConversationStore()
-        store.add(
-            PendingEntry("instructions", instructions), turn=None, origin="carried", time=None
-        )
-        return store
+            return self.transcript.load(self.options.resume)
+        return new_store(self.builder.instructions(tools))
 
     def _converse(
-        self, model: ResolvedModel, store: ConversationStore, no_tools: bool, turn: int = 0
+        self, model: ResolvedModel, store: ConversationStore, turn: int = 0
     ) -> Conversation:
-        tools = self._tools(model, no_tools)
-        names = [tool.name for tool in tools]
+        tools = self._tools(model)
         if turn == 0:
-            self._record_start(model, names, store)
-        self.recorder.record(resolved_event(model, names))
-        conversation = Conversation(
-            model=model,
-            tools=tools,
-            store=store,
-            recorder=self.recorder,
-            instructions=self._instructions(tools),
-            home=self.context.home.root,
-            config=self.config,
-            working_directory=self.working_directory,
-            audit_file=self.context.home.audit_file if self.log_enabled else None,
-            max_steps=self.config.settings.agent.max_steps,
-            max_reply_tokens=self.config.settings.agent.max_reply_tokens,
-            memory="memory" in names,
-            context=self._context_settings(),
+            # A chat's session.start has never carried --yes and --unsafe (docs/logging.md).
+            start = self.builder.start(
+                model.selection, [tool.name for tool in tools], switches=CommandOptions()
+            )
+            start.resume = self.options.resume
+            if self.options.resume:
+                start.carried_from = transcripts.carried_from(store)
+            self.recorder.record(start)
+        return self.builder.conversation(
+            self.recorder, model, tools, self.runner, store=store, turn=turn
         )
-        conversation.turn = turn
-        conversation.sandbox_mechanism = self.runner.sandbox_state().mechanism
-        return conversation
-
-    def _rebuild(self, old: Conversation, store: ConversationStore) -> Conversation:
-        conversation = Conversation(
-            model=old.resolved,
-            tools=old.tools,
-            store=store,
-            recorder=self.recorder,
-            instructions=old.instructions,
-            home=old.home,
-            config=old.config,
-            working_directory=old.working_directory,
-            audit_file=old.audit_file,
-            max_steps=old.max_steps,
-            max_reply_tokens=old.max_reply_tokens,
-            memory=old.memory,
-            context=old.meter.settings,
-        )
-        conversation.turn = old.turn
-        conversation.sandbox_mechanism = old.sandbox_mechanism
-        return conversation
-
-    def _context_settings(self) -> ContextSettings:
-        section = self.config.settings.context
-        return ContextSettings(section.budget, section.target, section.headroom_turns)
-
-    @property
-    def log_enabled(self) -> bool:
-        return audit_settings(self.config).enabled
-
-    def _record_start(
-        self, model: ResolvedModel, names: list[str], store: ConversationStore
-    ) -> None:
-        start = SessionStart(
-            entry_point=self.options.entry_point,
-            system_prompt_extension=self._extension(),
-            instructions=None,
-            tools=names,
-            model=model.selection,
-            unsafe=False,
-            auto_approve=False,
-            resume=self.options.resume,
-        )
-        if self.options.resume:
-            start.carried_from = transcripts.carried_from(store)
-        self.recorder.record(start)
 
 
-def resolved_event(model: ResolvedModel, tools: list[str]) -> ModelResolved:
-    """``model.resolved`` for a conversation's model and the tools it offers."""
-    resolved = ModelResolved(
-        model=model.selection,
-        backend=model.backend_name,
-        asset=model.asset,
-        capabilities=list(model.capabilities),
-        capability_source=model.capability_source,
-        tools=tools,
-        context_size=model.context_size,
-    )
-    if model.context_note:
-        resolved.context_note = model.context_note
-    return resolved
+class SavedTranscript:
+    """The name a session's conversation is saved under (``--save``, ``--resume``, ``/save``):
+    held while the session is open, so a second wisp on it is refused (docs/store.md, "Saving
+    and resuming")."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._hold: transcripts.TranscriptLock | None = None
+
+    def hold(self, name: str) -> None:
+        """Hold ``name`` from now on, letting go of the name held before;
+        ``TranscriptError`` when another wisp holds it."""
+        if self._hold is not None and self._hold.name == name:
+            return
+        hold = transcripts.hold(self.folder, name)
+        self.release()
+        self._hold = hold
+
+    def save(self, store: ConversationStore, name: str) -> Path:
+        self.hold(name)
+        return transcripts.save(store, self.folder, name)
+
+    def load(self, name: str) -> ConversationStore:
+        return transcripts.load(self.folder, name)
+
+    def release(self) -> None:
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
 
 
 def save_if_asked(session: ChatSession) -> str | None:

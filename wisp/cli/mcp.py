@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from wisp.cli.context import Context
-from wisp.cli.serving import add_serving_options
+from wisp.cli.serving import add_server_parser, has_sdk
 from wisp.errors import UsageError, WispError
 
 if TYPE_CHECKING:
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from wisp.config import Config
     from wisp.mcp.threads import OpenedThread, Thread, ThreadSpec
 
+SUMMARY = "Serve wisp to other agents over the Model Context Protocol (stdio)."
+MODEL_HELP = "the model a thread runs on unless respond names one (default: config's model)"
 DESCRIPTION = """\
 Serve wisp over the Model Context Protocol on stdin and stdout, until stdin closes: another
 agent (Claude Code, Codex, any MCP client) hands wisp a task with the respond tool, and wisp's
@@ -44,24 +46,9 @@ NO_ONE_TO_ASK = (
     "approval.outOfBand on (wisp config set approval.outOfBand true) to answer with wisp questions"
 )
 
-MISSING_SDK = (
-    "wisp mcp needs the MCP SDK, an optional extra: pip install 'wisp[mcp]' "
-    "(or pip install 'mcp>=2.3,<3')"
-)
-
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
-        "mcp",
-        help="Serve wisp to other agents over the Model Context Protocol (stdio).",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_serving_options(
-        parser,
-        model_help="the model a thread runs on unless respond names one (default: config's model)",
-    )
+    parser = add_server_parser(commands, "mcp", SUMMARY, DESCRIPTION, EPILOG, MODEL_HELP)
     parser.add_argument(
         "-i", "--instructions", metavar="TEXT", default=None,
         help="instructions for every thread that gives none of its own",
@@ -80,10 +67,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run_mcp(args: argparse.Namespace, context: Context) -> int:
     import asyncio
 
-    try:
-        import mcp  # noqa: F401  (only to say what is missing, before anything starts)
-    except ImportError:
-        context.warn(MISSING_SDK)
+    if not has_sdk("mcp", "the MCP SDK", "mcp", "mcp>=2.3,<3", context):
         return 1
     options = McpOptions(
         model=args.model,
@@ -109,14 +93,11 @@ class McpOptions(msgspec.Struct, frozen=True):
 
 async def _serve(context: Context, options: McpOptions) -> int:
     from wisp.agent.recorder import Recorder
-    from wisp.audit import AuditLog, open_sink
     from wisp.audit.kinds import SessionEnd
-    from wisp.cli.context import audit_settings
+    from wisp.cli.session_builder import open_log
     from wisp.mcp.server import ServerParts, WispServer
 
-    config = context.load_config()
-    context.home.ensure()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
+    config, log = open_log(context)
     recorder = Recorder(log)
     try:
         builder = ThreadBuilder(context, options, config, recorder)
@@ -144,8 +125,8 @@ async def _serve(context: Context, options: McpOptions) -> int:
 
 
 class ThreadBuilder:
-    """Builds each thread's conversation the way chat builds its own, with an approver that
-    asks the person out of band and, where the client can, in its dialog."""
+    """Builds each thread's conversation with the ``SessionBuilder`` chat uses, with an
+    approver that asks the person out of band and, where the client can, in its dialog."""
 
     def __init__(
         self,
@@ -155,6 +136,8 @@ class ThreadBuilder:
         recorder: Recorder,
         working_directory: Path | None = None,
     ) -> None:
+        from wisp.cli.commands import CommandOptions
+        from wisp.cli.session_builder import SessionBuilder
         from wisp.mcp.shared_model import SharedModels
 
         self.context = context
@@ -162,22 +145,30 @@ class ThreadBuilder:
         self.config = config
         self.recorder = recorder
         """The server's session (``entryPoint`` ``mcp``)."""
-        self.working_directory = Path.cwd() if working_directory is None else working_directory
-        """The server's working directory, every thread's: where its commands run and the root
-        of its sandbox's writable set, as ``ConversationOptions.working_directory`` is a chat's."""
+        self.builder = SessionBuilder(
+            context,
+            config,
+            entry_point="mcp-thread",
+            working_directory=Path.cwd() if working_directory is None else working_directory,
+            commands=CommandOptions(yes=options.yes, unsafe=options.unsafe),
+        )
+        """Every thread's conversation is built in the server's working directory: where its
+        commands run and the root of its sandbox's writable set."""
         self.notes: list[str] = []
         self.shared = SharedModels()
         # A runner for the server's own questions (its tools, its sandbox), never run.
-        self._probe = self._runner(self.recorder, _nobody(), self.notes)
+        self._probe = self.builder.runner(self.recorder.record, _nobody(), self.notes.append)
 
     # -- the server -----------------------------------------------------------------------------
 
     def offered(self) -> list[str]:
         """The tools a thread may have: every tool the config gives, narrowed by ``--tool``
         (an unknown name is a usage error) or none with ``--no-tools``."""
+        from wisp.policy.asking import NobodyAsker
+
         if self.options.no_tools:
             return []
-        names = [tool.name for tool in self._tools(self._probe)]
+        names = [tool.name for tool in self.builder.tools(self._probe, NobodyAsker())]
         if self.options.tools is None:
             return names
         unknown = [name for name in self.options.tools if name not in names]
@@ -189,19 +180,13 @@ class ThreadBuilder:
         return [name for name in names if name in self.options.tools]
 
     def record_start(self, offered: list[str]) -> None:
-        from wisp.audit.kinds import SessionStart
-
-        self.recorder.record(
-            SessionStart(
-                entry_point="mcp",
-                system_prompt_extension=self._extension(),
-                instructions=self.options.instructions,
-                tools=offered,
-                model=self._default_model(),
-                unsafe=self.options.unsafe,
-                auto_approve=self.options.yes,
-            )
+        start = self.builder.start(
+            self._default_model(),
+            offered,
+            entry_point="mcp",
+            instructions=self.options.instructions,
         )
+        self.recorder.record(start)
 
     def status(self) -> dict[str, Any]:
         from wisp import __version__
@@ -220,21 +205,21 @@ class ThreadBuilder:
         """The thread's conversation; ``ThreadError`` naming the model when it cannot run."""
         from wisp.agent.recorder import Recorder
         from wisp.audit.log import new_session_id
-        from wisp.cli.model_choice import ModelChoice
         from wisp.mcp.threads import OpenedThread, ThreadError
 
         log = self.recorder.audit.for_session(new_session_id())  # type: ignore[attr-defined]
         recorder = Recorder(log)
         selection = spec.model or self._default_model()
-        choice = ModelChoice(
-            self.context, _ThreadModel(selection), lambda: self.config, recorder.record
-        )
+        choice = self.builder.named(selection, recorder.record)
         try:
             model = await self._model(choice, selection)
         except WispError as exc:
             await choice.aclose()
             raise ThreadError(f"model {selection}: {exc}") from exc
-        runner = self._runner(recorder, self._approver(thread, recorder), [])
+        unsaid: list[str] = []  # a thread's runner has no one to tell its notes to
+        runner = self.builder.runner(
+            recorder.record, self._approver(thread, recorder), unsaid.append
+        )
         if spec.command_timeout_seconds is not None:
             runner.settings = msgspec.structs.replace(
                 runner.settings,
@@ -250,7 +235,7 @@ class ThreadBuilder:
             await conversation.resolved.backend.aclose()
             await choice.aclose()
 
-        return OpenedThread(conversation=conversation, recorder=recorder, end=end)
+        return OpenedThread(conversation=conversation, end=end)
 
     async def _model(self, choice: Any, selection: str) -> ResolvedModel:
         """A loaded ``local`` model is shared (its requests queue); anything else resolves."""
@@ -267,60 +252,17 @@ class ThreadBuilder:
         runner: Any,
         recorder: Recorder,
     ) -> Any:
-        from wisp.agent.context import ContextSettings
-        from wisp.agent.loop import Conversation
-        from wisp.agent.prompt import system_prompt
-        from wisp.audit.kinds import SessionStart
-        from wisp.cli.conversation import resolved_event
-        from wisp.store import ConversationStore, PendingEntry
-
         tools = self._thread_tools(runner, spec, model, self._asker(thread, recorder))
-        names = [tool.name for tool in tools]
         given = spec.instructions if spec.instructions is not None else self.options.instructions
-        instructions = system_prompt(
-            has_tools=bool(tools),
-            has_memory="memory" in names,
-            extension=self._extension(),
-            instructions=given,
+        start = self.builder.start(
+            model.selection, [tool.name for tool in tools], instructions=given
         )
-        start = SessionStart(
-            entry_point="mcp-thread",
-            system_prompt_extension=self._extension(),
-            instructions=given,
-            tools=names,
-            model=model.selection,
-            unsafe=self.options.unsafe,
-            auto_approve=self.options.yes,
-            parent=self.recorder.session,
-        )
+        start.parent = self.recorder.session
         if spec.command_timeout_seconds is not None:
             start.command_timeout_seconds = spec.command_timeout_seconds
         recorder.record(start)
-        recorder.record(resolved_event(model, names))
-        store = ConversationStore()
-        store.add(
-            PendingEntry("instructions", instructions), turn=None, origin="carried", time=None
-        )
-        settings = self.config.settings
-        conversation = Conversation(
-            model=model,
-            tools=tools,
-            store=store,
-            recorder=recorder,
-            instructions=instructions,
-            home=self.context.home.root,
-            config=self.config,
-            working_directory=self.working_directory,
-            audit_file=self.context.home.audit_file if settings.audit.enabled else None,
-            max_steps=settings.agent.max_steps,
-            max_reply_tokens=settings.agent.max_reply_tokens,
-            memory="memory" in names,
-            context=ContextSettings(
-                settings.context.budget, settings.context.target, settings.context.headroom_turns
-            ),
-        )
-        conversation.sandbox_mechanism = runner.sandbox_state().mechanism
-        return conversation
+        instructions = self.builder.instructions(tools, given)
+        return self.builder.conversation(recorder, model, tools, runner, instructions=instructions)
 
     def _thread_tools(
         self, runner: Any, spec: ThreadSpec, model: ResolvedModel, asker: Any
@@ -335,7 +277,7 @@ class ThreadBuilder:
             return []
         return [
             tool
-            for tool in self._tools(runner, asker)
+            for tool in self.builder.tools(runner, asker)
             if tool.name in wanted and tool.name in offered
         ]
 
@@ -386,43 +328,8 @@ class ThreadBuilder:
             banner_delay=float(approval.banner_delay_seconds),
         )
 
-    # -- shared ---------------------------------------------------------------------------------
-
-    def _runner(self, recorder: Any, approver: Any, notes: list[str]) -> Any:
-        from wisp.cli.commands import CommandOptions, build_runner
-
-        return build_runner(
-            config=self.config,
-            home=self.context.home.root,
-            environ=self.context.environ,
-            working_directory=self.working_directory,
-            record=recorder.record,
-            options=CommandOptions(yes=self.options.yes, unsafe=self.options.unsafe),
-            approver=approver,
-            warn=notes.append,
-        )
-
-    def _tools(self, runner: Any, asker: Any = None) -> list[Any]:
-        """The tools the config gives; ``asker`` puts a thread's questions (none: the server's
-        own list, which never asks)."""
-        from wisp.policy.asking import NobodyAsker
-        from wisp.tools.registry import default_tools
-
-        return default_tools(self.config, runner=runner, asker=asker or NobodyAsker())
-
     def _default_model(self) -> str:
         return self.options.model or self.config.settings.model
-
-    def _extension(self) -> str | None:
-        value = self.config.settings.system_prompt_extension
-        return value if value.strip() else None
-
-
-class _ThreadModel(msgspec.Struct, frozen=True):
-    """What ``ModelChoice`` reads of the options: a thread's model is named, never a fallback."""
-
-    model: str
-    entry_point: str = "mcp-thread"
 
 
 def _nobody() -> Any:

@@ -119,14 +119,14 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
 
     face = OneShotFace(context.stdout, context.stderr)
     async with ChatSession.open(context, options, _person(context)) as session:
-        session.recorder.emit = face.emit
         for note in session.notes:
             face.note(note)
         conversation = session.conversation
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, conversation.stop)  # Ctrl-C stops the turn
         try:
-            result = await conversation.run_turn(prompt, face.emit)
+            with session.subscribe(face.emit):
+                result = await conversation.run_turn(prompt)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
         try:

@@ -21,7 +21,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from wisp import __version__
-from wisp.agent.events import TurnResult
+from wisp.agent.events import AgentEvent, TurnResult
 from wisp.agent.recorder import Recorder
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import McpRequest, McpResult
@@ -357,9 +357,7 @@ async def _turn(thread: Thread, prompt: str, schema: dict[str, Any] | None = Non
     stops it as Ctrl-C stops chat's, and the turn is still stored before the cancellation goes
     on."""
     conversation = thread.conversation
-    running = asyncio.ensure_future(
-        conversation.run_turn(prompt, lambda event: None, schema=schema)
-    )
+    running = asyncio.ensure_future(conversation.run_turn(prompt, schema=schema))
     try:
         return await asyncio.shield(running)
     except asyncio.CancelledError:
@@ -373,10 +371,9 @@ async def _turn(thread: Thread, prompt: str, schema: dict[str, Any] | None = Non
 def _following(thread: Thread, record: TurnRecord, ctx: Any) -> Any:
     """While a call runs: every event the thread records goes to ``record`` and, in chat's
     words, to the client as progress. Yields a function that waits for the progress sent."""
-    recorder = thread.opened.recorder  # type: ignore[union-attr]
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
-    def follow(event: Any) -> None:
+    def follow(event: AgentEvent) -> None:
         if not isinstance(event, AuditEvent):
             return
         record.add(event.details, event.call)
@@ -397,11 +394,10 @@ def _following(thread: Thread, record: TurnRecord, ctx: Any) -> Any:
         queue.put_nowait(None)
         await sender
 
-    previous, recorder.emit = recorder.emit, follow
     try:
-        yield sent
+        with thread.conversation.subscribe(follow):
+            yield sent
     finally:
-        recorder.emit = previous
         if not sender.done():
             queue.put_nowait(None)
 

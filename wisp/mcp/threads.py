@@ -13,7 +13,6 @@ from typing import Any, Protocol
 import msgspec
 
 from wisp.agent.loop import Conversation
-from wisp.agent.recorder import Recorder
 
 MAX_THREADS = 32
 THREAD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -32,7 +31,8 @@ class OpenedThread(msgspec.Struct):
     """A thread's conversation, as the command line built it."""
 
     conversation: Conversation
-    recorder: Recorder
+    """Its recorder is the thread's own audit session; a call subscribes to it for its
+    events (``Conversation.subscribe``)."""
     end: Callable[[str], Awaitable[None]]
     """Records ``session.end`` with the reason and lets go of what the thread holds."""
 

@@ -64,7 +64,7 @@ async def test_a_false_claim_is_recorded_after_the_response_and_put_on_the_turn(
         {"text": "I ran the tests and they pass."},
     )
     conversation = await make_conversation(script)
-    result = await conversation.run_turn("run the tests", events.append)
+    result = await conversation.run_turn("run the tests")
     assert result.verification == "claimed but not done: ran the tests (no command ran)"
     assert sink.kinds() == [
         "prompt", "tool.call", "tool.result", "response", "response.verification"
@@ -86,7 +86,7 @@ async def test_a_true_claim_is_recorded_verified_with_no_line(
         {"text": "I've written notes.md."},
     )
     conversation = await make_conversation(script, tools=[EditFileTool()])
-    result = await conversation.run_turn("write notes", events.append)
+    result = await conversation.run_turn("write notes")
     assert (tmp_path / "notes.md").read_text() == "hello\n"
     assert result.verification is None
     details = sink.events[-1].details
@@ -98,7 +98,7 @@ async def test_a_reply_with_no_claim_records_no_verification(
     make_conversation, write_script, sink, events
 ):
     conversation = await make_conversation(write_script({"text": "Paris."}))
-    result = await conversation.run_turn("capital of France?", events.append)
+    result = await conversation.run_turn("capital of France?")
     assert result.verification is None
     assert "response.verification" not in sink.kinds()
 
@@ -106,6 +106,6 @@ async def test_a_reply_with_no_claim_records_no_verification(
 async def test_mode_off_checks_nothing(make_conversation, write_script, sink, events, tmp_path):
     conversation = await make_conversation(write_script({"text": "I ran the tests."}))
     conversation.config = Config(tmp_path / "config.json", {"verification": {"mode": "off"}})
-    result = await conversation.run_turn("run the tests", events.append)
+    result = await conversation.run_turn("run the tests")
     assert result.verification is None
     assert "response.verification" not in sink.kinds()

@@ -1,0 +1,236 @@
+"""Building a conversation, the same for every face: chat, one-shot, ``wisp mcp``'s threads and
+``wisp acp``'s sessions. A face says what differs (its entry point, who approves and answers,
+its folder, its model and command options); the builder makes the runner, the tools, the
+store and the ``Conversation`` with the config's settings, and records ``session.start`` and
+``model.resolved`` (docs/design.md, "Parts built so far")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from wisp.agent.context import ContextSettings
+from wisp.agent.loop import Conversation
+from wisp.agent.prompt import system_prompt
+from wisp.agent.recorder import Recorder
+from wisp.agent.types import ResolvedModel, Tool
+from wisp.audit import AuditLog, open_sink
+from wisp.audit.kinds import ModelResolved, SessionStart
+from wisp.cli.commands import CommandOptions, build_runner
+from wisp.cli.context import Context, audit_settings
+from wisp.cli.model_choice import ModelChoice
+from wisp.config import Config
+from wisp.models.suggested import TOOL_MODEL_HINT
+from wisp.policy.types import Approver, Asker
+from wisp.store import ConversationStore, PendingEntry
+from wisp.tools.command_runner import CommandRunner
+from wisp.tools.registry import default_tools
+
+Record = Callable[[Any], Any]
+
+
+class NamedModel(msgspec.Struct, frozen=True):
+    """What ``ModelChoice`` reads of a face's options when the model is named: a thread's or
+    an ACP session's model is never a fallback."""
+
+    model: str
+    entry_point: str
+
+
+class SessionBuilder:
+    """Builds a face's conversations: one config, one WISP_HOME, one folder, one set of
+    command switches. Who approves commands and who answers the model's questions are passed
+    to ``runner`` and ``tools``: they are what each face does its own way."""
+
+    def __init__(
+        self,
+        context: Context,
+        config: Config,
+        *,
+        entry_point: str,
+        working_directory: Path,
+        commands: CommandOptions,
+    ) -> None:
+        self.context = context
+        self.config = config
+        self.entry_point = entry_point
+        self.working_directory = working_directory
+        """Where the conversations' commands run and the root of their sandbox's writable set
+        (with ``/tmp`` and the configured ``writableRoots``)."""
+        self.commands = commands
+
+    @property
+    def extension(self) -> str | None:
+        """``systemPromptExtension``, None when it is blank."""
+        value = self.config.settings.system_prompt_extension
+        return value if value.strip() else None
+
+    def choice(self, record: Record, options: Any) -> ModelChoice:
+        """The face's model choice, reading ``options.model`` and ``options.entry_point`` (a
+        chat's command line falls back to ``local``); the settings are the builder's, as they
+        are reloaded."""
+        return ModelChoice(self.context, options, lambda: self.config, record)
+
+    def named(self, selection: str, record: Record) -> ModelChoice:
+        """A choice for one named model, never falling back."""
+        return self.choice(record, NamedModel(selection, self.entry_point))
+
+    def runner(
+        self, record: Record, approver: Approver, warn: Callable[[str], None]
+    ) -> CommandRunner:
+        """The conversation's command runner: one gate, asking ``approver``."""
+        return build_runner(
+            config=self.config,
+            home=self.context.home.root,
+            environ=self.context.environ,
+            working_directory=self.working_directory,
+            record=record,
+            options=self.commands,
+            approver=approver,
+            warn=warn,
+        )
+
+    def tools(self, runner: CommandRunner | None, asker: Asker) -> list[Tool]:
+        """The tools the config gives, their questions put to ``asker``."""
+        return default_tools(self.config, runner=runner, asker=asker)
+
+    def instructions(self, tools: list[Tool], given: str | None = None) -> str:
+        """The instructions a conversation offering ``tools`` starts with, ``given`` (a
+        caller's own) as their last layer."""
+        names = {tool.name for tool in tools}
+        return system_prompt(
+            has_tools=bool(tools),
+            has_memory="memory" in names,
+            extension=self.extension,
+            instructions=given,
+        )
+
+    def start(
+        self,
+        model: str,
+        tools: list[str],
+        *,
+        entry_point: str | None = None,
+        instructions: str | None = None,
+        switches: CommandOptions | None = None,
+    ) -> SessionStart:
+        """``session.start`` for a conversation (not recorded yet: a face adds its own
+        fields). ``switches`` are the ``--yes`` and ``--unsafe`` it records, the builder's by
+        default."""
+        switches = self.commands if switches is None else switches
+        return SessionStart(
+            entry_point=entry_point or self.entry_point,
+            system_prompt_extension=self.extension,
+            instructions=instructions,
+            tools=tools,
+            model=model,
+            unsafe=switches.unsafe,
+            auto_approve=switches.yes,
+        )
+
+    def conversation(
+        self,
+        recorder: Recorder,
+        model: ResolvedModel,
+        tools: list[Tool],
+        runner: CommandRunner,
+        *,
+        store: ConversationStore | None = None,
+        instructions: str | None = None,
+        turn: int = 0,
+    ) -> Conversation:
+        """A conversation on ``model`` with ``tools`` over ``store`` (a new one holding only
+        its instructions when None); ``model.resolved`` recorded."""
+        names = [tool.name for tool in tools]
+        recorder.record(resolved_event(model, names))
+        if instructions is None:
+            instructions = self.instructions(tools)
+        if store is None:
+            store = new_store(instructions)
+        settings = self.config.settings
+        section = settings.context
+        conversation = Conversation(
+            model=model,
+            tools=tools,
+            store=store,
+            recorder=recorder,
+            instructions=instructions,
+            home=self.context.home.root,
+            config=self.config,
+            working_directory=self.working_directory,
+            audit_file=self.context.home.audit_file if settings.audit.enabled else None,
+            max_steps=settings.agent.max_steps,
+            max_reply_tokens=settings.agent.max_reply_tokens,
+            memory="memory" in names,
+            context=ContextSettings(section.budget, section.target, section.headroom_turns),
+        )
+        conversation.turn = turn
+        conversation.sandbox_mechanism = runner.sandbox_state().mechanism
+        return conversation
+
+
+def open_log(context: Context) -> tuple[Config, AuditLog]:
+    """The settings in force and the process's audit log, WISP_HOME made first: what a face
+    opens before its first conversation (``wisp mcp`` and ``wisp acp`` give each thread or
+    session its own audit session on this log)."""
+    config = context.load_config()
+    context.home.ensure()
+    return config, AuditLog(open_sink(audit_settings(config), context.home.audit_file))
+
+
+def text_only_note(model: ResolvedModel, noun: str) -> str:
+    """Said once when a text-only model runs with tools off (docs/models.md, "Capabilities");
+    ``noun`` names the face's conversation."""
+    return (
+        f"{model.selection} is text only (no tool calling recorded for it): "
+        f"this {noun} has no tools; {TOOL_MODEL_HINT}"
+    )
+
+
+def rebuilt(old: Conversation, store: ConversationStore) -> Conversation:
+    """``old``'s conversation over another store (``/new``): its model, tools and settings,
+    its turn count going on."""
+    conversation = Conversation(
+        model=old.resolved,
+        tools=old.tools,
+        store=store,
+        recorder=old.recorder,
+        instructions=old.instructions,
+        home=old.home,
+        config=old.config,
+        working_directory=old.working_directory,
+        audit_file=old.audit_file,
+        max_steps=old.max_steps,
+        max_reply_tokens=old.max_reply_tokens,
+        memory=old.memory,
+        context=old.meter.settings,
+    )
+    conversation.turn = old.turn
+    conversation.sandbox_mechanism = old.sandbox_mechanism
+    return conversation
+
+
+def new_store(instructions: str) -> ConversationStore:
+    """A store holding only the instructions."""
+    store = ConversationStore()
+    store.add(PendingEntry("instructions", instructions), turn=None, origin="carried", time=None)
+    return store
+
+
+def resolved_event(model: ResolvedModel, tools: list[str]) -> ModelResolved:
+    """``model.resolved`` for a conversation's model and the tools it offers."""
+    resolved = ModelResolved(
+        model=model.selection,
+        backend=model.backend_name,
+        asset=model.asset,
+        capabilities=list(model.capabilities),
+        capability_source=model.capability_source,
+        tools=tools,
+        context_size=model.context_size,
+    )
+    if model.context_note:
+        resolved.context_note = model.context_note
+    return resolved
