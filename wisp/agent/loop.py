@@ -25,7 +25,7 @@ from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
-from wisp.agent.events import AgentEvent, Emit, TurnResult
+from wisp.agent.events import Emit, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.reply_checks import ReplyChecks
