@@ -59,7 +59,8 @@ class ChatLoop:
         self._running: str | None = None  # "turn" or "typed" while one runs
         self._ending = False
         self.save_failed = False
-        """The last save of the conversation failed: the chat exits 1 (issue 12)."""
+        """The last save of the conversation failed: the chat exits 1 (docs/store.md, "Saving and
+        resuming")."""
 
     @property
     def running(self) -> bool:

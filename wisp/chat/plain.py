@@ -57,7 +57,7 @@ class LineReader:
 
 def _read_file_line(stream: TextIO) -> str:
     """A line of a file, read as bytes and decoded as the pipe's are: bytes that are not UTF-8
-    become U+FFFD, never lone surrogates, which nothing after this could encode (issue 12)."""
+    become U+FFFD, never lone surrogates, which nothing after this could encode."""
     binary = getattr(stream, "buffer", None)
     if binary is None:
         return stream.readline()

@@ -173,7 +173,8 @@ class ChatSession:
         return state.sandbox, state.note
 
     def git_argv(self, args: Sequence[str]) -> list[str] | None:
-        """The status line's git: found outside the writable roots, confined (issue 12)."""
+        """The status line's git: found outside the writable roots, confined (docs/sandbox.md,
+        "Threat model")."""
         search_path = self.context.environ.get("PATH", os.defpath)
         return own_argv(self.runner, "git", args, search_path)
 
@@ -187,7 +188,7 @@ class ChatSession:
         session = cls(context, options, config, log, face or Face())
         try:
             if session.save_name:
-                # Before the transcript is read: a second wisp on the name is refused (issue 12).
+                # Before the transcript is read: a second wisp on the name is refused.
                 session.transcript.hold(session.save_name)
             model = await session._first_model()
             store = session._first_store(model)

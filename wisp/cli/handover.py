@@ -35,7 +35,7 @@ def find_front_end(
 ) -> str | None:
     """`WISP_TUI` (a path, or a name on PATH), else `wisp-tui` beside the script; None if none.
 
-    A name is never found in a folder of ``writable`` (issue 12): an activated ``.venv/bin``
+    A name is never found in a folder of ``writable``: an activated ``.venv/bin``
     in the working directory comes first on PATH, and commands may write there."""
     if named := environ.get("WISP_TUI"):
         if os.sep in named or writable is None:

@@ -1,5 +1,6 @@
 """Programs wisp runs for itself, not for the model (the status line's git): each found by an
-absolute path outside the writable roots, and run confined like the model's commands (issue 12).
+absolute path outside the writable roots, and run confined like the model's commands
+(docs/sandbox.md, "Threat model").
 
 A program on ``PATH`` inside a writable root (an activated ``.venv/bin`` in the working
 directory) could have been written by a confined command; wisp must never run it unconfined.
