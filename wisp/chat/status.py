@@ -1,11 +1,11 @@
 """What ``status`` says of the working directory's repository (docs/protocol.md, "`status`").
 
 Nothing a repository configures may run unconfined (docs/sandbox.md, "Threat model"):
-``.git/config`` can name programs (``core.fsmonitor``, filters, ``diff.external``, hooks) and
-a command can set them. So the branch is read from the files (``.git/HEAD``, through a worktree's ``gitdir:`` file),
-with no program run; and the line counts come from a git the host finds outside the writable
-roots and runs confined, with what it may run turned off besides (filters cannot be: their
-names are the repository's). Where the host cannot do that, there are no counts.
+``.git/config`` can name programs (``core.fsmonitor``, filters, ``diff.external``, hooks) and a
+command can set them. So the branch is read from the files (``.git/HEAD``, through a worktree's
+``gitdir:`` file), with no program run; and the line counts come from a git the host finds outside
+the writable roots and runs confined, with what it may run turned off besides (filters cannot be:
+their names are the repository's). Where the host cannot do that, there are no counts.
 """
 
 from __future__ import annotations
