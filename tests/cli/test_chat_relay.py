@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_approvals_command import Thread, waiting
+from tests.cli.answering.test_approvals import Thread, waiting
 from tests.cli.test_chat_json import Front
 from tests.hang import HANG
 from wisp import protocol as p

@@ -18,9 +18,9 @@ import pytest
 
 from tests.hang import HANG
 from wisp.chat.loop import ChatLoop
-from wisp.cli.commands import CommandOptions
+from wisp.cli.building.runner import CommandOptions
+from wisp.cli.chat.session import ChatSession, ConversationOptions
 from wisp.cli.context import Context
-from wisp.cli.conversation import ChatSession, ConversationOptions
 from wisp.home import Home
 from wisp.sandbox.plan import probe_uncached
 

@@ -1,6 +1,6 @@
 """Which GGUF ``wisp models pull hf:OWNER/REPO`` chooses, and how ``hf:`` names are read
 (wisp/models/hub_pull.py). The pull itself runs against a loopback Hub in
-tests/cli/test_models_pull_hf.py."""
+tests/cli/models/test_pull_hf.py."""
 
 from __future__ import annotations
 

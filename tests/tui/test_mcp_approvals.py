@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_approvals_command import Thread
+from tests.cli.answering.test_approvals import Thread
 from tests.hang import HANG
 from wisp_tui.screens.approval import ApprovalScreen
 

@@ -6,11 +6,10 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Sequence
-from importlib import import_module
+from collections.abc import Callable, Sequence
 
 from wisp import __version__, diagnostics
-from wisp.cli import prompt as prompt_command
+from wisp.cli.chat import prompt as prompt_command
 from wisp.cli.command_line import WordReader, near_command
 from wisp.cli.context import Context
 from wisp.diagnostics import logger
@@ -38,8 +37,73 @@ environment:
   WISP_LOG    debug, info or error: mirror wisp's diagnostic log to stderr"""
 
 
-COMMANDS = ("acp", "approvals", "chat", "config", "logs", "mcp", "models", "questions")
-"""Each command's name, and its module's under ``wisp.cli``, which adds its parser."""
+AddParser = Callable[[argparse._SubParsersAction], None]
+"""A command's ``add_parser``: it adds the command's parser, which names the command's handler."""
+
+
+# Each command's module is imported only when its parser is wanted, so that running one command
+# imports no other's (``wisp chat --json`` starts sooner); each loader names its module outright.
+
+
+def _acp() -> AddParser:
+    from wisp.cli.servers.acp import add_parser
+
+    return add_parser
+
+
+def _approvals() -> AddParser:
+    from wisp.cli.answering.approvals import add_parser
+
+    return add_parser
+
+
+def _chat() -> AddParser:
+    from wisp.cli.chat.command import add_parser
+
+    return add_parser
+
+
+def _config() -> AddParser:
+    from wisp.cli.config import add_parser
+
+    return add_parser
+
+
+def _logs() -> AddParser:
+    from wisp.cli.logs import add_parser
+
+    return add_parser
+
+
+def _mcp() -> AddParser:
+    from wisp.cli.servers.mcp import add_parser
+
+    return add_parser
+
+
+def _models() -> AddParser:
+    from wisp.cli.models.command import add_parser
+
+    return add_parser
+
+
+def _questions() -> AddParser:
+    from wisp.cli.answering.questions import add_parser
+
+    return add_parser
+
+
+COMMANDS: dict[str, Callable[[], AddParser]] = {
+    "acp": _acp,
+    "approvals": _approvals,
+    "chat": _chat,
+    "config": _config,
+    "logs": _logs,
+    "mcp": _mcp,
+    "models": _models,
+    "questions": _questions,
+}
+"""Each command's name, and the loader of the function that adds its parser."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,7 +133,7 @@ def _build_parsers(
         title="commands", metavar="COMMAND", dest="command", prog="wisp"
     )
     for name in COMMANDS if only is None else (only,):
-        import_module(f"wisp.cli.{name}").add_parser(commands)
+        COMMANDS[name]()(commands)
     return parser, dict(commands.choices)
 
 

@@ -21,12 +21,12 @@ To add a kind (a fact a caller asks the person to keep, say, recorded as ``appro
 ``approval.settled`` with ``kind: fact``), write one module beside those two: its record, a
 ``Filed`` Struct adding its own fields and naming ``binding_fields``; its filed answer, a Struct
 with ``id``, ``via`` and ``binding``; a ``Kind`` subclass with its ``name``, ``noun``,
-``answer_noun`` and ``refused_words`` and the methods that check, show and record it; one
-instance of it; and a ``Desk`` subclass whose ``ask`` builds the record (``Desk.stamp`` gives
-the fields every record has) and calls ``Desk.wait``, as ``OutOfBandApprover`` does. For the
-terminal, a command module that hands the kind to ``wisp.cli.answering`` (as
-``wisp/cli/approvals.py`` does). The channel, the wait and the answering path take the kind as it
-is: nothing in them changes.
+``answer_noun`` and ``refused_words`` and the methods that check, show and record it; one instance
+of it; and a ``Desk`` subclass whose ``ask`` builds the record (``Desk.stamp`` gives the fields
+every record has) and calls ``Desk.wait``, as ``OutOfBandApprover`` does. For the terminal, a
+command module that hands the kind to ``wisp.cli.answering.terminal`` (as
+``wisp/cli/answering/approvals.py`` does). The channel, the wait and the answering path take the
+kind as it is: nothing in them changes.
 
 This module imports nothing, so importing one part of the desk loads no other.
 """

@@ -2,6 +2,6 @@
 
 The server offers two tools, ``respond`` and ``close_thread``; wisp's own tools are reached only
 through ``respond``, so policy, approval and audit always apply. The command line
-(``wisp/cli/mcp.py``) builds each thread's conversation and hands it in; this package speaks the
-protocol, keeps the threads and words their results.
+(``wisp/cli/servers/mcp.py``) builds each thread's conversation and hands it in; this package speaks
+the protocol, keeps the threads and words their results.
 """

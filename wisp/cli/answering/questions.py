@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from wisp.cli.answering import add_answering_parser, run_answering
+from wisp.cli.answering.terminal import add_answering_parser, run_answering
 from wisp.cli.context import Context
 from wisp.desk.question import QUESTION
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from wisp.audit.kinds import ConfigChange
 from wisp.cli.context import Context
-from wisp.cli.models_session import Record
+from wisp.cli.models.session import Record
 from wisp.config import MISSING, Config, locked_config, save_config, set_value, unset_value
 from wisp.errors import WispError
 from wisp.models.selection import canonical_selection, parse_selection
@@ -43,7 +43,7 @@ def set_disabled(
     Models in the list but not in ``selections_off`` are enabled; spellings already in the
     file are kept. Notes are for changes only (none: nothing changed). Disabling the default
     is refused and nothing is written. Capability checks are the caller's
-    (``wisp.cli.models_check.check_and_record``).
+    (``wisp.cli.models.check.check_and_record``).
     """
     check_names(selections_off)
     with locked_config(context.home.config_file) as config:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_approvals_command import Thread, waiting
+from tests.cli.answering.test_approvals import Thread, waiting
 from tests.conftest import WISP
 from tests.hang import HANG
 from wisp.desk.approval import APPROVAL

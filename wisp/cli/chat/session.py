@@ -23,19 +23,19 @@ from wisp.audit.kinds import HostHello, SessionStart
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
 from wisp.chat.host import Write
 from wisp.chat.relay import PendingRelay
-from wisp.cli.chat_models import ChatModels
-from wisp.cli.commands import CommandOptions, approval_mode
-from wisp.cli.context import Context
-from wisp.cli.faces import Face, askers_for
-from wisp.cli.own_programs import own_argv
-from wisp.cli.session_builder import (
+from wisp.cli.building.own_programs import own_argv
+from wisp.cli.building.runner import CommandOptions, approval_mode
+from wisp.cli.building.session import (
     SessionBuilder,
     new_store,
     open_log,
     rebuilt,
     text_only_note,
 )
-from wisp.cli.typed import TypedCommand, run_typed_command
+from wisp.cli.chat.faces import Face, askers_for
+from wisp.cli.chat.models import ChatModels
+from wisp.cli.chat.typed import TypedCommand, run_typed_command
+from wisp.cli.context import Context
 from wisp.config import Config
 from wisp.store import ConversationStore, transcripts
 from wisp.tools.inspect import InspectTool

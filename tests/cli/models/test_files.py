@@ -21,7 +21,7 @@ import pytest
 from tests.hang import HANG
 from wisp.agent.types import ModelUnavailable
 from wisp.cli.context import Context
-from wisp.cli.model_files import ConfigModelFiles
+from wisp.cli.models.files import ConfigModelFiles
 from wisp.config import load_config
 from wisp.home import Home
 from wisp.models import local

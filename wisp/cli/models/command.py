@@ -7,7 +7,7 @@ Hugging Face Hub (``models_pull_hf``) or has Ollama fetch a model (``models_pull
 The commands that change something run as an audited session (``entryPoint: models``).
 
 Chat's ``/models`` uses ``picker_rows`` from here, and ``canonical``, ``disabled_list`` and
-``set_disabled`` (from ``wisp.cli.models_disabled``) through here. This module imports
+``set_disabled`` (from ``wisp.cli.models.disabled``) through here. This module imports
 neither httpx nor asyncio at startup (``wisp logs`` shares the parser); handlers import them.
 """
 
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from wisp.agent.types import CAPABILITY_WORDS
 from wisp.cli.context import Context
-from wisp.cli.models_disabled import canonical, check_names, disabled_list, set_disabled, toggle
-from wisp.cli.models_session import audited_session, say_all, say_on
-from wisp.cli.models_table import (
+from wisp.cli.models.disabled import canonical, check_names, disabled_list, set_disabled, toggle
+from wisp.cli.models.session import audited_session, say_all, say_on
+from wisp.cli.models.table import (
     muted,
     piped_lines,
     terminal_lines,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from wisp.models.catalog import Catalog
 
-# What others take from here: main's parser, and chat's /models (wisp.cli.conversation).
+# What others take from here: main's parser, and chat's /models (wisp.cli.chat.session).
 __all__ = ["add_parser", "canonical", "disabled_list", "picker_rows", "set_disabled"]
 
 DESCRIPTION = """\
@@ -197,7 +197,7 @@ def run_disable(args: argparse.Namespace, context: Context) -> int:
 def run_enable(args: argparse.Namespace, context: Context) -> int:
     import asyncio
 
-    from wisp.cli.models_check import enable_checked
+    from wisp.cli.models.check import enable_checked
 
     check_names(args.models)
     with audited_session(context, args.models[0]) as record:
@@ -210,7 +210,7 @@ def run_enable(args: argparse.Namespace, context: Context) -> int:
 def run_check(args: argparse.Namespace, context: Context) -> int:
     import asyncio
 
-    from wisp.cli.models_check import check_all
+    from wisp.cli.models.check import check_all
 
     check_names(args.models)
     with audited_session(context, args.models[0]) as record:
@@ -229,11 +229,11 @@ PULL_ELSEWHERE = {
 def run_pull(args: argparse.Namespace, context: Context) -> int:
     import asyncio
 
-    from wisp.cli.models_pull import pull_model
+    from wisp.cli.models.pull import pull_model
 
     selection = parse_selection(args.model)
     if selection.scheme == "hf":
-        from wisp.cli.models_pull_hf import pull_from_hub
+        from wisp.cli.models.pull_hf import pull_from_hub
 
         with audited_session(context, selection.canonical) as record:
             return pull_from_hub(context, selection.name, yes=args.yes, record=record)

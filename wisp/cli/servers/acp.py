@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from wisp.cli.context import Context
-from wisp.cli.serving import add_server_parser, has_sdk
+from wisp.cli.servers.options import add_server_parser, has_sdk
 from wisp.errors import UsageError
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from wisp.acp.asking import ClientWays
     from wisp.agent.recorder import Recorder
     from wisp.agent.types import ResolvedModel
-    from wisp.cli.session_builder import SessionBuilder
+    from wisp.cli.building.session import SessionBuilder
     from wisp.config import Config
 
 SUMMARY = "Run wisp as an Agent Client Protocol agent (Zed, Toad) on stdio."
@@ -93,7 +93,7 @@ async def _serve(context: Context, options: AcpOptions) -> int:
     from acp import run_agent
 
     from wisp.acp.agent import WispAgent
-    from wisp.cli.session_builder import open_log
+    from wisp.cli.building.session import open_log
 
     config, log = open_log(context)
     agent = WispAgent(AcpSessions(context, options, config, log))
@@ -168,7 +168,7 @@ class AcpSessions(msgspec.Struct):
 
     async def models(self, current: str) -> list[str]:
         """``current``, the config's model and every enabled model a runtime lists."""
-        from wisp.cli.models import picker_rows
+        from wisp.cli.models.command import picker_rows
 
         names = [current, self.options.model or self.config.settings.model]
         try:
@@ -182,8 +182,8 @@ class AcpSessions(msgspec.Struct):
 
     def _builder(self, cwd: Path) -> SessionBuilder:
         """The session's folder is its conversations' working directory and sandbox root."""
-        from wisp.cli.commands import CommandOptions
-        from wisp.cli.session_builder import SessionBuilder
+        from wisp.cli.building.runner import CommandOptions
+        from wisp.cli.building.session import SessionBuilder
 
         return SessionBuilder(
             self.context,
@@ -196,7 +196,7 @@ class AcpSessions(msgspec.Struct):
     def _tools(
         self, parts: _Opened, model: ResolvedModel, recorder: Recorder, notes: list[str]
     ) -> list[Any]:
-        from wisp.cli.session_builder import text_only_note
+        from wisp.cli.building.session import text_only_note
 
         if not model.can_call_tools:
             notes.append(text_only_note(model, "session"))

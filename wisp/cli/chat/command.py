@@ -6,11 +6,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from wisp.cli.chat.prompt import add_model_options
 from wisp.cli.context import Context
-from wisp.cli.prompt import add_model_options
 
 if TYPE_CHECKING:
-    from wisp.cli.conversation import ConversationOptions
+    from wisp.cli.chat.session import ConversationOptions
 
 EPILOG = """\
 In the chat:
@@ -73,8 +73,8 @@ def run_chat(args: argparse.Namespace, context: Context) -> int:
 
     probe_in_background()  # it runs while the rest of wisp is imported
     # Imported here: the other commands need none of the agent, httpx or models.
-    from wisp.cli.commands import CommandOptions
-    from wisp.cli.conversation import ConversationOptions
+    from wisp.cli.building.runner import CommandOptions
+    from wisp.cli.chat.session import ConversationOptions
 
     options = ConversationOptions(
         entry_point="chat",
@@ -97,7 +97,7 @@ def _hand_over_on_a_terminal(argv: list[str], context: Context) -> None:
     """
     import os
 
-    from wisp.cli import handover
+    from wisp.cli.chat import handover
     from wisp.sandbox.writable import WritableSet
 
     if not handover.on_a_terminal():
@@ -127,8 +127,8 @@ async def _headless(context: Context, options: ConversationOptions) -> int:
     from wisp import __version__
     from wisp.chat.headless import feed, stdout_writer
     from wisp.chat.loop import ChatLoop
-    from wisp.cli.conversation import ChatSession
-    from wisp.cli.faces import Face
+    from wisp.cli.chat.faces import Face
+    from wisp.cli.chat.session import ChatSession
 
     write = stdout_writer()
     async with ChatSession.open(context, options, Face(protocol=True)) as session:
@@ -155,8 +155,8 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
     from wisp import __version__
     from wisp.chat.loop import ChatLoop
     from wisp.chat.plain import LineReader, PlainFace, feed_lines
-    from wisp.cli.conversation import ChatSession
-    from wisp.cli.faces import Face
+    from wisp.cli.chat.faces import Face
+    from wisp.cli.chat.session import ChatSession
 
     face = PlainFace(context.stdout, context.stderr)
     async with ChatSession.open(

@@ -19,9 +19,9 @@ from wisp.agent.recorder import Recorder
 from wisp.agent.types import ResolvedModel, Tool
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import ModelResolved, SessionStart
-from wisp.cli.commands import CommandOptions, build_runner
+from wisp.cli.building.model_choice import ModelChoice
+from wisp.cli.building.runner import CommandOptions, build_runner
 from wisp.cli.context import Context, audit_settings
-from wisp.cli.model_choice import ModelChoice
 from wisp.config import Config
 from wisp.models.suggested import TOOL_MODEL_HINT
 from wisp.policy.types import Approver, Asker

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from wisp.cli.context import Context
-from wisp.cli.serving import add_server_parser, has_sdk
+from wisp.cli.servers.options import add_server_parser, has_sdk
 from wisp.errors import UsageError, WispError
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class McpOptions(msgspec.Struct, frozen=True):
 async def _serve(context: Context, options: McpOptions) -> int:
     from wisp.agent.recorder import Recorder
     from wisp.audit.kinds import SessionEnd
-    from wisp.cli.session_builder import open_log
+    from wisp.cli.building.session import open_log
     from wisp.mcp.server import ServerParts, WispServer
 
     config, log = open_log(context)
@@ -136,8 +136,8 @@ class ThreadBuilder:
         recorder: Recorder,
         working_directory: Path | None = None,
     ) -> None:
-        from wisp.cli.commands import CommandOptions
-        from wisp.cli.session_builder import SessionBuilder
+        from wisp.cli.building.runner import CommandOptions
+        from wisp.cli.building.session import SessionBuilder
         from wisp.mcp.shared_model import SharedModels
 
         self.context = context

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from wisp.agent.types import CAPABILITY_WORDS
 from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
-from wisp.cli.model_files import ConfigModelFiles
-from wisp.cli.models_disabled import canonical, disabled_list, toggle
-from wisp.cli.models_session import Record, Say
+from wisp.cli.models.disabled import canonical, disabled_list, toggle
+from wisp.cli.models.files import ConfigModelFiles
+from wisp.cli.models.session import Record, Say
 from wisp.config import (
     Config,
     locked_config,

@@ -475,7 +475,7 @@ def context_at(home: Path) -> Any:
 def test_set_disabled_makes_the_set_the_whole_list_and_says_what_changed(
     wisp_home: Path,
 ) -> None:
-    from wisp.cli.models import set_disabled
+    from wisp.cli.models.command import set_disabled
 
     write_config(wisp_home, {"models": {"disabled": ["ollama:a", "ollama:b"]}})
     recorded: list[Any] = []
@@ -497,7 +497,7 @@ def test_set_disabled_makes_the_set_the_whole_list_and_says_what_changed(
 
 
 def test_set_disabled_refuses_the_default_and_writes_nothing(wisp_home: Path) -> None:
-    from wisp.cli.models import set_disabled
+    from wisp.cli.models.command import set_disabled
     from wisp.errors import WispError
 
     write_config(wisp_home, {"model": "ollama:qwen3", "models": {"disabled": ["ollama:a"]}})
@@ -510,7 +510,7 @@ def test_set_disabled_refuses_the_default_and_writes_nothing(wisp_home: Path) ->
 async def test_picker_rows_marks_the_conversations_model(
     wisp_home: Path, ollama: FakeOllama, refused_url: str
 ) -> None:
-    from wisp.cli.models import picker_rows
+    from wisp.cli.models.command import picker_rows
     from wisp.config import Config
 
     ollama.install("qwen3:latest")
@@ -526,7 +526,7 @@ async def test_picker_rows_marks_the_conversations_model(
 
 
 def test_a_narrow_terminal_drops_columns_by_rank_and_wraps_the_last() -> None:
-    from wisp.cli.models_table import terminal_lines
+    from wisp.cli.models.table import terminal_lines
     from wisp.models.catalog import ModelRow
 
     row = ModelRow(
@@ -553,7 +553,7 @@ def test_a_narrow_terminal_drops_columns_by_rank_and_wraps_the_last() -> None:
 
 
 def test_an_unknown_window_is_shown_as_a_question_mark_from_unknown() -> None:
-    from wisp.cli.models_table import piped_lines, terminal_lines
+    from wisp.cli.models.table import piped_lines, terminal_lines
     from wisp.models.catalog import ModelRow
 
     row = ModelRow(
@@ -568,7 +568,7 @@ def test_an_unknown_window_is_shown_as_a_question_mark_from_unknown() -> None:
 
 
 def test_a_verified_row_names_what_the_check_did_not_pass() -> None:
-    from wisp.cli.models_table import terminal_lines
+    from wisp.cli.models.table import terminal_lines
     from wisp.models.catalog import ModelRow
 
     def cell(capabilities: list[str], passed: list[str]) -> str:
@@ -602,7 +602,7 @@ def test_the_help_names_each_capability_as_people_read_it_and_as_config_json_hol
 
 
 def test_on_a_terminal_the_pull_is_one_line_rewritten_with_a_bar_rate_and_time_left() -> None:
-    from wisp.cli.models_pull import PullView
+    from wisp.cli.models.pull import PullView
     from wisp.models.ollama_pull import PullLine, new_progress
 
     now = [100.0]

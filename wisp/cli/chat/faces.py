@@ -9,7 +9,7 @@ import msgspec
 from wisp import protocol as p
 from wisp.chat.asker import TerminalAsker
 from wisp.chat.bridge import ProtocolApprover, ProtocolAsker, Waiters
-from wisp.cli.commands import ReadLine, terminal_approver
+from wisp.cli.building.runner import ReadLine, terminal_approver
 from wisp.policy.types import ApprovalQuestion, Approver, Asker
 from wisp.tools.ask import NobodyAsker
 

@@ -11,7 +11,7 @@ from typing import Any
 from wisp.agent.types import ModelUnavailable, ResolvedModel
 from wisp.audit.kinds import ModelFallback
 from wisp.cli.context import Context
-from wisp.cli.model_files import ConfigModelFiles
+from wisp.cli.models.files import ConfigModelFiles
 from wisp.config import Config
 from wisp.models.registry import resolve_model
 from wisp.models.selection import canonical_selection

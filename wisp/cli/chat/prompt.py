@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from wisp.cli.context import Context
 
 if TYPE_CHECKING:
-    from wisp.cli.conversation import ConversationOptions
-    from wisp.cli.faces import Face
+    from wisp.cli.chat.faces import Face
+    from wisp.cli.chat.session import ConversationOptions
 
 DESCRIPTION = """\
 Run one turn: send PROMPT to the model, let it use its tools, and print the reply on stdout.
@@ -95,8 +95,8 @@ def run_prompt(args: argparse.Namespace, context: Context) -> int:
     # asyncio (asyncio alone is a quarter of `wisp logs`'s startup; see docs/performance.md).
     import asyncio
 
-    from wisp.cli.commands import CommandOptions
-    from wisp.cli.conversation import ConversationOptions
+    from wisp.cli.building.runner import CommandOptions
+    from wisp.cli.chat.session import ConversationOptions
 
     options = ConversationOptions(
         entry_point="respond",
@@ -114,7 +114,7 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
     import asyncio
 
     from wisp.chat.oneshot import OneShotFace
-    from wisp.cli.conversation import ChatSession, save_if_asked
+    from wisp.cli.chat.session import ChatSession, save_if_asked
     from wisp.store.transcripts import TranscriptError
 
     face = OneShotFace(context.stdout, context.stderr)
@@ -146,7 +146,7 @@ async def _run(context: Context, options: ConversationOptions, prompt: str) -> i
 def _person(context: Context) -> Face:
     """Someone to ask (an approval, a question) only when stdin is a terminal."""
     from wisp.chat.plain import LineReader
-    from wisp.cli.faces import Face
+    from wisp.cli.chat.faces import Face
 
     if not sys.stdin.isatty():
         return Face()

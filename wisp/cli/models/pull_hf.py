@@ -20,9 +20,9 @@ from pathlib import Path
 
 from wisp.audit.kinds import ConfigChange, ModelPublisher, ModelPull
 from wisp.cli.context import Context
-from wisp.cli.model_files import ConfigModelFiles
-from wisp.cli.models_pull import PullView, new_view
-from wisp.cli.models_session import Record
+from wisp.cli.models.files import ConfigModelFiles
+from wisp.cli.models.pull import PullView, new_view
+from wisp.cli.models.session import Record
 from wisp.config import locked_config, save_config, set_value, store_model_entry
 from wisp.config.model_entry import Hub
 from wisp.config.paths import shell_word

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from wisp.audit.kinds import ConfigChange
 from wisp.cli.context import Context
-from wisp.cli.models_session import Record
+from wisp.cli.models.session import Record
 from wisp.config import locked_config, model_path, save_config, store_model_entry
 from wisp.config.model_entry import as_stored
 from wisp.models.local_files import FileRecord, FileStamp

@@ -10,8 +10,8 @@ import msgspec
 
 from wisp.agent.loop import Conversation
 from wisp.agent.recorder import Recorder
+from wisp.cli.building.model_choice import ModelChoice
 from wisp.cli.context import Context
-from wisp.cli.model_choice import ModelChoice
 from wisp.config import Config
 from wisp.errors import WispError
 
@@ -45,8 +45,8 @@ class ChatModels:
 
     async def rows(self) -> tuple[list[PickerRow], list[str]]:
         """The picker's data: every model with its state, and a note per runtime not reached."""
-        from wisp.cli.models import picker_rows
-        from wisp.cli.models_table import capabilities_cell
+        from wisp.cli.models.command import picker_rows
+        from wisp.cli.models.table import capabilities_cell
 
         catalog = await picker_rows(
             self.session.config, self.session.context.environ,
@@ -68,7 +68,7 @@ class ChatModels:
     async def set_off(self, off: set[str], listed: set[str]) -> list[str]:
         """The picker's answer: the listed models left off are disabled, the others enabled;
         models disabled but not listed (a runtime not reached) stay as they were."""
-        from wisp.cli.models import canonical, disabled_list, set_disabled
+        from wisp.cli.models.command import canonical, disabled_list, set_disabled
 
         listed_keys = {canonical(selection) for selection in listed}
         kept = {s for s in disabled_list(self.session.context.load_config())
@@ -84,7 +84,7 @@ class ChatModels:
 
     async def toggle(self, verb: str, names: list[str]) -> list[str]:
         """/models enable|disable NAME…: as the command line does, recorded from chat."""
-        from wisp.cli.models import canonical, disabled_list
+        from wisp.cli.models.command import canonical, disabled_list
 
         current = set(disabled_list(self.session.context.load_config()))
         if verb == "disable":
@@ -96,7 +96,7 @@ class ChatModels:
 
     async def check(self, name: str, say: Callable[[str], None]) -> None:
         """/models check NAME: the capability check, its progress said as notes."""
-        from wisp.cli.models_check import Uncheckable, check_and_record, outcome_message
+        from wisp.cli.models.check import Uncheckable, check_and_record, outcome_message
 
         try:
             result = await check_and_record(

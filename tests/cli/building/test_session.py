@@ -13,9 +13,9 @@ from typing import Any
 from wisp.agent.recorder import Recorder
 from wisp.audit import AuditLog, MemorySink
 from wisp.audit.kinds import ModelResolved, SessionStart
-from wisp.cli.commands import CommandOptions
+from wisp.cli.building.runner import CommandOptions
+from wisp.cli.building.session import NamedModel, SessionBuilder, new_store, rebuilt
 from wisp.cli.context import Context
-from wisp.cli.session_builder import NamedModel, SessionBuilder, new_store, rebuilt
 from wisp.config import Config
 from wisp.home import Home
 from wisp.policy.approvers import NobodyApprover

@@ -1,6 +1,6 @@
 """``wisp models pull ollama:NAME``: Ollama's progress on stderr, ``model.pull`` at the end.
 
-The progress line is shared with ``hf:`` pulls (``wisp.cli.models_pull_hf``), whose one layer
+The progress line is shared with ``hf:`` pulls (``wisp.cli.models.pull_hf``), whose one layer
 is named by its file.
 
 On a terminal the progress is one line rewritten in place, with a bar, the bytes, the rate and
@@ -19,7 +19,7 @@ from typing import TextIO
 from wisp.agent.types import ModelError
 from wisp.audit.kinds import ModelPull
 from wisp.cli.context import Context
-from wisp.cli.models_session import Record
+from wisp.cli.models.session import Record
 from wisp.config import Config
 from wisp.models.catalog import human_bytes
 from wisp.models.ollama_pull import PullProgress, new_progress, pull

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from wisp.cli.own_programs import find_program
+from wisp.cli.building.own_programs import find_program
 from wisp.sandbox.writable import WritableSet
 
 FRONT_END = "wisp-tui"
