@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from tests.hang import HANG
 from wisp import __version__
+from wisp.cli.main import COMMANDS, _build_parsers
 
 
 def test_version_names_the_release(run_wisp) -> None:
@@ -152,3 +154,31 @@ def test_a_home_that_is_a_file_is_one_line_naming_it(wisp_env, tmp_path, command
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert str(home) in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# -- the command table ----------------------------------------------------------------------------
+
+CLI = Path(__file__).resolve().parents[2] / "wisp" / "cli"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_each_command_of_the_table_adds_its_own_parser_and_no_other(name: str) -> None:
+    _parser, commands = _build_parsers(only=name)
+    assert list(commands) == [name]
+
+
+def test_no_module_of_the_command_line_imports_wisp_by_a_computed_name() -> None:
+    """The command table names each module in an import a reader and a linter can follow."""
+    computed = []
+    for path in sorted(CLI.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+            first = node.args[0]
+            named_wisp = isinstance(first, ast.Constant) and str(first.value).startswith("wisp")
+            if name in ("import_module", "__import__") and (
+                isinstance(first, ast.JoinedStr) or named_wisp
+            ):
+                computed.append(f"{path.relative_to(CLI.parent.parent)}:{node.lineno}")
+    assert computed == []
