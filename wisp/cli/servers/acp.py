@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from wisp.acp.asking import ClientWays
     from wisp.agent.recorder import Recorder
     from wisp.agent.types import ResolvedModel
+    from wisp.cli.building.out_of_band import OutOfBand
     from wisp.cli.building.session import SessionBuilder
     from wisp.config import Config
 
@@ -203,40 +204,22 @@ class AcpSessions(msgspec.Struct):
             return []
         return parts.builder.tools(parts.runner, self._asker(recorder, parts.ways))
 
-    def _approver(self, recorder: Recorder, ways: ClientWays) -> Any:
-        """The client's permission dialog and the person out of band, at once."""
-        from wisp.desk.approval import OutOfBandApprover
+    def _out_of_band(self, recorder: Recorder) -> OutOfBand:
+        from wisp.cli.building.out_of_band import OutOfBand
 
         approval = self.config.settings.approval
-        return OutOfBandApprover(
-            self.context.home.root,
-            record=recorder.record,
-            thread=recorder.session,
-            client="acp",
-            out_of_band=approval.out_of_band,
-            alongside=ways.approve,
-            banner_delay=float(approval.banner_delay_seconds),
-        )
+        return OutOfBand(self.context.home.root, recorder.record, recorder.session, "acp", approval)
+
+    def _approver(self, recorder: Recorder, ways: ClientWays) -> Any:
+        """The client's permission dialog and the person out of band, at once."""
+        return self._out_of_band(recorder).approver(ways.approve)
 
     def _asker(self, recorder: Recorder, ways: ClientWays) -> Any:
         """A question with options goes to the client's dialog and out of band at once; one
         without, out of band only. A prompt may wait as long as the person takes, so a
         question is never parked: approval.timeoutSeconds bounds it."""
-        from wisp.desk.question import OutOfBandAsker
-
-        approval = self.config.settings.approval
-        limit = float(approval.timeout_seconds) or None
-        return OutOfBandAsker(
-            self.context.home.root,
-            record=recorder.record,
-            thread=recorder.session,
-            client="acp",
-            out_of_band=approval.out_of_band,
-            alongside=ways.ask,
-            wait_limit=limit,
-            banner_delay=float(approval.banner_delay_seconds),
-            hold=limit or NEVER_PARKED,
-        )
+        out_of_band = self._out_of_band(recorder)
+        return out_of_band.asker(ways.ask, hold=out_of_band.wait_limit or NEVER_PARKED)
 
 
 def _read_link(conversation: Any, path: str) -> str:

@@ -20,6 +20,7 @@ from wisp.errors import UsageError, WispError
 if TYPE_CHECKING:
     from wisp.agent.recorder import Recorder
     from wisp.agent.types import ResolvedModel
+    from wisp.cli.building.out_of_band import OutOfBand
     from wisp.config import Config
     from wisp.mcp.threads import OpenedThread, Thread, ThreadSpec
 
@@ -281,52 +282,43 @@ class ThreadBuilder:
             if tool.name in wanted and tool.name in offered
         ]
 
+    def _out_of_band(self, thread: Thread, recorder: Recorder) -> OutOfBand:
+        from wisp.cli.building.out_of_band import OutOfBand
+
+        client = _client_name(thread.request)
+        approval = self.config.settings.approval
+        return OutOfBand(self.context.home.root, recorder.record, thread.id, client, approval)
+
+    def _elicits(self, thread: Thread) -> bool:
+        """Whether this thread's client can be asked mid-call, and approval.elicitation lets
+        it."""
+        from wisp.mcp.elicitation import can_elicit
+
+        request = thread.request
+        if not self.config.settings.approval.elicitation or request is None:
+            return False
+        return can_elicit(request)
+
     def _approver(self, thread: Thread, recorder: Recorder) -> Any:
         """The person answers out of band (``WISP_HOME/pending``) and, when this client can be
         asked mid-call and approval.elicitation is on, in the client's own dialog too."""
-        from wisp.desk.approval import OutOfBandApprover
-        from wisp.mcp.elicitation import can_elicit, elicitor
+        from wisp.mcp.elicitation import elicitor
 
-        approval = self.config.settings.approval
-        alongside = None
-        if approval.elicitation and thread.request is not None and can_elicit(thread.request):
-            alongside = elicitor(lambda: thread.request)
-        approver = OutOfBandApprover(
-            self.context.home.root,
-            record=recorder.record,
-            thread=thread.id,
-            client=_client_name(thread.request),
-            out_of_band=approval.out_of_band,
-            alongside=alongside,
-            banner_delay=float(approval.banner_delay_seconds),
-        )
-        return approver
+        alongside = elicitor(lambda: thread.request) if self._elicits(thread) else None
+        return self._out_of_band(thread, recorder).approver(alongside)
 
     def _asker(self, thread: Thread, recorder: Recorder) -> Any:
         """The model's questions go the same two ways as approvals: filed out of band and, when
         this client can be asked mid-call, in its own form. A question unanswered when the
         call's hold lapses is parked: its answer reaches the thread's next turn, for as long as
         approval.timeoutSeconds allows (docs/mcp.md)."""
-        from wisp.desk.question import OutOfBandAsker
-        from wisp.mcp.elicitation import can_elicit, question_elicitor
+        from wisp.mcp.elicitation import question_elicitor
         from wisp.policy.asking import NobodyAsker
 
-        approval = self.config.settings.approval
-        alongside = None
-        if approval.elicitation and thread.request is not None and can_elicit(thread.request):
-            alongside = question_elicitor(lambda: thread.request)
-        if alongside is None and not approval.out_of_band:
+        alongside = question_elicitor(lambda: thread.request) if self._elicits(thread) else None
+        if alongside is None and not self.config.settings.approval.out_of_band:
             return NobodyAsker(NO_ONE_TO_ASK)
-        return OutOfBandAsker(
-            self.context.home.root,
-            record=recorder.record,
-            thread=thread.id,
-            client=_client_name(thread.request),
-            out_of_band=approval.out_of_band,
-            alongside=alongside,
-            wait_limit=float(approval.timeout_seconds) or None,
-            banner_delay=float(approval.banner_delay_seconds),
-        )
+        return self._out_of_band(thread, recorder).asker(alongside)
 
     def _default_model(self) -> str:
         return self.options.model or self.config.settings.model

@@ -1,0 +1,63 @@
+"""Where a server's face files what waits on the person (docs/policy.md, "Approvals out of band"):
+one place that reads the ``approval.*`` settings for the desk, so ``wisp mcp`` and ``wisp acp``
+say only what differs (the thread, the client, the face's own dialog, how long a question may
+be held)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from wisp.config.sections import Approval
+
+if TYPE_CHECKING:
+    from wisp.audit.kinds import Details
+    from wisp.desk.approval import Alongside, OutOfBandApprover
+    from wisp.desk.question import OutOfBandAsker, QuestionAlongside
+
+
+class OutOfBand(msgspec.Struct, frozen=True):
+    """One thread's (or session's) place at the desk: its requests filed under ``home``, recorded
+    on its log, named for it and its client, as ``settings`` say."""
+
+    home: Path
+    record: Callable[[Details], object]
+    thread: str | None
+    client: str | None
+    settings: Approval
+
+    def approver(self, alongside: Alongside | None) -> OutOfBandApprover:
+        """Commands' approvals, raced against ``alongside`` (the face's dialog) when there is
+        one."""
+        from wisp.desk.approval import OutOfBandApprover
+
+        return OutOfBandApprover(self.home, alongside=alongside, **self._filing())
+
+    def asker(
+        self, alongside: QuestionAlongside | None, *, hold: float | None = None
+    ) -> OutOfBandAsker:
+        """The model's questions, each waiting at most ``approval.timeoutSeconds`` and held in
+        its call ``hold`` seconds before it is parked (None: the desk's default hold)."""
+        from wisp.desk.question import OutOfBandAsker
+
+        return OutOfBandAsker(
+            self.home, alongside=alongside, wait_limit=self.wait_limit, hold=hold, **self._filing()
+        )
+
+    def _filing(self) -> dict[str, Any]:
+        """What every kind's desk is told of where and how it files."""
+        return {
+            "record": self.record,
+            "thread": self.thread,
+            "client": self.client,
+            "out_of_band": self.settings.out_of_band,
+            "banner_delay": float(self.settings.banner_delay_seconds),
+        }
+
+    @property
+    def wait_limit(self) -> float | None:
+        """``approval.timeoutSeconds``; None when it is 0 (no limit)."""
+        return float(self.settings.timeout_seconds) or None
