@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import msgspec
@@ -77,9 +78,9 @@ T = TypeVar("T")
 """A kind's answer as the face that asked gets it."""
 
 
-class Kind(Generic[R, F, T]):
+class Kind(ABC, Generic[R, F, T]):
     """What differs from one kind of request to another. A subclass sets the attributes and
-    fills the methods; the ones with a body here are optional."""
+    fills the abstract methods; the others have a body here and are optional."""
 
     name: ClassVar[str]
     """``approval``: the waiting notice's title says ``wisp: approval waiting``, and the command
@@ -116,52 +117,61 @@ class Kind(Generic[R, F, T]):
 
     # -- answers --------------------------------------------------------------------------------
 
+    @abstractmethod
     def answer(self, request: R, given: Any, via: str) -> F:
         """The person's answer as it is filed; ``ChannelError`` when it does not fit."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def answered_event(self, asked: str, given: Any, via: str, refused: str | None) -> Details:
         """The answering process's record of ``given`` written as the answer to the request
         ``asked`` names, or refused for the reason ``refused`` (``delivered`` has the fields)."""
-        raise NotImplementedError
+        ...
 
     def check_filed(self, answer: F) -> None:
         """``ChannelError`` when an answer file read back holds no answer of this kind."""
 
+    @abstractmethod
     def face_answer(self, answer: F) -> T:
         """A filed answer as the asking face returns it."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def failure(self, reason: str) -> Exception:
         """What the wait raises when no way is left to ask."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def no_way_left(self, out_of_band: bool) -> str:
         """Why no way is left, once the dialog could not ask and nothing is filed."""
-        raise NotImplementedError
+        ...
 
     # -- how it is shown ------------------------------------------------------------------------
 
+    @abstractmethod
     def listing(self, waiting: list[R], now: int) -> list[str]:
         """The lines its command's ``pending`` prints for what waits, oldest first."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def banner_body(self, request: R) -> str:
         """The waiting notice's text: what waits, for which thread, and how to answer it."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def confirmation(self, request: R, answer: F) -> str:
         """What its command prints once an answer is written."""
-        raise NotImplementedError
+        ...
 
     def refused_message(self, request_id: str, reason: str) -> str:
         return f"{self.refused_words} {request_id} was refused: {reason}"
 
     # -- what it records ------------------------------------------------------------------------
 
+    @abstractmethod
     def stale_event(self, request: R, why: str, seconds: float) -> Details:
         """The sweeping process's record of a request nobody waits for any more."""
-        raise NotImplementedError
+        ...
 
     def pending_event(
         self, request: R, outcome: str, reason: str | None, *, alongside: bool, delay: float
