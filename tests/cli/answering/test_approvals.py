@@ -5,16 +5,14 @@ pseudo-terminal, and refused without one."""
 from __future__ import annotations
 
 import asyncio
-import os
-import pty
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import WISP
+from tests.cli.answering.conftest import answering, first_waiting
 from tests.hang import HANG
 from wisp.audit import AuditLog, MemorySink
 from wisp.desk.approval import APPROVAL, OutOfBandApprover, PendingRequest
@@ -62,35 +60,15 @@ def thread(wisp_home: Path) -> Thread:
     return Thread(wisp_home)
 
 
-@pytest.fixture
-def terminal() -> Iterator[int]:
-    """A pseudo-terminal's far end, to be a child's stdin."""
-    controller, child_end = pty.openpty()
-    yield child_end
-    os.close(child_end)
-    os.close(controller)
-
-
 async def waiting(home: Path) -> PendingRequest:
-    async with asyncio.timeout(HANG):
-        while not (requests := list_waiting(home, APPROVAL)):
-            await asyncio.sleep(0.01)
-    return requests[0]
+    return await first_waiting(home, APPROVAL)
 
 
 async def approvals(
     env: dict[str, str], *args: str, stdin: int = subprocess.DEVNULL
 ) -> subprocess.CompletedProcess[str]:
     """The real `wisp approvals ARGS`, run while this process's loop keeps polling."""
-    process = await asyncio.create_subprocess_exec(
-        str(WISP), "approvals", *args, env=env, stdin=stdin, stdout=-1, stderr=-1
-    )
-    async with asyncio.timeout(HANG):
-        out, err = await process.communicate()
-    assert process.returncode is not None
-    result = subprocess.CompletedProcess(args, process.returncode, out.decode(), err.decode())
-    assert "Traceback" not in result.stderr, result.stderr
-    return result
+    return await answering(env, "approvals", *args, stdin=stdin)
 
 
 def answered(audit_lines: Callable[[], list[dict]]) -> list[dict]:

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import pty
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import WISP
+from tests.cli.answering.conftest import answering, first_waiting
 from tests.hang import HANG
 from wisp.audit import AuditLog, MemorySink
 from wisp.desk.channel import answer_path, file_request, list_waiting
@@ -46,35 +44,15 @@ def thread(wisp_home: Path) -> Thread:
     return Thread(wisp_home)
 
 
-@pytest.fixture
-def terminal() -> Iterator[int]:
-    """A pseudo-terminal's far end, to be a child's stdin."""
-    controller, child_end = pty.openpty()
-    yield child_end
-    os.close(child_end)
-    os.close(controller)
-
-
 async def waiting(home: Path) -> PendingQuestion:
-    async with asyncio.timeout(HANG):
-        while not (filed := list_waiting(home, QUESTION)):
-            await asyncio.sleep(0.01)
-    return filed[0]
+    return await first_waiting(home, QUESTION)
 
 
 async def questions(
     env: dict[str, str], *args: str, stdin: int = subprocess.DEVNULL
 ) -> subprocess.CompletedProcess[str]:
     """The real `wisp questions ARGS`, run while this process's loop keeps waiting."""
-    process = await asyncio.create_subprocess_exec(
-        str(WISP), "questions", *args, env=env, stdin=stdin, stdout=-1, stderr=-1
-    )
-    async with asyncio.timeout(HANG):
-        out, err = await process.communicate()
-    assert process.returncode is not None
-    result = subprocess.CompletedProcess(args, process.returncode, out.decode(), err.decode())
-    assert "Traceback" not in result.stderr, result.stderr
-    return result
+    return await answering(env, "questions", *args, stdin=stdin)
 
 
 def answered(audit_lines: Callable[[], list[dict]]) -> list[dict]:
