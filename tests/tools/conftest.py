@@ -6,6 +6,9 @@ tool the working directory, a 4 KiB budget and a ``record`` that keeps every Det
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,3 +76,23 @@ def context(workdir: Path, conversation: Conversation, recorded: list[Any]) -> T
         record=record,
         conversation=conversation,
     )
+
+
+@pytest.fixture
+def fifo(workdir: Path) -> Path:
+    """``notes.txt`` made a FIFO, as a confined command can make it."""
+    path = workdir / "notes.txt"
+    os.mkfifo(path)
+    return path
+
+
+@contextlib.contextmanager
+def reader_let_go(fifo: Path) -> Iterator[None]:
+    """On the way out, a reader still blocked on ``fifo`` (the code under test, when it waits for
+    a writer) is let go: a writer opens it and closes it at once, so the reader's open returns
+    and its read ends. Inside the test, before its event loop closes and joins the worker."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):  # ENXIO: no reader is waiting, nothing to let go
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.hang import HANG
+from tests.tools.conftest import reader_let_go
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
 from wisp.tools.edit_file import EditFileTool
@@ -319,6 +323,21 @@ async def test_a_folder_cannot_be_written(context: ToolContext, workdir: Path, m
     (workdir / "sub").mkdir()
     result = await edit(context, path="sub", mode=mode, content="x")
     assert result == f"error: cannot write {workdir / 'sub'}: it is a folder"
+
+
+@pytest.mark.parametrize("mode", ["write", "append", "replace"])
+async def test_a_fifo_is_refused_at_once_and_left_as_it_is(
+    context: ToolContext, fifo: Path, mode: str
+) -> None:
+    # A FIFO with no writer: reading it for the bytes before the edit would wait for ever.
+    with reader_let_go(fifo):
+        result = await asyncio.wait_for(
+            edit(context, path="notes.txt", mode=mode, content="x", find="a"), HANG
+        )
+    assert result == (
+        f"error: cannot edit {fifo}: it is a FIFO, not a regular file; edit_file edits files only"
+    )
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
 async def test_a_symlink_into_wisp_home_is_refused(

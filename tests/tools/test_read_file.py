@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
+from tests.hang import HANG
+from tests.tools.conftest import reader_let_go
 from wisp.agent.types import ToolContext
+from wisp.tools import read_file
 from wisp.tools.read_file import ReadFileTool
 
 
@@ -148,6 +154,16 @@ async def test_a_fifo_is_refused_rather_than_waited_on(context: ToolContext, wor
     os.mkfifo(workdir / "pipe")
     result = await read(context, path="pipe")
     assert result == f"error: {workdir / 'pipe'} is not a regular file; read_file reads files only"
+
+
+async def test_a_file_made_a_fifo_after_its_check_is_refused_at_once(
+    context: ToolContext, fifo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check saw a regular file; a command swapped in a FIFO before the open.
+    monkeypatch.setattr(read_file, "_refusal", lambda path: None)
+    with reader_let_go(fifo):
+        result = await asyncio.wait_for(read(context, path="notes.txt"), HANG)
+    assert result == f"error: {fifo} is a FIFO, not a regular file; read_file reads files only"
 
 
 # -- WISP_HOME is wisp's (docs/sandbox.md, "Threat model") -----------------------------------------

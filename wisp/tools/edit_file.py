@@ -24,6 +24,7 @@ from wisp.home import replace_atomically
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
 from wisp.tools.home_guard import is_within
 from wisp.tools.output import split_lines
+from wisp.tools.regular_file import NotRegularFile, open_regular
 
 MODES = ("write", "append", "replace")
 REPLACE_MAX_BYTES = 1 << 20
@@ -117,10 +118,15 @@ def confinement_error(
 def _edit(
     path: Path, real: Path, mode: str, content: str, find: str, line: int | None
 ) -> _Landed | str:
-    if real.is_dir():
-        return f"error: cannot write {path}: it is a folder"
     try:
-        before = real.read_bytes() if real.exists() else None
+        before = _read_before(real)
+    except NotRegularFile as exc:
+        if exc.what == "a folder":
+            return f"error: cannot write {path}: it is a folder"
+        return (
+            f"error: cannot edit {path}: it is {exc.what}, not a regular file; edit_file edits "
+            "files only"
+        )
     except OSError as exc:
         return f"error: cannot read {path}: {exc.strerror or exc}"
     try:
@@ -146,6 +152,16 @@ def _edit(
         bytes_after=len(data),
     )
     return _Landed(result, record)
+
+
+def _read_before(real: Path) -> bytes | None:
+    """The file's bytes before the edit, None when there is no file yet; ``NotRegularFile`` for
+    anything but a regular file (a command may have made it a FIFO, which would block the read)."""
+    try:
+        with open_regular(real) as file:
+            return file.read()
+    except (FileNotFoundError, NotADirectoryError):  # nothing there yet: the write says more
+        return None
 
 
 def _apply(

@@ -19,6 +19,7 @@ from wisp.agent.types import ToolContext
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
 from wisp.tools.home_guard import is_inside_home, opened_inside_home
 from wisp.tools.output import bounded
+from wisp.tools.regular_file import NotRegularFile, open_regular
 
 END_OF_FILE = "[end of file]"
 NO_LINES = "(no lines in range)"
@@ -82,13 +83,15 @@ def read_page(path: Path, offset: int, limit: int, budget: int, home: Path) -> s
     if refusal:
         return refusal
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             if opened_inside_home(file.fileno(), home):
                 return _home_refusal(path, home)
             if b"\0" in file.read(_BINARY_PROBE):
                 return f"error: {path} looks binary (it has a NUL byte); read_file reads text only"
             file.seek(0)
             return _page(file, offset, limit, budget)
+    except NotRegularFile as exc:  # it was a file when looked at: a command swapped it since
+        return f"error: {path} is {exc.what}, not a regular file; read_file reads files only"
     except OSError as exc:
         return f"error: cannot read {path}: {exc.strerror or exc}"
 
