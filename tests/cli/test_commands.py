@@ -356,3 +356,64 @@ def test_a_typed_command_gets_no_api_key_in_its_environment(
     assert result.returncode == 0, result.stderr
     assert "PERSONS_VARIABLE=kept-as-today" in result.stderr
     assert SECRET not in every_byte_wisp_wrote(result, wisp_home)
+
+
+# -- the environment: the person's credentials stay out of the model's commands ---------------
+
+PERSONS_KEY = "sk-persons-own-7c2e41"
+PERSONS_TOKEN = "hf_persons_token_93ab"
+
+
+@pytest.fixture
+def credentials_in_environment(wisp_env: dict[str, str]) -> dict[str, str]:
+    """wisp started where the person keeps keys of their own in the environment."""
+    wisp_env.update(
+        OPENAI_API_KEY=PERSONS_KEY, HF_TOKEN=PERSONS_TOKEN, PERSONS_VARIABLE="kept-as-today"
+    )
+    return wisp_env
+
+
+def every_file_under(home: Path) -> str:
+    return "\n".join(
+        path.read_text(errors="replace") for path in sorted(home.rglob("*")) if path.is_file()
+    )
+
+
+def test_the_persons_credentials_never_reach_the_models_commands(
+    wisp, credentials_in_environment, tmp_path: Path, wisp_home: Path, audit_lines
+) -> None:
+    script = commands_script(tmp_path / "s.json", "env")
+    result = wisp("--yes", "-m", f"script:{script}", "show me the environment")
+    assert result.returncode == 0, result.stderr
+    env_output = outcomes(audit_lines)[0]["stdout"]
+    assert "PERSONS_VARIABLE=kept-as-today" in env_output
+    assert "OPENAI_API_KEY" not in env_output and "HF_TOKEN" not in env_output
+    for value in (PERSONS_KEY, PERSONS_TOKEN):
+        assert value not in result.stdout + result.stderr
+        assert value not in every_file_under(wisp_home)
+    # Said once at start, by name only.
+    assert "the model's commands run without HF_TOKEN, OPENAI_API_KEY:" in result.stderr
+
+
+def test_pass_env_lets_a_named_credential_through(
+    wisp, credentials_in_environment, tmp_path: Path, wisp_home: Path, audit_lines
+) -> None:
+    wisp_home.mkdir(mode=0o700, exist_ok=True)
+    (wisp_home / "config.json").write_text(json.dumps({"commandPolicy": {"passEnv": ["HF_TOKEN"]}}))
+    script = commands_script(tmp_path / "s.json", "env")
+    result = wisp("--yes", "-m", f"script:{script}", "show me the environment")
+    assert result.returncode == 0, result.stderr
+    env_output = outcomes(audit_lines)[0]["stdout"]
+    assert f"HF_TOKEN={PERSONS_TOKEN}" in env_output
+    assert PERSONS_KEY not in env_output
+    assert "the model's commands run without OPENAI_API_KEY:" in result.stderr
+
+
+def test_a_typed_command_keeps_the_persons_credentials(
+    wisp, credentials_in_environment, tmp_path: Path
+) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": []}))
+    result = wisp("chat", "--plain", "-m", f"script:{script}", input="!env\n/quit\n")
+    assert result.returncode == 0, result.stderr
+    assert f"OPENAI_API_KEY={PERSONS_KEY}" in result.stderr

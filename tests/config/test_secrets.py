@@ -12,6 +12,7 @@ from wisp.config.secrets import (
     SECRETS,
     command_environment,
     is_secret,
+    model_environment,
     redacted,
     secret_variable,
 )
@@ -67,3 +68,18 @@ def test_a_value_where_a_key_was_meant_one_level_up_is_redacted_too() -> None:
     # `wisp config set openai sk-…`: the key was meant for openai.apiKey.
     assert redacted("openai", "sk-1") == REDACTED
     assert redacted("ollama", "http://h") == "http://h"  # ollama holds no key
+
+
+def test_the_models_commands_lose_every_credential_but_those_passed() -> None:
+    environ = {
+        "WISP_OPENAI_API_KEY": "wisp's",
+        "OPENAI_API_KEY": "the person's",
+        "hf_token": "any case",
+        "AWS_SECRET_ACCESS_KEY": "aws",
+        "PGPASSWORD": "pg",
+        "GITHUB_TOKEN": "passed",
+        "PATH": "/usr/bin",
+    }
+    kept, withheld = model_environment(environ, ["GITHUB_TOKEN"])
+    assert kept == {"GITHUB_TOKEN": "passed", "PATH": "/usr/bin"}
+    assert withheld == ["AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY", "PGPASSWORD", "hf_token"]

@@ -10,7 +10,7 @@ variables that stand in for the keys. Which settings are secret is said once, by
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from wisp.config.paths import join_path
@@ -78,3 +78,31 @@ def is_secret_variable(name: str) -> bool:
 def command_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment a command runs with: wisp's own, less its API key variables."""
     return {name: value for name, value in environ.items() if not is_secret_variable(name)}
+
+
+CREDENTIAL_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD")
+"""A variable whose name holds one of these, in any case, is taken for a credential
+(``OPENAI_API_KEY``, ``HF_TOKEN``, ``AWS_SECRET_ACCESS_KEY``, ``PGPASSWORD``), as Codex's default
+environment policy takes them."""
+
+
+def is_credential_variable(name: str) -> bool:
+    """Whether ``name`` looks like a credential's variable (``CREDENTIAL_WORDS``)."""
+    upper = name.upper()
+    return any(word in upper for word in CREDENTIAL_WORDS)
+
+
+def model_environment(
+    environ: Mapping[str, str], passed: Collection[str]
+) -> tuple[dict[str, str], list[str]]:
+    """The environment the model's commands run with: ``command_environment`` less every
+    credential variable ``passed`` (``commandPolicy.passEnv``) does not name; and the names
+    withheld, sorted (names only: a value never leaves here)."""
+    kept: dict[str, str] = {}
+    withheld: list[str] = []
+    for name, value in command_environment(environ).items():
+        if is_credential_variable(name) and name not in passed:
+            withheld.append(name)
+        else:
+            kept[name] = value
+    return kept, sorted(withheld)

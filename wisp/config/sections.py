@@ -172,6 +172,9 @@ class CommandPolicy(msgspec.Struct, frozen=True, rename="camel"):
     deny: list[str] | None
     """None (unset): wisp's own deny list, ``wisp.policy.patterns.DEFAULT_DENY``."""
     allow: list[str]
+    pass_env: list[str]
+    """Credential-looking variables the model's commands keep (docs/sandbox.md,
+    "Environment")."""
 
 
 class Approval(msgspec.Struct, frozen=True, rename="camel"):

@@ -419,6 +419,14 @@ SETTINGS: dict[str, Setting] = {
             "a list of regular expressions",
             "When not empty, refuse every command that matches none of these.",
         ),
+        Setting(
+            "commandPolicy.passEnv",
+            list[str],
+            [],
+            "a list of variable names",
+            "Variables the model's commands keep although their names look like credentials "
+            "(KEY, SECRET, TOKEN, PASSWORD).",
+        ),
     )
 }
 

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from wisp.audit.kinds import CommandOutcome, PolicyDecision
-from wisp.config.secrets import command_environment
+from wisp.config.secrets import command_environment, model_environment
 from wisp.policy.gate import STOPPED, ApprovalGate
 from wisp.policy.pacing import assess_each
 from wisp.policy.patterns import CommandPatterns
@@ -44,6 +44,8 @@ class CommandSettings(msgspec.Struct, frozen=True):
     allow_network: bool = True
     unsafe: bool = False
     """``--unsafe``: no deny or allow list, no sandbox (never no audit)."""
+    pass_env: tuple[str, ...] = ()
+    """``commandPolicy.passEnv``: credential-looking variables the model's commands keep."""
 
 
 class Ran(msgspec.Struct, frozen=True):
@@ -84,8 +86,13 @@ class CommandRunner:
         self.support = support
         self.settings = settings
         self.environ = command_environment(environ)
-        """What every command runs with: wisp's environment less its API keys, which are for
-        the model's server, never for the model (docs/sandbox.md, Environment)."""
+        """What the person's ``!`` commands run with: wisp's environment less its API keys,
+        which are for the model's server, never for the model (docs/sandbox.md,
+        "Environment")."""
+        self.model_environ, self.withheld = model_environment(environ, settings.pass_env)
+        """What the model's commands run with: that, less every variable that looks like a
+        credential (``OPENAI_API_KEY``, ``HF_TOKEN``) unless ``commandPolicy.passEnv`` names it;
+        and the names withheld, said once at start."""
 
     # -- the state of the sandbox, for inspect and the status line ---------------------------
 
@@ -195,7 +202,7 @@ class CommandRunner:
                 timeout=timeout,
                 stop=stop,
                 kill_now=kill_now,
-                env=self.environ,
+                env=self.environ if origin == "person" else self.model_environ,
             )
         except OSError as exc:
             return Refused(f"error: could not launch {SHELL}: {exc.strerror}", "failed", str(exc))

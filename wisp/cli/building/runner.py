@@ -78,6 +78,7 @@ def build_runner(
             sandbox_enabled=settings.command_policy.sandbox.enabled,
             allow_network=settings.command_policy.sandbox.allow_network,
             unsafe=options.unsafe,
+            pass_env=tuple(settings.command_policy.pass_env),
         ),
         environ=environ,
     )
@@ -116,3 +117,10 @@ def _warn_once(runner: CommandRunner, options: CommandOptions, warn: Callable[[s
     note = runner.sandbox_state().note
     if note and not options.unsafe:
         warn(note)
+    if runner.withheld:
+        names = ", ".join(runner.withheld)
+        warn(
+            f"the model's commands run without {names}: their names look like credentials "
+            "(to pass one: wisp config set commandPolicy.passEnv '[\"NAME\"]'; ! commands "
+            "keep them)"
+        )
