@@ -101,11 +101,12 @@ def test_a_narrowed_temp_folder_is_said_once_with_what_breaks_and_the_fix(
 
 
 def test_a_narrowed_working_directory_says_where_else_to_start() -> None:
-    # wisp started in ~ with WISP_HOME further down: /tmp is whole, so mktemp still works.
-    # (Nothing here touches the folders: they need not exist.)
+    # wisp started in ~ with WISP_HOME further down, and the home folder allowed as the working
+    # folder (commandPolicy.sandbox.allowHome): /tmp is whole, so mktemp still works. (Nothing
+    # here touches the folders: they need not exist.)
     user = "/srv/wisp-note-user"
     writable = WritableSet.build(
-        working_directory=user, home=f"{user}/dot/.wisp", environ={"HOME": user}
+        working_directory=user, home=f"{user}/dot/.wisp", environ={"HOME": user}, allow_home=True
     )
     _, state = confined_argv(
         COMMAND, writable, network_off=False, support=SandboxSupport(landlock_abi=7)

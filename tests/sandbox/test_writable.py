@@ -4,7 +4,12 @@ narrowing of a root that holds WISP_HOME."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from wisp.sandbox.writable import WritableSet, narrow
 
@@ -31,6 +36,40 @@ def test_roots_are_the_working_directory_temp_cache_and_configured(tmp_path: Pat
         f"{real}/user/.cargo/registry",
         f"{real}/work/relative",
     )
+
+
+@pytest.fixture
+def user_home() -> Iterator[Path]:
+    """A home folder outside /tmp (a root of its own), in a folder of its own."""
+    holder = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    (holder / "user").mkdir()
+    yield holder / "user"
+    shutil.rmtree(holder)
+
+
+@pytest.mark.parametrize("where", ["user", "/", "holder"])
+def test_a_working_folder_holding_the_home_folder_is_no_root(
+    tmp_path: Path, user_home: Path, where: str
+) -> None:
+    # The home folder itself, /, or a folder that holds the home folder.
+    folder = {"user": user_home, "/": Path("/"), "holder": user_home.parent}[where]
+    writable = WritableSet.build(
+        working_directory=folder, home=tmp_path / "home", environ={"HOME": str(user_home)}
+    )
+    assert not writable.working_writable
+    assert os.path.realpath(folder) not in writable.roots
+    assert not writable.contains(user_home / ".bashrc")
+    assert writable.contains("/tmp/x")  # temp and the cache still are
+
+
+def test_allow_home_keeps_the_home_folder_a_root(tmp_path: Path, user_home: Path) -> None:
+    writable = WritableSet.build(
+        working_directory=user_home,
+        home=tmp_path / "home",
+        environ={"HOME": str(user_home)},
+        allow_home=True,
+    )
+    assert writable.working_writable and writable.contains(user_home / ".bashrc")
 
 
 def test_xdg_cache_home_replaces_the_default_cache(tmp_path: Path) -> None:

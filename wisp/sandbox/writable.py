@@ -14,7 +14,7 @@ import msgspec
 
 from wisp.sandbox.narrowing import is_within, narrow
 
-__all__ = ["DEVICE_PATHS", "WritableSet", "canonical", "is_within", "narrow"]
+__all__ = ["DEVICE_PATHS", "WritableSet", "canonical", "holds_home", "is_within", "narrow"]
 
 DEVICE_PATHS = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/pts", "/dev/shm")
 """(Python wisp) Device files the tools need to write; directories among them get write
@@ -27,6 +27,14 @@ def canonical(path: str) -> str:
     return real.rstrip("/") or "/"
 
 
+def holds_home(folder: str | os.PathLike[str], user_home: str) -> bool:
+    """Whether ``folder`` is the home folder or ``/``, or holds the home folder: a working
+    folder like that would make ``~/.bashrc``, ``~/.profile`` and the shims on ``PATH``
+    writable, so it is no writable root unless ``commandPolicy.sandbox.allowHome`` says so."""
+    real = canonical(os.fspath(folder))
+    return real == "/" or is_within(canonical(user_home), real)
+
+
 class WritableSet(msgspec.Struct, frozen=True):
     """Canonical writable roots and device paths, and the protected ``WISP_HOME``.
 
@@ -34,7 +42,8 @@ class WritableSet(msgspec.Struct, frozen=True):
     outside ``protected``."""
 
     roots: tuple[str, ...]
-    """The working directory, ``$TMPDIR`` and ``/tmp``, the user cache, configured roots."""
+    """The working directory (unless ``working_writable`` is False), ``$TMPDIR`` and ``/tmp``,
+    the user cache, configured roots."""
     devices: tuple[str, ...]
     protected: str
     """``WISP_HOME``, never writable."""
@@ -45,6 +54,9 @@ class WritableSet(msgspec.Struct, frozen=True):
     sockets: tuple[str, ...] = ()
     """``commandPolicy.sandbox.allowSockets``: the UNIX sockets with a path commands may reach
     (canonical); every other one is hidden from them."""
+    working_writable: bool = True
+    """The working directory is the first root; False when it holds the home folder (or is
+    ``/``) and ``commandPolicy.sandbox.allowHome`` is off, and then it is none."""
 
     @classmethod
     def build(
@@ -55,6 +67,7 @@ class WritableSet(msgspec.Struct, frozen=True):
         environ: Mapping[str, str],
         extra_roots: Iterable[str | os.PathLike[str]] = (),
         sockets: Iterable[str | os.PathLike[str]] = (),
+        allow_home: bool = False,
     ) -> WritableSet:
         """The set for a conversation's working directory (fixed for the conversation, never a
         command's ``workingDirectory``), ``home`` = ``WISP_HOME``, and the configured
@@ -63,13 +76,16 @@ class WritableSet(msgspec.Struct, frozen=True):
         cwd = os.fspath(working_directory)
         tmpdir = environ.get("TMPDIR", "").strip()
         cache = environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(user_home, ".cache")
-        wanted = [cwd, *([tmpdir] if tmpdir else []), "/tmp", cache]
+        working_writable = allow_home or not holds_home(cwd, user_home)
+        wanted = [*([cwd] if working_writable else []), *([tmpdir] if tmpdir else []), "/tmp"]
+        wanted.append(cache)
         wanted += [_expand(os.fspath(root), user_home, cwd) for root in extra_roots]
         roots = tuple(dict.fromkeys(canonical(os.path.join(cwd, root)) for root in wanted))
         devices = tuple(dict.fromkeys(canonical(path) for path in DEVICE_PATHS))
         temp = canonical(os.path.join(cwd, tmpdir or "/tmp"))
         allowed = tuple(canonical(_expand(os.fspath(path), user_home, cwd)) for path in sockets)
-        return cls(roots, devices, canonical(os.fspath(home)), user_home, temp, allowed)
+        protected = canonical(os.fspath(home))
+        return cls(roots, devices, protected, user_home, temp, allowed, working_writable)
 
     def contains(self, path: str | os.PathLike[str]) -> bool:
         """Whether a write to ``path`` is allowed: its real target inside a root or device path,
@@ -108,7 +124,8 @@ class WritableSet(msgspec.Struct, frozen=True):
         """How to keep the roots whole: ``WISP_HOME`` out of the outermost, wisp started
         elsewhere (when that is the working directory), or bubblewrap."""
         outer = min(narrowed_roots, key=len)
-        elsewhere = " start wisp in another folder," if outer == self.roots[0] else ""
+        is_working = self.working_writable and outer == self.roots[0]
+        elsewhere = " start wisp in another folder," if is_working else ""
         return f"set WISP_HOME outside {outer},{elsewhere} or install bubblewrap, to fix"
 
     def roots_holding_home(self) -> tuple[str, ...]:

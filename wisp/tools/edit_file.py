@@ -21,6 +21,7 @@ from msgspec import UNSET, UnsetType
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
 from wisp.home import replace_atomically
+from wisp.sandbox.writable import holds_home
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
 from wisp.tools.home_guard import is_within
 from wisp.tools.output import split_lines
@@ -64,10 +65,13 @@ class EditFileTool:
     parameters = _parameters()
     read_only = False
 
-    def __init__(self, writable_roots: Sequence[Path] = ()) -> None:
+    def __init__(self, writable_roots: Sequence[Path] = (), *, allow_home: bool = False) -> None:
         self.writable_roots = list(writable_roots)
         """``tools.editFile.writableRoots``: writable besides the working directory (a relative
         one within it)."""
+        self.allow_home = allow_home
+        """``commandPolicy.sandbox.allowHome``: the working directory is writable even when it
+        is the home folder or ``/``, as for commands (docs/sandbox.md, "What is confined")."""
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
         args = parse_arguments(self.name, arguments, EditFileArgs)
@@ -85,11 +89,18 @@ class EditFileTool:
         path = resolve_path(args.path, context.working_directory)
         # A relative configured root is the conversation's, not the process's.
         here = context.working_directory
-        roots = [here, *(here / root for root in self.writable_roots)]
+        home_like = not self.allow_home and holds_home(here, os.path.expanduser("~"))
+        roots = [*([] if home_like else [here]), *(here / root for root in self.writable_roots)]
         # Resolved once: the edit goes to the real path that was checked, not to whatever the
         # path leads to a moment later.
         real = Path(os.path.realpath(path))
         refusal = confinement_error(path, roots, context.conversation.home, real=real)
+        if refusal and home_like and is_within(os.fspath(real), os.path.realpath(here)):
+            return (
+                f"error: cannot write {path}: the working folder {here} is the home folder or / "
+                "(or holds the home folder), where wisp writes nothing unless "
+                "commandPolicy.sandbox.allowHome is set"
+            )
         if refusal:
             return refusal
         landed = await asyncio.to_thread(_edit, path, real, args.mode, args.content, find, line)

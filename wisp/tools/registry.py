@@ -92,8 +92,10 @@ def default_tools(
 
 
 def _edit_file(config: Config) -> Tool:
-    roots = config.settings.tools.edit_file.writable_roots
-    return EditFileTool(writable_roots=[Path(root) for root in roots])
+    settings = config.settings
+    roots = settings.tools.edit_file.writable_roots
+    allow_home = settings.command_policy.sandbox.allow_home
+    return EditFileTool(writable_roots=[Path(root) for root in roots], allow_home=allow_home)
 
 
 def _memory(config: Config) -> Tool | None:

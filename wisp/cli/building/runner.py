@@ -66,6 +66,7 @@ def build_runner(
         environ=environ,
         extra_roots=settings.command_policy.sandbox.writable_roots,
         sockets=settings.command_policy.sandbox.allow_sockets,
+        allow_home=settings.command_policy.sandbox.allow_home,
     )
     runner = CommandRunner(
         patterns=CommandPatterns.from_settings(settings.command_policy),
@@ -82,7 +83,7 @@ def build_runner(
         ),
         environ=environ,
     )
-    _warn_once(runner, options, warn)
+    _warn_once(runner, options, warn, working_directory)
     return runner
 
 
@@ -104,7 +105,12 @@ def approval_mode(config: Config, options: CommandOptions) -> str:
     return "never asks" if threshold == "never" else f"approve at {threshold}"
 
 
-def _warn_once(runner: CommandRunner, options: CommandOptions, warn: Callable[[str], None]) -> None:
+def _warn_once(
+    runner: CommandRunner,
+    options: CommandOptions,
+    warn: Callable[[str], None],
+    working_directory: Path,
+) -> None:
     """The switches, and a sandbox that is not all it could be, said once (never claim a
     sandbox that is not there)."""
     if options.yes:
@@ -117,6 +123,14 @@ def _warn_once(runner: CommandRunner, options: CommandOptions, warn: Callable[[s
     note = runner.sandbox_state().note
     if note and not options.unsafe:
         warn(note)
+    writable = runner.writable
+    if not writable.working_writable:
+        warn(
+            f"sandbox: the working folder {working_directory} is your home folder or / (or "
+            "holds your home folder), so commands and edit_file cannot write in it; they may "
+            f"write only in {', '.join(writable.roots)} (to let them: wisp config set "
+            "commandPolicy.sandbox.allowHome true)"
+        )
     if runner.withheld:
         names = ", ".join(runner.withheld)
         warn(

@@ -103,9 +103,13 @@ def _hand_over_on_a_terminal(argv: list[str], context: Context) -> None:
     if not handover.on_a_terminal():
         return
     script = handover.own_script()
-    # The sandbox's default roots (config.json's writableRoots are not read this early).
+    # The sandbox's default roots (config.json's writableRoots are not read this early), the
+    # working folder among them even when it is the home folder: allowHome may be on.
     writable = WritableSet.build(
-        working_directory=os.getcwd(), home=context.home.root, environ=context.environ
+        working_directory=os.getcwd(),
+        home=context.home.root,
+        environ=context.environ,
+        allow_home=True,
     )
     front_end = handover.find_front_end(context.environ, script, writable)
     if front_end is None:
