@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 import pytest
 
+from tests.tools.swapping import swapping
 from wisp.tools.beneath import (
     FOLDER_FLAGS,
     SwapRefused,
@@ -96,3 +98,23 @@ def test_missing_folders_are_made_but_never_through_a_link(
         os.close(held)
     assert (root / "a/b").is_dir()
     assert list((tmp_path / "outside").iterdir()) == []
+
+
+def test_ten_thousand_opens_raced_by_a_swapping_command_never_leave_the_root(
+    root: Path, tmp_path: Path, walk: bool
+) -> None:
+    # d and link (to a folder outside) exchanged in a loop: each open lands in the root or is
+    # refused, whatever the interleaving.
+    (tmp_path / "outside/f").write_text("outside")
+    held = open_root(str(root))
+    opened: list[str] = []
+    try:
+        with swapping((root / "d", root / "link")):
+            for _ in range(10_000):
+                with contextlib.suppress(SwapRefused):
+                    descriptor = open_beneath(held, "d/f", os.O_RDONLY, walk=walk)
+                    opened.append(real_path_of(descriptor))
+                    os.close(descriptor)
+    finally:
+        os.close(held)
+    assert {os.path.dirname(path) for path in opened} <= {str(root / "d"), str(root / "link")}

@@ -16,9 +16,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import os
 import stat
 from pathlib import PurePosixPath
+from typing import Any
 
 SYS_OPENAT2 = 437
 """``openat2``'s number, the same on every architecture (the unified table since Linux 5.6)."""
@@ -41,6 +43,15 @@ class _OpenHow(ctypes.Structure):
         ("mode", ctypes.c_uint64),
         ("resolve", ctypes.c_uint64),
     )
+
+
+def resolved(path: str | os.PathLike[str]) -> str:
+    """``os.path.realpath``, where a link swapped out between its ``lstat`` and its ``readlink``
+    (``EINVAL``: the path changed while it was resolved) is ``SwapRefused`` too."""
+    try:
+        return os.path.realpath(path)
+    except OSError as exc:
+        raise SwapRefused(f"{os.fspath(path)} changed while it was resolved") from exc
 
 
 def open_root(path: str) -> int:
@@ -110,10 +121,8 @@ def _parts(rest: str) -> list[str]:
 def _openat2(folder: int, rest: str, flags: int, mode: int) -> int | None:
     """The descriptor, or None where the walk must answer: the kernel offers no ``openat2`` (or
     a filter refuses it)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
     how = _OpenHow(flags, mode if flags & os.O_CREAT else 0, RESOLVE)
-    result = libc.syscall(
+    result = _syscall()(
         ctypes.c_long(SYS_OPENAT2),
         ctypes.c_int(folder),
         ctypes.c_char_p(os.fsencode(rest)),
@@ -131,40 +140,50 @@ def _openat2(folder: int, rest: str, flags: int, mode: int) -> int | None:
     raise OSError(code, os.strerror(code), rest)
 
 
+@functools.cache
+def _syscall() -> Any:
+    """libc's ``syscall``, loaded once: loading it builds ctypes classes, which costs more than
+    the open it makes (a read or an edit opens several paths)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc.syscall
+
+
 def _walk(folder: int, parts: list[str], flags: int, mode: int) -> int:
-    """One ``O_NOFOLLOW`` open per component: each folder on the way held as ``O_PATH`` (which
-    opens a link itself rather than failing, so ``fstat`` tells a link from a folder), the last
+    """One ``O_NOFOLLOW`` open per component: each folder on the way held as ``O_PATH``, the last
     opened with ``flags``, where ``O_NOFOLLOW`` refuses a link with ``ELOOP``."""
     if not parts:
         return os.open(".", flags, mode, dir_fd=folder)
     current = os.dup(folder)
     try:
         for part in parts[:-1]:
-            inner = os.open(part, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=current)
+            inner = _open_held(current, part, FOLDER_FLAGS)
             os.close(current)
             current = inner
-            kind = os.fstat(current).st_mode
-            if stat.S_ISLNK(kind):
-                raise SwapRefused(f"a symbolic link stands on the way at {part}")
-            if not stat.S_ISDIR(kind):
-                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), part)
-        return _open_last(current, parts[-1], flags, mode)
+        if flags & os.O_PATH:
+            return _open_held(current, parts[-1], flags)
+        try:
+            return os.open(parts[-1], flags, mode, dir_fd=current)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise SwapRefused(f"{parts[-1]} is a symbolic link") from exc
+            raise
     finally:
         os.close(current)
 
 
-def _open_last(folder: int, name: str, flags: int, mode: int) -> int:
+def _open_held(folder: int, name: str, flags: int) -> int:
+    """``name`` opened ``O_PATH``: that opens a link itself (``O_DIRECTORY`` left out, which
+    would fail on it as on a file), so the descriptor's ``fstat`` tells a link from a folder,
+    with no second look at the path that could meet another swap."""
+    opened = os.open(name, (flags | os.O_PATH | os.O_NOFOLLOW) & ~os.O_DIRECTORY, dir_fd=folder)
     try:
-        return os.open(name, flags, mode, dir_fd=folder)
-    except OSError as exc:
-        # ELOOP: O_NOFOLLOW met a link; ENOTDIR: O_DIRECTORY did (or a file stands there).
-        if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(folder, name)):
-            raise SwapRefused(f"{name} is a symbolic link") from exc
+        kind = os.fstat(opened).st_mode
+        if stat.S_ISLNK(kind):
+            raise SwapRefused(f"{name} is a symbolic link")
+        if flags & os.O_DIRECTORY and not stat.S_ISDIR(kind):
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), name)
+    except BaseException:
+        os.close(opened)
         raise
-
-
-def _is_link(folder: int, name: str) -> bool:
-    try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
+    return opened

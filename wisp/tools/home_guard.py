@@ -13,11 +13,6 @@ def is_within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def is_inside_home(path: str | os.PathLike[str], home: Path) -> bool:
-    """Whether ``path``'s real target (symlinks resolved, as far as it exists) is in ``home``."""
-    return is_within(os.path.realpath(path), os.path.realpath(home))
-
-
 def opened_inside_home(fd: int, home: Path) -> bool:
     """Whether the file open as ``fd`` is in ``home``: the path checked before the open may
     have been swapped for a link since. Linux names it in ``/proc/self/fd``; elsewhere the
