@@ -20,6 +20,7 @@ import pytest
 from wisp.agent.types import ToolContext
 from wisp.config import Config
 from wisp.store import ConversationStore
+from wisp.tools import beneath
 
 CALL_ID = "3f2a9c1e"
 
@@ -113,3 +114,12 @@ def memory_path(tmp_path: Path) -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder)
+
+
+@pytest.fixture(params=["openat2", "walk"])
+def resolver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each path beneath a folder opened by ``openat2``, or by the walk by components that stands
+    in where the kernel has none (``ENOSYS``) or a filter refuses it (``EPERM``)."""
+    if request.param == "walk":
+        monkeypatch.setattr(beneath, "_openat2", lambda *_: None)
+    return request.param

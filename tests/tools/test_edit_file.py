@@ -16,7 +16,7 @@ from tests.tools.swapping import exchange, swapping, temporary_files, watching
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
 from wisp.config import Config
-from wisp.tools import beneath, edit_file
+from wisp.tools import edit_file
 from wisp.tools.edit_file import EditFileTool
 
 
@@ -373,15 +373,6 @@ async def test_a_symlink_into_wisp_home_is_refused(
 
 
 # -- a folder swapped for a link after the check --------------------------------------------
-
-
-@pytest.fixture(params=["openat2", "walk"])
-def resolver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each path beneath a root opened by openat2, or by the walk that stands in where the
-    kernel has none (ENOSYS) or a filter refuses it (EPERM)."""
-    if request.param == "walk":
-        monkeypatch.setattr(beneath, "_openat2", lambda *_: None)
-    return request.param
 
 
 class Swap:

@@ -12,7 +12,7 @@ from tests.hang import HANG
 from tests.tools.conftest import reader_let_go
 from tests.tools.swapping import exchange, swapping, watching
 from wisp.agent.types import ToolContext
-from wisp.tools import beneath, read_file
+from wisp.tools import read_file
 from wisp.tools.read_file import ReadFileTool
 
 
@@ -202,14 +202,6 @@ async def test_wisp_home_inside_the_working_directory_is_refused(
 
 
 # -- a folder swapped for a link after the check --------------------------------------------
-
-
-@pytest.fixture(params=["openat2", "walk"])
-def resolver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each path opened by openat2, or by the walk that stands in where the kernel has none."""
-    if request.param == "walk":
-        monkeypatch.setattr(beneath, "_openat2", lambda *_: None)
-    return request.param
 
 
 def _swappable(workdir: Path, home: Path) -> tuple[Path, Path]:

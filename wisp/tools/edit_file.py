@@ -2,7 +2,9 @@
 
 Every write is atomic (a temporary file beside the target, renamed over it) and confined: the
 real target must lie inside the working directory or a configured writable root, and never
-inside ``WISP_HOME`` (checked as real paths, so a symlink cannot lead out).
+inside ``WISP_HOME`` (checked as real paths, so a symlink cannot lead out). The path is resolved
+once, and the edit made through descriptors opened beneath the root with no symlink followed,
+so a folder swapped for a link after the check is refused, never followed (``beneath.py``).
 An edit that lands is recorded as ``file.write``.
 """
 
@@ -240,8 +242,8 @@ def _edit(path: Path, real: Path, place: _Place, edit: _Edit) -> _Landed | str:
     elif before is None:
         result = f"created {path}; {size}"
     else:
-        mode = edit.mode
-        result = f"appended to {path}; {size}" if mode == "append" else f"wrote {path}; {size}"
+        appended = edit.mode == "append"
+        result = f"appended to {path}; {size}" if appended else f"wrote {path}; {size}"
     record = FileWrite(
         path=str(real),
         mode=edit.mode,
