@@ -208,7 +208,11 @@ class _Place(msgspec.Struct, frozen=True):
     def _judge(self, folder: int) -> None:
         if opened_inside_home(folder, self.home):
             raise _InsideHome
-        if not is_within(real_path_of(folder), self.root):
+        try:
+            where = real_path_of(folder)
+        except OSError:  # no /proc: the open beneath the root stands alone
+            return
+        if not is_within(where, self.root):
             raise SwapRefused(f"{self.rest} is no longer beneath {self.root}")
 
 
