@@ -9,8 +9,9 @@ the umask, so each is set again with ``chmod`` after creation.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
-import tempfile
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -81,15 +82,39 @@ def open_private(path: Path, flags: int) -> int:
 def replace_atomically(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     """Write ``data`` to a temporary file beside ``path`` (mode ``mode``), flush it to disk and
     rename it over ``path``: a reader sees the old file or the new one, never half of either."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        replace_in_folder(folder, path.name, data, mode)
+    finally:
+        os.close(folder)
+
+
+def replace_in_folder(folder: int, name: str, data: bytes, mode: int = FILE_MODE) -> None:
+    """``replace_atomically`` for the entry ``name`` of the folder open as ``folder``: the
+    temporary file is made (``O_EXCL``, no link followed), renamed and on failure removed
+    through that descriptor, so the folder cannot change under it between the steps."""
+    fd, temporary = _make_temporary(folder, name)
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as file:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
-        os.replace(temporary, path)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+            os.unlink(temporary, dir_fd=folder)
         raise
+
+
+def _make_temporary(folder: int, name: str) -> tuple[int, str]:
+    """A new file ``.NAME.XXXXXXXX.tmp`` in ``folder`` (0600 until its mode is set) and its
+    name."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(temporary, flags, FILE_MODE, dir_fd=folder), temporary
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no temporary file name was free", name)

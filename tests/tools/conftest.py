@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 from wisp.agent.types import ToolContext
 from wisp.config import Config
 from wisp.store import ConversationStore
+from wisp.tools import beneath
 
 CALL_ID = "3f2a9c1e"
 
@@ -96,3 +99,27 @@ def reader_let_go(fifo: Path) -> Iterator[None]:
     finally:
         with contextlib.suppress(OSError):  # ENXIO: no reader is waiting, nothing to let go
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+@pytest.fixture
+def memory_path(tmp_path: Path) -> Iterator[Path]:
+    """A folder in memory (``/dev/shm``) where there is one, else ``tmp_path``: for the races
+    that edit a file ten thousand times, where each edit's ``fsync`` on a disk costs a
+    millisecond or more."""
+    if not os.path.isdir("/dev/shm"):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="wisp-race-", dir="/dev/shm"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
+@pytest.fixture(params=["openat2", "walk"])
+def resolver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each path beneath a folder opened by ``openat2``, or by the walk by components that stands
+    in where the kernel has none (``ENOSYS``) or a filter refuses it (``EPERM``)."""
+    if request.param == "walk":
+        monkeypatch.setattr(beneath, "_openat2", lambda *_: None)
+    return request.param

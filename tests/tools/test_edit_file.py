@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from tests.hang import HANG
-from tests.tools.conftest import reader_let_go
+from tests.tools.conftest import CALL_ID, Conversation, reader_let_go
+from tests.tools.swapping import exchange, swapping, temporary_files, watching
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
+from wisp.config import Config
+from wisp.tools import edit_file
 from wisp.tools.edit_file import EditFileTool
 
 
@@ -367,3 +370,85 @@ async def test_a_symlink_into_wisp_home_is_refused(
     result = await edit(context, path="settings.json", mode="write", content='{"x": 1}')
     assert result.startswith(f"error: cannot write {workdir / 'settings.json'}: inside WISP_HOME")
     assert (conversation.home / "config.json").read_text() == "{}"
+
+
+# -- a folder swapped for a link after the check --------------------------------------------
+
+
+class Swap:
+    """``d`` a folder in ``parent`` (in the working directory), and ``link`` beside it, a link
+    to ``target``."""
+
+    def __init__(self, parent: Path, target: Path) -> None:
+        self.folder, self.link = parent / "d", parent / "link"
+        self.folder.mkdir(parents=True)
+        self.link.symlink_to(target)
+
+    def now(self) -> None:
+        exchange(self.folder, self.link)
+
+
+@pytest.mark.parametrize("into", ["home", "outside"])
+async def test_a_folder_swapped_for_a_link_after_the_check_is_refused(
+    context: ToolContext,
+    workdir: Path,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    resolver: str,
+    into: str,
+) -> None:
+    (home / "config.json").write_text('{"approvals": "ask"}')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    swap = Swap(workdir, home if into == "home" else outside)
+    checked = edit_file.confinement_error
+
+    def check_then_swap(*args: Any, **kwargs: Any) -> str | None:
+        refusal = checked(*args, **kwargs)  # d/config.json judged while d is a folder
+        swap.now()
+        return refusal
+
+    monkeypatch.setattr(edit_file, "confinement_error", check_then_swap)
+    with watching(home) as in_home, watching(outside) as in_outside:
+        result = await edit(context, path="d/config.json", mode="write", content='{"x": 1}')
+        assert in_home.events() == [] and in_outside.events() == []
+    assert result == (
+        f"error: cannot write {workdir / 'd/config.json'}: it changed while wisp was writing it "
+        "(a symlink appeared on the way): refused"
+    )
+    assert (home / "config.json").read_text() == '{"approvals": "ask"}'
+    assert os.listdir(home) == ["config.json"] and os.listdir(outside) == []
+    assert temporary_files(tmp_path) == []
+
+
+async def test_ten_thousand_edits_raced_by_a_swapping_command_never_leave_the_roots(
+    memory_path: Path,
+) -> None:
+    # Whatever the interleaving, no write lands in WISP_HOME or outside the roots. (The walk
+    # that stands in for openat2 is raced in tests/tools/test_beneath.py.)
+    workdir, home, outside = (memory_path / name for name in ("work", "wisp-home", "outside"))
+    for folder in (workdir, home, outside):
+        folder.mkdir()
+    (home / "config.json").write_text('{"approvals": "ask"}')
+    to_home, to_outside = Swap(workdir, home), Swap(workdir / "e", outside)
+    recorded: list[FileWrite] = []
+    conversation = Conversation(home=home, config=Config(home / "config.json", {}))
+    context = ToolContext(workdir, CALL_ID, 4096, recorded.append, conversation)
+    tool, content = EditFileTool(), '{"approvals": "never"}'
+    refusals = ("symlink appeared", "inside WISP_HOME", "outside the writable")
+    unexpected = []
+    with watching(home) as in_home, watching(outside) as in_outside:
+        with swapping((to_home.folder, to_home.link), (to_outside.folder, to_outside.link)):
+            for number in range(10_000):
+                path = ("d", "e/d")[number % 2] + "/config.json"
+                result = await edit(context, tool, path=path, mode="write", content=content)
+                landed = result.startswith(("created ", "wrote "))
+                if not (landed or any(reason in result for reason in refusals)):
+                    unexpected.append(result)
+        assert in_home.events() == [] and in_outside.events() == []
+    assert (home / "config.json").read_text() == '{"approvals": "ask"}'
+    assert os.listdir(home) == ["config.json"] and os.listdir(outside) == []
+    assert all(record.path.startswith(f"{workdir}/") for record in recorded)
+    assert temporary_files(memory_path) == []
+    assert unexpected == []

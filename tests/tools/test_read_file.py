@@ -10,6 +10,7 @@ import pytest
 
 from tests.hang import HANG
 from tests.tools.conftest import reader_let_go
+from tests.tools.swapping import exchange, swapping, watching
 from wisp.agent.types import ToolContext
 from wisp.tools import read_file
 from wisp.tools.read_file import ReadFileTool
@@ -198,3 +199,59 @@ async def test_wisp_home_inside_the_working_directory_is_refused(
     result = await read(context, path=".wisp/history")
     assert result.startswith("error: cannot read")
     assert "typed before" not in result
+
+
+# -- a folder swapped for a link after the check --------------------------------------------
+
+
+def _swappable(workdir: Path, home: Path) -> tuple[Path, Path]:
+    """``d/config.json`` in the working directory, and ``link`` beside ``d``, to WISP_HOME,
+    whose ``config.json`` holds a key."""
+    (home / "config.json").write_text('{"openai": {"apiKey": "sk-secret"}}')
+    (workdir / "d").mkdir()
+    (workdir / "d/config.json").write_text('{"mine": true}')
+    (workdir / "link").symlink_to(home)
+    return workdir / "d", workdir / "link"
+
+
+async def test_a_folder_swapped_for_a_link_after_the_check_is_never_followed(
+    context: ToolContext,
+    workdir: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    resolver: str,
+) -> None:
+    folder, link = _swappable(workdir, home)
+    checked = read_file._refusal
+
+    def check_then_swap(path: Path) -> str | None:
+        refusal = checked(path)  # d/config.json judged while d is a folder
+        exchange(folder, link)
+        return refusal
+
+    monkeypatch.setattr(read_file, "_refusal", check_then_swap)
+    with watching(home) as in_home:
+        result = await read(context, path="d/config.json")
+        # Not a byte read, and not even opened: the walk stops at the link.
+        assert in_home.events() == []
+    assert result == (
+        f"error: cannot read {workdir / 'd/config.json'}: it changed while wisp was reading it "
+        "(a symlink appeared on the way): refused"
+    )
+
+
+def test_ten_thousand_reads_raced_by_a_swapping_command_never_open_wisp_home(
+    workdir: Path, home: Path, resolver: str
+) -> None:
+    # The tool's own worker, called directly; whatever the interleaving, nothing in WISP_HOME
+    # is opened, let alone read.
+    folder, link = _swappable(workdir, home)
+    allowed = ("symlink appeared", "inside WISP_HOME")
+    with watching(home) as in_home, swapping((folder, link)):
+        for _ in range(10_000):
+            result = read_file.read_page(workdir / "d/config.json", 1, 100, 4096, home)
+            assert "sk-secret" not in result
+            assert result.startswith('1\t{"mine": true}') or any(
+                reason in result for reason in allowed
+            ), result
+        assert in_home.events() == []

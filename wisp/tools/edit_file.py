@@ -2,7 +2,9 @@
 
 Every write is atomic (a temporary file beside the target, renamed over it) and confined: the
 real target must lie inside the working directory or a configured writable root, and never
-inside ``WISP_HOME`` (checked as real paths, so a symlink cannot lead out).
+inside ``WISP_HOME`` (checked as real paths, so a symlink cannot lead out). The path is resolved
+once, and the edit made through descriptors opened beneath the root with no symlink followed,
+so a folder swapped for a link after the check is refused, never followed (``beneath.py``).
 An edit that lands is recorded as ``file.write``.
 """
 
@@ -20,10 +22,19 @@ from msgspec import UNSET, UnsetType
 
 from wisp.agent.types import ToolContext
 from wisp.audit.kinds import FileWrite
-from wisp.home import replace_atomically
+from wisp.home import replace_in_folder
 from wisp.sandbox.writable import holds_home
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
-from wisp.tools.home_guard import is_within
+from wisp.tools.beneath import (
+    FOLDER_FLAGS,
+    SwapRefused,
+    make_folders_beneath,
+    open_beneath,
+    open_root,
+    real_path_of,
+    resolved,
+)
+from wisp.tools.home_guard import is_within, opened_inside_home
 from wisp.tools.output import split_lines
 from wisp.tools.regular_file import NotRegularFile, open_regular
 
@@ -91,19 +102,11 @@ class EditFileTool:
         here = context.working_directory
         home_like = not self.allow_home and holds_home(here, os.path.expanduser("~"))
         roots = [*([] if home_like else [here]), *(here / root for root in self.writable_roots)]
-        # Resolved once: the edit goes to the real path that was checked, not to whatever the
-        # path leads to a moment later.
-        real = Path(os.path.realpath(path))
-        refusal = confinement_error(path, roots, context.conversation.home, real=real)
-        if refusal and home_like and is_within(os.fspath(real), os.path.realpath(here)):
-            return (
-                f"error: cannot write {path}: the working folder {here} is the home folder or / "
-                "(or holds the home folder), where wisp writes nothing unless "
-                "commandPolicy.sandbox.allowHome is set"
-            )
-        if refusal:
-            return refusal
-        landed = await asyncio.to_thread(_edit, path, real, args.mode, args.content, find, line)
+        edit = _Edit(args.mode, args.content, find, line)
+        home = context.conversation.home
+        landed = await asyncio.to_thread(
+            edit_confined, path, roots, home, edit, home_like=here if home_like else None
+        )
         if isinstance(landed, str):
             return landed
         context.record(landed.record)  # after the edit lands
@@ -126,11 +129,100 @@ def confinement_error(
     return f"error: cannot write {path}: outside the writable directories ({shown})"
 
 
-def _edit(
-    path: Path, real: Path, mode: str, content: str, find: str, line: int | None
+class _Edit(msgspec.Struct, frozen=True):
+    """What the model asked to change."""
+
+    mode: str
+    content: str
+    find: str
+    line: int | None
+
+
+def edit_confined(
+    path: Path, roots: Sequence[Path], home: Path, edit: _Edit, *, home_like: Path | None = None
 ) -> _Landed | str:
+    """The edit as the worker runs it: ``path`` resolved once and judged by its real path, then
+    edited through descriptors beneath the root that holds it, so what is written is what was
+    judged (docs/sandbox.md, "Threat model"). ``home_like``: the working folder, when it is no
+    root for being the home folder or ``/``."""
     try:
-        before = _read_before(real)
+        return _edit_resolved(path, roots, home, edit, home_like)
+    except SwapRefused:
+        return (
+            f"error: cannot write {path}: it changed while wisp was writing it (a symlink "
+            "appeared on the way): refused"
+        )
+    except _InsideHome:
+        return f"error: cannot write {path}: inside WISP_HOME ({home}), which wisp protects"
+
+
+def _edit_resolved(
+    path: Path, roots: Sequence[Path], home: Path, edit: _Edit, home_like: Path | None
+) -> _Landed | str:
+    real = Path(resolved(path))
+    refusal = confinement_error(path, roots, home, real=real)
+    if refusal and home_like and is_within(os.fspath(real), os.path.realpath(home_like)):
+        return (
+            f"error: cannot write {path}: the working folder {home_like} is the home folder or / "
+            "(or holds the home folder), where wisp writes nothing unless "
+            "commandPolicy.sandbox.allowHome is set"
+        )
+    if refusal:
+        return refusal
+    parent = os.fspath(real.parent)
+    root = next((held for held in map(os.path.realpath, roots) if is_within(parent, held)), None)
+    if root is None:  # the real path is a root itself
+        return f"error: cannot write {path}: it is a folder"
+    return _edit(path, real, _Place(root, os.path.relpath(parent, root), home), edit)
+
+
+class _Place(msgspec.Struct, frozen=True):
+    """Where an edit goes: a writable root (canonical), the folder beneath it, and
+    ``WISP_HOME``, which the folder opened must not lie in."""
+
+    root: str
+    rest: str
+    home: Path
+
+    def open_folder(self, *, make: bool) -> int | None:
+        """The folder, opened beneath the root with no link followed (``make``: its missing
+        folders made; else None when it is missing), and judged again by where it is now."""
+        root = open_root(self.root)
+        try:
+            if make:
+                folder = make_folders_beneath(root, self.rest)
+            else:
+                try:
+                    folder = open_beneath(root, self.rest, FOLDER_FLAGS)
+                except (FileNotFoundError, NotADirectoryError):  # the write says more
+                    return None
+        finally:
+            os.close(root)
+        try:
+            self._judge(folder)
+        except BaseException:
+            os.close(folder)
+            raise
+        return folder
+
+    def _judge(self, folder: int) -> None:
+        if opened_inside_home(folder, self.home):
+            raise _InsideHome
+        try:
+            where = real_path_of(folder)
+        except OSError:  # no /proc: the open beneath the root stands alone
+            return
+        if not is_within(where, self.root):
+            raise SwapRefused(f"{self.rest} is no longer beneath {self.root}")
+
+
+class _InsideHome(Exception):
+    """The folder opened lies in ``WISP_HOME``."""
+
+
+def _edit(path: Path, real: Path, place: _Place, edit: _Edit) -> _Landed | str:
+    try:
+        before = _read_before(place, real.name)
     except NotRegularFile as exc:
         if exc.what == "a folder":
             return f"error: cannot write {path}: it is a folder"
@@ -141,11 +233,11 @@ def _edit(
     except OSError as exc:
         return f"error: cannot read {path}: {exc.strerror or exc}"
     try:
-        data, line_edit = _apply(path, before, mode, content, find, line)
+        data, line_edit = _apply(path, before, edit.mode, edit.content, edit.find, edit.line)
     except EditRefused as exc:
         return f"error: {exc}"
     try:
-        write_atomically(real, data)
+        _write(place, real.name, data)
     except OSError as exc:
         return f"error: cannot write {path}: {exc.strerror or exc}"
     size = f"now {len(data)} byte" + ("" if len(data) == 1 else "s")
@@ -154,10 +246,11 @@ def _edit(
     elif before is None:
         result = f"created {path}; {size}"
     else:
-        result = f"appended to {path}; {size}" if mode == "append" else f"wrote {path}; {size}"
+        appended = edit.mode == "append"
+        result = f"appended to {path}; {size}" if appended else f"wrote {path}; {size}"
     record = FileWrite(
         path=str(real),
-        mode=mode,
+        mode=edit.mode,
         created=before is None,
         bytes_before=0 if before is None else len(before),
         bytes_after=len(data),
@@ -165,14 +258,29 @@ def _edit(
     return _Landed(result, record)
 
 
-def _read_before(real: Path) -> bytes | None:
+def _read_before(place: _Place, name: str) -> bytes | None:
     """The file's bytes before the edit, None when there is no file yet; ``NotRegularFile`` for
     anything but a regular file (a command may have made it a FIFO, which would block the read)."""
-    try:
-        with open_regular(real) as file:
-            return file.read()
-    except (FileNotFoundError, NotADirectoryError):  # nothing there yet: the write says more
+    folder = place.open_folder(make=False)
+    if folder is None:
         return None
+    try:
+        with open_regular(name, folder=folder) as file:
+            return file.read()
+    except FileNotFoundError:  # nothing there yet: the write says more
+        return None
+    finally:
+        os.close(folder)
+
+
+def _write(place: _Place, name: str, data: bytes) -> None:
+    folder = place.open_folder(make=True)
+    if folder is None:  # only a folder opened without making it may be missing
+        raise FileNotFoundError(place.rest)
+    try:
+        write_atomically(folder, name, data)
+    finally:
+        os.close(folder)
 
 
 def _apply(
@@ -201,16 +309,15 @@ def _apply(
     return new_text.encode(), line_edit
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path`` and rename it over ``path``, keeping
-    an existing file's mode (a new file gets the usual ``0666 & ~umask``)."""
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+def write_atomically(folder: int, name: str, data: bytes) -> None:
+    """Write ``data`` to a temporary file in the folder open as ``folder`` and rename it over
+    ``name`` there, keeping an existing file's mode (a new file gets the usual
+    ``0666 & ~umask``)."""
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
+        mode = stat.S_IMODE(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
-    replace_atomically(path, data, mode)
+    replace_in_folder(folder, name, data, mode)
 
 
 def _umask() -> int:

@@ -7,15 +7,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from wisp.tools.beneath import real_path_of
+
 
 def is_within(path: str, folder: str) -> bool:
     """Whether real ``path`` is real ``folder`` or lies beneath it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-def is_inside_home(path: str | os.PathLike[str], home: Path) -> bool:
-    """Whether ``path``'s real target (symlinks resolved, as far as it exists) is in ``home``."""
-    return is_within(os.path.realpath(path), os.path.realpath(home))
 
 
 def opened_inside_home(fd: int, home: Path) -> bool:
@@ -23,7 +20,7 @@ def opened_inside_home(fd: int, home: Path) -> bool:
     have been swapped for a link since. Linux names it in ``/proc/self/fd``; elsewhere the
     check before the open stands alone."""
     try:
-        opened = os.readlink(f"/proc/self/fd/{fd}")
+        opened = real_path_of(fd)
     except OSError:
         return False
     return is_within(opened, os.path.realpath(home))

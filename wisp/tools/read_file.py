@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import glob
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO
@@ -17,7 +18,8 @@ import msgspec
 
 from wisp.agent.types import ToolContext
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
-from wisp.tools.home_guard import is_inside_home, opened_inside_home
+from wisp.tools.beneath import SwapRefused, open_root, resolved
+from wisp.tools.home_guard import is_within, opened_inside_home
 from wisp.tools.output import bounded
 from wisp.tools.regular_file import NotRegularFile, open_regular
 
@@ -78,12 +80,19 @@ class ReadFileTool:
 
 def read_page(path: Path, offset: int, limit: int, budget: int, home: Path) -> str:
     """The page of ``path`` from line ``offset``, or an ``error:`` result; nothing in
-    ``home`` (``WISP_HOME``) is read."""
-    refusal = _home_refusal(path, home) if is_inside_home(path, home) else _refusal(path)
+    ``home`` (``WISP_HOME``) is read. ``path`` is resolved once, and the real path judged is
+    the one opened, walked from ``/`` with no symbolic link followed: a folder on it swapped
+    for a link since is refused, never followed (docs/sandbox.md, "Threat model")."""
+    try:
+        real = resolved(path)
+    except SwapRefused:
+        return _swap_refusal(path)
+    inside = is_within(real, os.path.realpath(home))
+    refusal = _home_refusal(path, home) if inside else _refusal(path)
     if refusal:
         return refusal
     try:
-        with open_regular(path) as file:
+        with _open_real(real) as file:
             if opened_inside_home(file.fileno(), home):
                 return _home_refusal(path, home)
             if b"\0" in file.read(_BINARY_PROBE):
@@ -92,8 +101,26 @@ def read_page(path: Path, offset: int, limit: int, budget: int, home: Path) -> s
             return _page(file, offset, limit, budget)
     except NotRegularFile as exc:  # it was a file when looked at: a command swapped it since
         return f"error: {path} is {exc.what}, not a regular file; read_file reads files only"
+    except SwapRefused:
+        return _swap_refusal(path)
     except OSError as exc:
         return f"error: cannot read {path}: {exc.strerror or exc}"
+
+
+def _open_real(real: str) -> BinaryIO:
+    """The regular file at the real path ``real``, opened beneath ``/`` with no link followed."""
+    slash = open_root("/")
+    try:
+        return open_regular(real.lstrip("/") or ".", folder=slash)
+    finally:
+        os.close(slash)
+
+
+def _swap_refusal(path: Path) -> str:
+    return (
+        f"error: cannot read {path}: it changed while wisp was reading it (a symlink appeared "
+        "on the way): refused"
+    )
 
 
 def _home_refusal(path: Path, home: Path) -> str:

@@ -11,6 +11,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from wisp.tools.beneath import open_beneath
+
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a FIFO"),
@@ -28,13 +30,17 @@ class NotRegularFile(Exception):
         self.what = what
 
 
-def open_regular(path: Path | str) -> BinaryIO:
+def open_regular(path: Path | str, *, folder: int | None = None) -> BinaryIO:
     """``path`` open for reading, blocking as usual, if it is a regular file; ``NotRegularFile``
     when it is anything else, ``OSError`` when it cannot be opened. The open itself never
     waits: ``O_NONBLOCK`` returns at once even for a FIFO with no writer, and ``O_NOCTTY`` keeps
-    a terminal from becoming wisp's."""
+    a terminal from becoming wisp's. With ``folder`` (a folder's descriptor), ``path`` is opened
+    beneath it with no symbolic link followed: ``SwapRefused`` when one stands on the way."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-    descriptor = os.open(path, flags)
+    if folder is None:
+        descriptor = os.open(path, flags)
+    else:
+        descriptor = open_beneath(folder, os.fspath(path), flags)
     try:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
