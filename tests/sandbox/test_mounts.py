@@ -21,6 +21,7 @@ import msgspec
 import pytest
 
 from tests.hang import HANG
+from tests.sandbox.terminal import WRITE_EVERY_TERMINAL, person_terminal, what_arrived
 from wisp.sandbox.landlock import KEPT_CAPABILITIES
 from wisp.sandbox.mounts import listening_sockets, outermost
 from wisp.sandbox.plan import (
@@ -36,6 +37,7 @@ from wisp.sandbox.spec import HelperSpec
 from wisp.sandbox.writable import WritableSet
 
 IS_ROOT = os.geteuid() == 0
+OWN_SCRIPT = "script -qc 'echo in-script' /dev/null"
 
 
 @pytest.fixture
@@ -450,6 +452,31 @@ def test_as_a_user_that_is_not_root_the_helper_makes_its_namespaces(
     assert "sk-bystander" not in done.stdout
     assert bystander_for_nobody.poll() is None
     assert done.stdout.split()[-1] == str(NOBODY)
+
+
+def test_as_a_user_that_is_not_root_the_command_has_a_devpts_of_its_own(
+    unprivileged_copy: Path,
+) -> None:
+    # In a user namespace too (devpts newinstance, kernel 4.7+): the person's terminal, which
+    # nobody could write to unconfined, is not there; the command still gets ptys of its own.
+    base = unprivileged_copy
+    if as_nobody(base, "--probe-namespace").returncode != 0:
+        pytest.skip("unprivileged user namespaces are not allowed here")
+    spec = HelperSpec(
+        abi=probe_uncached().landlock_abi or 0,
+        roots=[str(base / "work")],
+        files=["/dev/null"],
+        network_off=False,
+        namespace=True,
+        private_pts=True,
+    )
+    line = f"{WRITE_EVERY_TERMINAL}; test -e /dev/tty || echo no-tty; {OWN_SCRIPT}"
+    with person_terminal() as person:
+        os.chown(person.name, NOBODY, NOBODY)
+        done = as_nobody(base, msgspec.json.encode(spec).decode(), "--", "sh", "-c", line)
+        assert what_arrived(person) == b""
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["ptmx", "no-tty", "in-script"]
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ devpts of its own is made, the command still gets pseudo-terminals."""
 from __future__ import annotations
 
 import os
-import select
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,17 +16,17 @@ import pytest
 
 from tests import no_namespaces
 from tests.hang import HANG
+from tests.sandbox.terminal import (
+    MARKER,
+    WRITE_EVERY_TERMINAL,
+    Terminal,
+    person_terminal,
+    what_arrived,
+)
 from wisp.sandbox.plan import SandboxSupport, confined_argv, probe_uncached, working_bwrap
 from wisp.sandbox.process import ProcessResult, run_process
 from wisp.sandbox.writable import WritableSet
 
-MARKER = b"wisp-marker"
-SENTINEL = b"wisp-sentinel"
-WRITE_EVERY_TERMINAL = (
-    "for f in /dev/pts/[0-9]* /dev/tty /dev/console; do "
-    f'printf {MARKER.decode()} 2>/dev/null > "$f" && echo "wrote $f"; '
-    "done; ls /dev/pts"
-)
 OWN_PTY = (
     f'{sys.executable} -c \'import os, pty; m, s = pty.openpty(); os.write(s, b"own"); '
     "print(os.read(m, 3).decode(), os.ttyname(s))'"
@@ -36,23 +35,10 @@ OWN_PTY = (
 SCRIPT = "script -qc 'echo in-script' /dev/null"
 
 
-class Terminal(msgspec.Struct, frozen=True):
-    """A real pseudo-terminal standing for the person's: what the command writes to its
-    ``/dev/pts/N`` comes out of ``master``."""
-
-    master: int
-    slave: int
-    name: str
-
-
 @pytest.fixture
 def person() -> Iterator[Terminal]:
-    master, slave = os.openpty()
-    try:
-        yield Terminal(master, slave, os.ttyname(slave))
-    finally:
-        os.close(master)
-        os.close(slave)
+    with person_terminal() as terminal:
+        yield terminal
 
 
 @pytest.fixture(params=["namespace", "bubblewrap", "landlock"])
@@ -88,19 +74,6 @@ async def run(
         # As on a machine that allows none: nothing the helper starts can make one either.
         argv = [*no_namespaces.launcher(), *argv]
     return await run_process(argv, cwd=cwd, timeout=HANG)
-
-
-def what_arrived(terminal: Terminal) -> bytes:
-    """Everything written to the terminal so far. A pty hands data on to its master through a
-    queue of the kernel's, so a sentinel is written after the command has exited, and read up
-    to: whatever the command wrote came out before it."""
-    os.write(terminal.slave, SENTINEL)
-    arrived = b""
-    while not arrived.endswith(SENTINEL):
-        ready, _, _ = select.select([terminal.master], [], [], HANG)
-        assert ready, "the sentinel never came out of the terminal"
-        arrived += os.read(terminal.master, 4096)
-    return arrived[: -len(SENTINEL)]
 
 
 async def test_a_command_writing_to_every_terminal_reaches_none_of_the_persons(
