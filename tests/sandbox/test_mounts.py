@@ -205,6 +205,27 @@ async def test_wisp_home_is_empty_to_commands(
     assert "No such file or directory" in result.stderr
 
 
+async def test_wisp_home_under_dev_shm_stays_hidden_in_the_commands_own_dev(
+    namespaced: SandboxSupport, work: Path, user_home: Path
+) -> None:
+    # /dev/shm is a root, carried into the /dev of the command's own with what is mounted in it.
+    home = Path("/dev/shm") / f"wisp-test-home-{os.getpid()}"
+    home.mkdir()
+    try:
+        (home / "config.json").write_text('{"apiKey": "sk-wisp-test-secret"}')
+        result = await run(
+            f"cat {home}/config.json; touch {home}/made; ls -A {home}; echo listed",
+            build(work, home, user_home),
+            namespaced,
+            work,
+        )
+        assert not (home / "made").exists()
+    finally:
+        shutil.rmtree(home)
+    assert "sk-wisp-test-secret" not in result.stdout + result.stderr
+    assert result.stdout == "listed\n"
+
+
 async def test_wisp_home_modes_and_attributes_cannot_change(
     namespaced: SandboxSupport, work: Path, home: Path, user_home: Path
 ) -> None:

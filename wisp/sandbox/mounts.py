@@ -175,7 +175,8 @@ def private_dev() -> None:
     instance), ``/dev/tty``, ``/dev/console``, the virtual consoles, the disks, the input
     devices."""
     libc = _libc()
-    kept = [(name, _clone(libc, f"{DEV}/{name}", recursive=False)) for name in _kept_names()]
+    # Recursive: what steps 3 to 5 mounted inside /dev/shm (WISP_HOME's tmpfs) comes along.
+    kept = [(name, _clone(libc, f"{DEV}/{name}")) for name in _kept_names()]
     try:
         _mount(libc, "tmpfs", DEV, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, DEV_TMPFS)
         for name, fd in kept:
@@ -194,6 +195,8 @@ def private_dev() -> None:
         os.symlink(target, f"{DEV}/{name}")
     flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
     _mount(libc, None, DEV, None, flags, None)
+    with contextlib.suppress(OSError):
+        os.chdir(os.getcwd())  # a working directory in /dev/shm: into the copy now there
 
 
 def _kept_names() -> list[str]:
@@ -253,14 +256,13 @@ def _mount(
     )
 
 
-def _clone(libc: ctypes.CDLL, path: str, *, recursive: bool = True) -> int:
-    flags = OPEN_TREE_CLONE | os.O_CLOEXEC | (AT_RECURSIVE if recursive else 0)
+def _clone(libc: ctypes.CDLL, path: str) -> int:
     return _checked(
         libc.syscall(
             ctypes.c_long(SYS_OPEN_TREE),
             ctypes.c_int(AT_FDCWD),
             ctypes.c_char_p(os.fsencode(path)),
-            ctypes.c_uint(flags),
+            ctypes.c_uint(OPEN_TREE_CLONE | os.O_CLOEXEC | AT_RECURSIVE),
         ),
         f"open_tree({path})",
     )
