@@ -301,7 +301,7 @@ def confined_argv(
         mechanism += f"; narrowed around wisp's installation: {', '.join(around_install)}"
     applied = _applied_without_helper_namespaces(abi, network_off, bwrap if use_bwrap else None)
     if not use_bwrap:
-        notes.append(TERMINAL_NOTE)
+        notes.insert(-1, TERMINAL_NOTE)  # before what no namespace leaves open, said last
     state = msgspec.structs.replace(state, note=_join(*notes), mechanism=mechanism)
     return command, msgspec.structs.replace(state, **applied)
 
