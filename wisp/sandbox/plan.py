@@ -257,13 +257,10 @@ def confined_argv(
             network=not network_off,
             network_cut=CUT_ALL if network_off else None,
             mechanism=mechanism,
-            namespaces=(
-                *(("user",) if os.geteuid() != 0 else ()), "mount", "pid",
-                *(("net",) if network_off else ()),
-            ),
+            namespaces=(*_user_namespace(), "mount", "pid", *(("net",) if network_off else ())),
             landlock_abi=abi,
             devpts=PRIVATE,
-        )  # fmt: skip
+        )
         return command, state
     holding_home = writable.roots_holding_home()
     # wisp's installation where it lies in a root (.venv in the project): it must stay
@@ -299,27 +296,32 @@ def confined_argv(
     mechanism = state.mechanism
     if around_install:
         mechanism += f"; narrowed around wisp's installation: {', '.join(around_install)}"
-    applied = _applied_without_helper_namespaces(abi, network_off, bwrap if use_bwrap else None)
     if not use_bwrap:
         notes.insert(-1, TERMINAL_NOTE)  # before what no namespace leaves open, said last
-    state = msgspec.structs.replace(state, note=_join(*notes), mechanism=mechanism)
-    return command, msgspec.structs.replace(state, **applied)
+    state = _applied(state, abi, network_off, bwrap if use_bwrap else None)
+    return command, msgspec.structs.replace(state, note=_join(*notes), mechanism=mechanism)
 
 
-def _applied_without_helper_namespaces(
-    abi: int, network_off: bool, bwrap: str | None
-) -> dict[str, object]:
-    """``policy.decision``'s record of bubblewrap's namespaces (mount; net when off; user
-    unless it is setuid or wisp is root) and devpts, or of Landlock alone."""
-    if bwrap is None:
-        return {"namespaces": (), "landlock_abi": abi, "devpts": SHARED}
+def _user_namespace(bwrap: str | None = None) -> tuple[str, ...]:
+    """``("user",)`` when the namespaces are made in a user namespace: wisp is not root (and
+    bubblewrap, when it makes them, is not setuid)."""
+    if os.geteuid() == 0:
+        return ()
     try:
-        setuid = bool(os.stat(bwrap).st_mode & stat.S_ISUID)
+        setuid = bwrap is not None and bool(os.stat(bwrap).st_mode & stat.S_ISUID)
     except OSError:
         setuid = False
-    user = ("user",) if os.geteuid() != 0 and not setuid else ()
+    return () if setuid else ("user",)
+
+
+def _applied(state: SandboxState, abi: int, network_off: bool, bwrap: str | None) -> SandboxState:
+    """``state`` with what ``policy.decision`` records of bubblewrap (its namespaces and a
+    devpts of its own), or of Landlock alone (no namespace, the person's devpts)."""
+    if bwrap is None:
+        return msgspec.structs.replace(state, landlock_abi=abi, devpts=SHARED)
     net = ("net",) if network_off else ()
-    return {"namespaces": (*user, "mount", *net), "landlock_abi": abi, "devpts": PRIVATE}
+    namespaces = (*_user_namespace(bwrap), "mount", *net)
+    return msgspec.structs.replace(state, namespaces=namespaces, landlock_abi=abi, devpts=PRIVATE)
 
 
 def _holding(roots: Sequence[str], paths: Sequence[str]) -> tuple[str, ...]:
