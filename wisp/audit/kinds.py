@@ -221,7 +221,7 @@ class PolicyDecision(Details, kw_only=True):
     and any approval. ``namespaces``, ``landlockAbi`` and ``devpts`` are this wisp's own
     additions: what the sandbox really applied to a confined command (the namespaces it runs
     in, the Landlock ABI, whether its devpts is ``private`` or the person's, ``shared``);
-    absent when it runs unconfined (docs/sandbox.md, "What is and is not confined")."""
+    absent when it runs unconfined (docs/sandbox.md, "The person's terminal")."""
 
     command: str
     working_directory: str
