@@ -39,6 +39,7 @@ CONTRACT_FIELDS: dict[str, set[str]] = {
         "command", "workingDirectory", "verdict", "reason", "sandbox", "network", "nested",
         "origin", "outsideSandbox", "outsideSandboxIgnored",
         "networkCut",  # what turning the network off really cut
+        "namespaces", "landlockAbi", "devpts",  # wisp's own: what the sandbox really applied
     },
     "command.outcome": {
         "command", "exitStatus", "timedOut", "truncated", "stdout", "stderr", "seconds", "origin",

@@ -21,6 +21,7 @@ import msgspec
 import pytest
 
 from tests.hang import HANG
+from tests.sandbox.terminal import WRITE_EVERY_TERMINAL, person_terminal, what_arrived
 from wisp.sandbox.landlock import KEPT_CAPABILITIES
 from wisp.sandbox.mounts import listening_sockets, outermost
 from wisp.sandbox.plan import (
@@ -36,6 +37,7 @@ from wisp.sandbox.spec import HelperSpec
 from wisp.sandbox.writable import WritableSet
 
 IS_ROOT = os.geteuid() == 0
+OWN_SCRIPT = "script -qc 'echo in-script' /dev/null"
 
 
 @pytest.fixture
@@ -201,6 +203,27 @@ async def test_wisp_home_is_empty_to_commands(
     assert "sk-wisp-test-secret" not in result.stdout + result.stderr
     assert result.stdout == "listed\n"
     assert "No such file or directory" in result.stderr
+
+
+async def test_wisp_home_under_dev_shm_stays_hidden_in_the_commands_own_dev(
+    namespaced: SandboxSupport, work: Path, user_home: Path
+) -> None:
+    # /dev/shm is a root, carried into the /dev of the command's own with what is mounted in it.
+    home = Path("/dev/shm") / f"wisp-test-home-{os.getpid()}"
+    home.mkdir()
+    try:
+        (home / "config.json").write_text('{"apiKey": "sk-wisp-test-secret"}')
+        result = await run(
+            f"cat {home}/config.json; touch {home}/made; ls -A {home}; echo listed",
+            build(work, home, user_home),
+            namespaced,
+            work,
+        )
+        assert not (home / "made").exists()
+    finally:
+        shutil.rmtree(home)
+    assert "sk-wisp-test-secret" not in result.stdout + result.stderr
+    assert result.stdout == "listed\n"
 
 
 async def test_wisp_home_modes_and_attributes_cannot_change(
@@ -450,6 +473,31 @@ def test_as_a_user_that_is_not_root_the_helper_makes_its_namespaces(
     assert "sk-bystander" not in done.stdout
     assert bystander_for_nobody.poll() is None
     assert done.stdout.split()[-1] == str(NOBODY)
+
+
+def test_as_a_user_that_is_not_root_the_command_has_a_devpts_of_its_own(
+    unprivileged_copy: Path,
+) -> None:
+    # In a user namespace too (devpts newinstance, kernel 4.7+): the person's terminal, which
+    # nobody could write to unconfined, is not there; the command still gets ptys of its own.
+    base = unprivileged_copy
+    if as_nobody(base, "--probe-namespace").returncode != 0:
+        pytest.skip("unprivileged user namespaces are not allowed here")
+    spec = HelperSpec(
+        abi=probe_uncached().landlock_abi or 0,
+        roots=[str(base / "work")],
+        files=["/dev/null"],
+        network_off=False,
+        namespace=True,
+        private_pts=True,
+    )
+    line = f"{WRITE_EVERY_TERMINAL}; test -e /dev/tty || echo no-tty; {OWN_SCRIPT}"
+    with person_terminal() as person:
+        os.chown(person.name, NOBODY, NOBODY)
+        done = as_nobody(base, msgspec.json.encode(spec).decode(), "--", "sh", "-c", line)
+        assert what_arrived(person) == b""
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["ptmx", "no-tty", "in-script"]
 
 
 @pytest.fixture

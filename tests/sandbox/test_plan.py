@@ -4,6 +4,7 @@ that is not there, and say when the network could not be turned off."""
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -192,8 +193,8 @@ def test_bubblewrap_cuts_the_network_and_binds_wisp_home_read_only(
     home = writable.protected
     prefix = argv[: argv.index("--") + 1]
     assert prefix == [
-        "/usr/bin/bwrap", "--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--unshare-net",
-        "--die-with-parent", "--ro-bind", home, home, "--",
+        "/usr/bin/bwrap", "--bind", "/", "/", "--dev", "/dev", "--bind-try", "/dev/shm",
+        "/dev/shm", "--unshare-net", "--die-with-parent", "--ro-bind", home, home, "--",
     ]  # fmt: skip
     assert spec_of(argv).protected is None  # the root stays whole
     assert (state.network, state.narrowed_roots) == (False, ())
@@ -206,13 +207,19 @@ def test_bubblewrap_guards_wisp_home_with_the_network_on(writable: WritableSet) 
     assert state.network is True
 
 
-def test_bubblewrap_is_not_used_when_it_has_nothing_to_do(tmp_path: Path) -> None:
+def test_bubblewrap_is_used_even_with_wisp_home_outside_and_the_network_on(
+    tmp_path: Path,
+) -> None:
+    # Its --dev is the only way, without the helper's namespace, to keep the person's terminals
+    # out of a command's reach (docs/sandbox.md, "The person's terminal").
     outside_roots = WritableSet.build(
         working_directory=tmp_path, home="/var/lib/wisp-nowhere", environ={"HOME": "/"}
     )
     support = SandboxSupport(landlock_abi=7, bwrap="/usr/bin/bwrap")
-    argv, _ = confined_argv(COMMAND, outside_roots, network_off=False, support=support)
-    assert argv[0] == sys.executable
+    argv, state = confined_argv(COMMAND, outside_roots, network_off=False, support=support)
+    assert argv[:6] == ["/usr/bin/bwrap", "--bind", "/", "/", "--dev", "/dev"]
+    assert spec_of(argv).private_pts is True
+    assert (state.devpts, state.namespaces[-1:]) == ("private", ("mount",))
 
 
 def test_unconfined_never_claims_a_sandbox() -> None:
@@ -279,3 +286,41 @@ def test_a_bwrap_planted_on_path_is_never_run(
     found = plan.working_bwrap()
     assert found is None or not found.startswith(str(planted))
     assert not marker.exists()
+
+
+# -- what the sandbox really applied, for policy.decision -----------------------------------------
+
+
+def test_the_namespace_records_its_namespaces_abi_and_a_private_devpts(
+    writable: WritableSet,
+) -> None:
+    support = SandboxSupport(landlock_abi=7, namespace=True)
+    argv, off = confined_argv(COMMAND, writable, network_off=True, support=support)
+    _, on = confined_argv(COMMAND, writable, network_off=False, support=support)
+    user = ("user",) if os.geteuid() != 0 else ()
+    assert off.namespaces == (*user, "mount", "pid", "net")
+    assert on.namespaces == (*user, "mount", "pid")
+    assert (off.landlock_abi, off.devpts) == (7, "private")
+    assert spec_of(argv).private_pts is True
+
+
+def test_landlock_alone_records_no_namespace_and_the_shared_devpts(writable: WritableSet) -> None:
+    argv, state = confined_argv(
+        COMMAND, writable, network_off=True, support=SandboxSupport(landlock_abi=5)
+    )
+    assert (state.namespaces, state.landlock_abi, state.devpts) == ((), 5, "shared")
+    assert spec_of(argv).private_pts is False  # the person's /dev/pts: never writable
+    assert state.note is not None and plan.TERMINAL_NOTE in state.note
+
+
+def test_bubblewrap_records_its_namespaces_and_a_private_devpts(writable: WritableSet) -> None:
+    support = SandboxSupport(landlock_abi=7, bwrap="/usr/bin/bwrap")
+    _, state = confined_argv(COMMAND, writable, network_off=True, support=support)
+    assert state.namespaces[-2:] == ("mount", "net")
+    assert (state.landlock_abi, state.devpts) == (7, "private")
+    assert state.note is None or plan.TERMINAL_NOTE not in state.note
+
+
+def test_an_unconfined_command_records_nothing_applied() -> None:
+    state = unconfined("--unsafe")
+    assert (state.namespaces, state.landlock_abi, state.devpts) == ((), None, None)

@@ -218,7 +218,10 @@ class OutputKept(Details, kw_only=True):
 @register("policy.decision", written_by="CommandRunner", owner_tool="run_command")
 class PolicyDecision(Details, kw_only=True):
     """The policy's verdict on a command line, once, after the directory check, the patterns
-    and any approval."""
+    and any approval. ``namespaces``, ``landlockAbi`` and ``devpts`` are this wisp's own
+    additions: what the sandbox really applied to a confined command (the namespaces it runs
+    in, the Landlock ABI, whether its devpts is ``private`` or the person's, ``shared``);
+    absent when it runs unconfined (docs/sandbox.md, "The person's terminal")."""
 
     command: str
     working_directory: str
@@ -235,6 +238,11 @@ class PolicyDecision(Details, kw_only=True):
     outside_sandbox: bool | UnsetType = UNSET
     # Why it changed nothing, as a word: sandbox-off or nested.
     outside_sandbox_ignored: str | UnsetType = UNSET
+    # wisp's own: what the sandbox applied; "user", "mount", "pid", "net" (none: Landlock alone).
+    namespaces: list[str] | UnsetType = UNSET
+    landlock_abi: int | UnsetType = UNSET
+    # "private" (a devpts instance of the command's own) or "shared" (the person's, not writable).
+    devpts: str | UnsetType = UNSET
 
 
 @register("command.outcome", written_by="CommandRunner", owner_tool="run_command")

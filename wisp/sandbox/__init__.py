@@ -4,7 +4,8 @@ refusal check (docs/sandbox.md).
     plan.py         probe() once per process; confined_argv() wraps a command in the helper
     writable.py     the writable set
     narrowing.py    narrowing a root that holds WISP_HOME, where no namespace can be made
-    mounts.py       the helper's namespaces and mounts (read-only install, hidden WISP_HOME)
+    mounts.py       the helper's namespaces and mounts (read-only install, hidden WISP_HOME,
+                    a /dev of the command's own)
     landlock.py     the Landlock syscalls through ctypes, the rights per ABI, capabilities
     spec.py         what the planner tells the helper; spec_reader.py, how the helper reads it
     __main__.py     the helper: ``python -I -S -c BOOTSTRAP SPEC_JSON -- argv...``

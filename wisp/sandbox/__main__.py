@@ -14,7 +14,14 @@ import signal
 import sys
 
 from wisp.sandbox.landlock import drop_capabilities, restrict_self
-from wisp.sandbox.mounts import confine_mounts, enter_namespace, listening_sockets, mount_proc
+from wisp.sandbox.mounts import (
+    PRIVATE_PTS,
+    confine_mounts,
+    enter_namespace,
+    listening_sockets,
+    mount_proc,
+    private_dev,
+)
 from wisp.sandbox.narrowing import is_within, narrow
 from wisp.sandbox.spec_reader import EXIT_CANNOT_CONFINE, MESSAGE_PREFIX, Spec, read_spec
 
@@ -46,23 +53,28 @@ def main(args: list[str]) -> NoReturn:
 
 def confine(spec: Spec) -> None:
     """Narrow the roots that hold ``WISP_HOME`` (without the namespace), drop the capabilities
-    a command does not need, then Landlock (no_new_privs, ruleset, restrict_self)."""
+    a command does not need, then Landlock (no_new_privs, ruleset, restrict_self). A devpts
+    of the command's own is a root too: its ptys, never the person's."""
     roots, files = (list(spec.roots), list(spec.files)) if spec.namespace else _narrowed(spec)
+    if spec.private_pts:
+        roots.append(PRIVATE_PTS)
     drop_capabilities()
     restrict_self(spec.abi, roots=roots, files=files, network_off=spec.network_off)
 
 
 def _isolate(spec: Spec) -> int:
-    """The namespaces (mount, PID, network when off, user when not root) and the mounts; then
-    fork. The parent stays outside the new PID namespace and ends as the command ends (it is
-    what wisp waits for); only the child, PID 1 of the new namespace with a ``/proc`` of its
-    own, returns: the write end of the pipe that carries the command's wait status."""
+    """The namespaces (mount, PID, network when off, user when not root) and the mounts, a
+    ``/dev`` of the command's own last; then fork. The parent stays outside the new PID
+    namespace and ends as the command ends (it is what wisp waits for); only the child, PID 1
+    of the new namespace with a ``/proc`` of its own, returns: the write end of the pipe that
+    carries the command's wait status."""
     allowed = set(spec.sockets)
     sockets = [path for path in listening_sockets() if path not in allowed]
     enter_namespace(network_off=spec.network_off, pid=True)
     confine_mounts(
         writable=spec.roots, read_only=spec.read_only, hidden=spec.hidden, sockets=sockets
     )
+    private_dev()
     status_read, status_write = os.pipe()
     child = os.fork()
     if child:
@@ -132,6 +144,7 @@ def _probe() -> NoReturn:
     try:
         enter_namespace(network_off=True, pid=True)
         confine_mounts(writable=["/tmp"], read_only=[], hidden=["/tmp"])
+        private_dev()
         child = os.fork()
         if child == 0:
             try:

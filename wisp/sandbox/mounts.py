@@ -9,7 +9,10 @@ namespace the helper:
 3. puts the writable roots back over themselves, with their own flags;
 4. binds wisp's installation read-only over itself where it lies inside a writable root;
 5. mounts an empty read-only tmpfs over ``WISP_HOME``, and over every UNIX socket with a path
-   that is not allowed (they are files: hidden, nothing can connect to them).
+   that is not allowed (they are files: hidden, nothing can connect to them);
+6. puts a ``/dev`` of the command's own over ``/dev`` (:func:`private_dev`): the few devices a
+   command uses, and a new devpts instance, so it gets pseudo-terminals of its own but never
+   the person's; ``/dev/tty`` and ``/dev/console`` are not there.
 
 As root the helper makes the namespace itself; otherwise inside a new user namespace that maps
 the user to itself. Only the standard library: the helper imports this on every command.
@@ -31,6 +34,7 @@ MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
+MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
@@ -46,6 +50,21 @@ MOVE_MOUNT_F_EMPTY_PATH = 0x4
 MOUNT_ATTR_RDONLY = 0x1
 
 EMPTY_TMPFS = "mode=0555,size=4k,nr_inodes=1"
+
+DEV = "/dev"
+DEV_TMPFS = "mode=0755,size=4k,nr_inodes=32"
+DEV_NODES = ("null", "zero", "full", "random", "urandom")
+"""The devices of the command's ``/dev``: the host's, bound (a user namespace cannot ``mknod``)."""
+DEV_LINKS = (
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+    ("ptmx", "pts/ptmx"),
+)
+DEVPTS_OPTIONS = "newinstance,ptmxmode=0666,mode=0620"
+PRIVATE_PTS = DEV + "/pts"
+"""The command's own devpts: a writable root for Landlock once it is mounted (its ptys)."""
 
 
 class MountAttr(ctypes.Structure):
@@ -146,6 +165,43 @@ def confine_mounts(
     # that relative paths land in the writable copy.
     with contextlib.suppress(OSError):
         os.chdir(os.getcwd())
+
+
+def private_dev() -> None:
+    """Step 6: an empty tmpfs over ``/dev``, the host's ``null``, ``zero``, ``full``, ``random``,
+    ``urandom`` and ``shm`` (the writable copy step 3 put there) bound into it, a new devpts
+    instance on ``pts`` with ``ptmx`` pointing at its own, the ``fd`` links; then read-only.
+    What is not there cannot be reached: the person's terminals (``/dev/pts/N`` of the old
+    instance), ``/dev/tty``, ``/dev/console``, the virtual consoles, the disks, the input
+    devices."""
+    libc = _libc()
+    # Recursive: what steps 3 to 5 mounted inside /dev/shm (WISP_HOME's tmpfs) comes along.
+    kept = [(name, _clone(libc, f"{DEV}/{name}")) for name in _kept_names()]
+    try:
+        _mount(libc, "tmpfs", DEV, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, DEV_TMPFS)
+        for name, fd in kept:
+            path = f"{DEV}/{name}"
+            if name == "shm":
+                os.mkdir(path)
+            else:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            _move(libc, fd, path)
+    finally:
+        for _, fd in kept:
+            os.close(fd)
+    os.mkdir(PRIVATE_PTS)
+    _mount(libc, "devpts", PRIVATE_PTS, "devpts", MS_NOSUID | MS_NOEXEC, DEVPTS_OPTIONS)
+    for name, target in DEV_LINKS:
+        os.symlink(target, f"{DEV}/{name}")
+    flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    _mount(libc, None, DEV, None, flags, None)
+    with contextlib.suppress(OSError):
+        os.chdir(os.getcwd())  # a working directory in /dev/shm: into the copy now there
+
+
+def _kept_names() -> list[str]:
+    names = [name for name in DEV_NODES if os.path.exists(f"{DEV}/{name}")]
+    return [*names, "shm"] if os.path.isdir(f"{DEV}/shm") else names
 
 
 def mount_proc() -> None:

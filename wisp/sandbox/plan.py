@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -26,6 +27,13 @@ NAMESPACE_PROBE_SECONDS = 10.0
 CUT_ALL = "all"
 CUT_TCP = "tcp"
 NO_LANDLOCK = "no sandbox: this kernel has no Landlock, so commands run unconfined"
+TERMINAL_NOTE = (
+    "sandbox: without a namespace, commands see your terminals (/dev/pts): they cannot write "
+    "to them, but can read what you type there, and get no pseudo-terminal of their own; "
+    "run wisp as root, allow unprivileged user namespaces or install bubblewrap, to fix"
+)
+PRIVATE = "private"
+SHARED = "shared"
 
 
 class SandboxSupport(msgspec.Struct, frozen=True):
@@ -58,6 +66,16 @@ class SandboxState(msgspec.Struct, frozen=True, kw_only=True):
     """What the person must be told (once): no Landlock, networking not turned off, a root
     narrowed."""
     narrowed_roots: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()
+    """The namespaces the command runs in (``policy.decision``'s ``namespaces``): ``user``,
+    ``mount``, ``pid``, ``net``; empty under Landlock alone or unconfined."""
+    landlock_abi: int | None = None
+    """The Landlock ABI the command runs under (``policy.decision``'s ``landlockAbi``); None
+    when unconfined."""
+    devpts: str | None = None
+    """Whose pseudo-terminals the command sees (``policy.decision``'s ``devpts``): ``private``
+    (a devpts instance of its own: the person's terminals are not there), ``shared`` (Landlock
+    alone: the person's are there, not writable), None when unconfined."""
 
 
 _early_namespace_probe: subprocess.Popen[bytes] | None = None
@@ -186,7 +204,7 @@ def working_bwrap() -> str | None:
     path = shutil.which("bwrap", path=SYSTEM_PROGRAM_PATH)
     if path is None:
         return None
-    probe = [path, "--bind", "/", "/", "--unshare-net", "--", "/bin/true"]
+    probe = [path, "--bind", "/", "/", "--dev", "/dev", "--unshare-net", "--", "/bin/true"]
     if not _passes(probe, BWRAP_PROBE_SECONDS, "bwrap"):
         return None
     return path
@@ -227,6 +245,7 @@ def confined_argv(
             read_only=list(install_paths()),
             hidden=[writable.protected],
             sockets=[*writable.sockets, *(os.path.realpath(path) for path in sockets)],
+            private_pts=True,
         )
         command = [*helper_argv(python), msgspec.json.encode(spec).decode(), "--", *argv]
         network = (
@@ -238,6 +257,9 @@ def confined_argv(
             network=not network_off,
             network_cut=CUT_ALL if network_off else None,
             mechanism=mechanism,
+            namespaces=(*_user_namespace(), "mount", "pid", *(("net",) if network_off else ())),
+            landlock_abi=abi,
+            devpts=PRIVATE,
         )
         return command, state
     holding_home = writable.roots_holding_home()
@@ -250,7 +272,8 @@ def confined_argv(
     bwrap = support.bwrap
     bind_home = bwrap is not None and bool(holding_home) and os.path.isdir(writable.protected)
     bind_install = bwrap is not None and bool(exposed)
-    use_bwrap = bwrap is not None and (network_off or bind_home or bind_install)
+    # bubblewrap always has something to do: its --dev gives the command a devpts of its own.
+    use_bwrap = bwrap is not None
     roots, files = writable.landlock_roots()
     spec = HelperSpec(
         abi=abi,
@@ -259,6 +282,7 @@ def confined_argv(
         network_off=network_off,
         protected=None if bind_home or not holding_home else writable.protected,
         read_only=[] if bind_install else exposed,
+        private_pts=use_bwrap,
     )
     helper = [*helper_argv(python), msgspec.json.encode(spec).decode(), "--"]
     command = [*helper, *argv]
@@ -272,7 +296,32 @@ def confined_argv(
     mechanism = state.mechanism
     if around_install:
         mechanism += f"; narrowed around wisp's installation: {', '.join(around_install)}"
+    if not use_bwrap:
+        notes.insert(-1, TERMINAL_NOTE)  # before what no namespace leaves open, said last
+    state = _applied(state, abi, network_off, bwrap if use_bwrap else None)
     return command, msgspec.structs.replace(state, note=_join(*notes), mechanism=mechanism)
+
+
+def _user_namespace(bwrap: str | None = None) -> tuple[str, ...]:
+    """``("user",)`` when the namespaces are made in a user namespace: wisp is not root (and
+    bubblewrap, when it makes them, is not setuid)."""
+    if os.geteuid() == 0:
+        return ()
+    try:
+        setuid = bwrap is not None and bool(os.stat(bwrap).st_mode & stat.S_ISUID)
+    except OSError:
+        setuid = False
+    return () if setuid else ("user",)
+
+
+def _applied(state: SandboxState, abi: int, network_off: bool, bwrap: str | None) -> SandboxState:
+    """``state`` with what ``policy.decision`` records of bubblewrap (its namespaces and a
+    devpts of its own), or of Landlock alone (no namespace, the person's devpts)."""
+    if bwrap is None:
+        return msgspec.structs.replace(state, landlock_abi=abi, devpts=SHARED)
+    net = ("net",) if network_off else ()
+    namespaces = (*_user_namespace(bwrap), "mount", *net)
+    return msgspec.structs.replace(state, namespaces=namespaces, landlock_abi=abi, devpts=PRIVATE)
 
 
 def _holding(roots: Sequence[str], paths: Sequence[str]) -> tuple[str, ...]:
@@ -314,7 +363,9 @@ def _bwrap_prefix(
     bind_home: bool,
     read_only: Sequence[str] = (),
 ) -> list[str]:
-    prefix = [bwrap, "--bind", "/", "/", "--dev-bind", "/dev", "/dev"]
+    # A /dev of its own (a new devpts instance: never the person's terminals, no /dev/console),
+    # with the host's /dev/shm, which commands share as before.
+    prefix = [bwrap, "--bind", "/", "/", "--dev", "/dev", "--bind-try", "/dev/shm", "/dev/shm"]
     if network_off:
         prefix.append("--unshare-net")
     prefix.append("--die-with-parent")

@@ -36,3 +36,7 @@ class HelperSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``WISP_HOME``: an empty read-only tmpfs over it."""
     sockets: list[str] = []
     """The UNIX sockets with a path that commands may reach; every other one is hidden."""
+    private_pts: bool = False
+    """``/dev/pts`` is a devpts instance of the command's own (the ``/dev`` the namespace makes,
+    bubblewrap's ``--dev``): Landlock gives it write rights, for the command's own
+    pseudo-terminals. Never set where ``/dev/pts`` holds the person's terminals."""

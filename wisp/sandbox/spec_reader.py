@@ -22,6 +22,7 @@ OPTIONAL = {
     "read_only": (list, []),
     "hidden": (list, []),
     "sockets": (list, []),
+    "private_pts": (bool, False),
 }
 
 
@@ -37,6 +38,7 @@ class Spec:
     read_only: list[str]
     hidden: list[str]
     sockets: list[str]
+    private_pts: bool
 
     def __init__(self, fields: dict[str, object]) -> None:
         self.__dict__.update(fields)

@@ -16,9 +16,11 @@ from wisp.sandbox.narrowing import is_within, narrow
 
 __all__ = ["DEVICE_PATHS", "WritableSet", "canonical", "holds_home", "is_within", "narrow"]
 
-DEVICE_PATHS = ("/dev/null", "/dev/zero", "/dev/tty", "/dev/pts", "/dev/shm")
+DEVICE_PATHS = ("/dev/null", "/dev/zero", "/dev/shm")
 """(Python wisp) Device files the tools need to write; directories among them get write
-rights beneath, files get file rights."""
+rights beneath, files get file rights. Not the terminals: in the mount namespace a command has a
+devpts of its own, writable there (``wisp.sandbox.mounts.PRIVATE_PTS``); the person's
+``/dev/tty`` and ``/dev/pts`` are never writable (docs/sandbox.md, "The person's terminal")."""
 
 
 def canonical(path: str) -> str:

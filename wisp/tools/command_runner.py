@@ -285,7 +285,7 @@ def decision_event(
     line: str, directory: Path, verdict: str, reason: str, state: SandboxState
 ) -> PolicyDecision:
     """``policy.decision`` for ``line``: the verdict, and how the command is (or would be)
-    confined, the network as really cut."""
+    confined: the network as really cut, the namespaces, Landlock ABI and devpts applied."""
     decision = PolicyDecision(
         command=line,
         working_directory=str(directory),
@@ -297,6 +297,11 @@ def decision_event(
     )
     if state.network_cut is not None:
         decision.network_cut = state.network_cut
+    if state.sandbox and state.landlock_abi is not None:
+        decision.namespaces = list(state.namespaces)
+        decision.landlock_abi = state.landlock_abi
+        if state.devpts is not None:
+            decision.devpts = state.devpts
     return decision
 
 
