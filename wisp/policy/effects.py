@@ -55,10 +55,12 @@ DOWNLOADERS = frozenset(
         "ftp", "tftp", "lftp", "ssh"
     ]
 )  # fmt: skip
+# The family by name: `mkfs`, `mkfs.*`, any `mk…fs` (mke2fs, mkntfs, mkdosfs, mksquashfs …),
+# `newfs*`, and the tools that make or unmake a volume without that name.
 _FILESYSTEM_MAKERS = re.compile(
-    r"mkfs(?:\..+)?|mke[234]?fs|mk(?:dos|vfat|msdos|ntfs|exfat|fat|reiser|jfs|xfs|btrfs|f2fs|nilfs2"
-    r"|udf|minix|hfsplus|hfs|bfs|e2|e3|e4)fs(?:\..+)?|mkswap|mformat|wipefs|blkdiscard"
+    r"mk[\w+-]*fs(?:\..+)?|mkexfat|newfs\w*|mkswap|mformat|wipefs|blkdiscard"
 )
+_VOLUME_MAKERS = frozenset({"luksFormat", "erase", "luksErase", "open", "reencrypt"})
 # What writes the files its operands name: the program → which operands (`all`, `last`).
 _WRITERS = {"tee": "all", "shred": "all", "sponge": "all", "truncate": "all", "cp": "last",
             "install": "last", "rsync": "last", "ddrescue": "last", "bmaptool": "last"}  # fmt: skip
@@ -107,18 +109,24 @@ class Run(msgspec.Struct, frozen=True):
 def effect_of(parts: Sequence[SimpleCommand]) -> Effect | None:
     """The first thing the line's commands do that the built-in deny list stops, or None."""
     directory: str | None = None  # followed across `cd`; None: the working folder, unknown
+    visited: list[str | None] = [None]
     for part in parts:
         facts = part.facts
         if facts is None:
             continue
-        if any(is_block_device(target, directory) for target in facts.writes):
-            return Effect("writes-device", part.text)
         runs = runs_of(facts)
         for run in runs:
             if category := _judge(run, facts, directory):
                 return Effect(category, part.text)
         if runs and runs[0].name in ("cd", "pushd"):
             directory = _changed_directory(runs[0].args, directory)
+            visited.append(directory)
+    # A redirection may be read as the whole list's (`cd /dev && cat x > sda`), so a relative
+    # target is judged in every folder the line visits.
+    for part in parts:
+        writes = part.facts.writes if part.facts is not None else ()
+        if any(is_block_device(path, where) for path in writes for where in visited):
+            return Effect("writes-device", part.text)
     return None
 
 
@@ -152,7 +160,9 @@ def _judge(run: Run, facts: CommandFacts, directory: str | None) -> str | None:
     names = [name for name, _ in run.wrappers] + [run.name]
     if any(program_name(name) in OTHER_USER for name in names) or _switches_user(run):
         return "another-user"
-    if any(_FILESYSTEM_MAKERS.fullmatch(name) for name in names):
+    if any(_FILESYSTEM_MAKERS.fullmatch(name) for name in names) or (
+        run.name == "cryptsetup" and _VOLUME_MAKERS.intersection(run.args)
+    ):
         return "makes-filesystem"
     if _removes_everything(run, directory):
         return "removes-root"
