@@ -79,6 +79,9 @@ _SYSTEM_FOLDERS = frozenset(
 )  # fmt: skip
 _MATCH_ALL = re.compile(r"[.*?]*[*?][.*?]*|\.\[!.\]\*|\.\[\^.\]\*")
 _HOME_WORD = re.compile(r"""^(?:~|["']?\$(?:HOME|\{HOME\})["']?)(?=/|$)""")
+# A downloader's option naming where it saves: `-o f`, `-qO f`, `-sSLo f`; or attached, `-of`.
+_SAVE_OPTION = re.compile(r"-[A-Za-z]*[oO]")
+_SAVE_ATTACHED = re.compile(r"-[A-Za-z]*?[oO](.+)")
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -106,26 +109,39 @@ class Run(msgspec.Struct, frozen=True):
     """For each argument, the programs whose output it holds."""
 
 
+class _Line(msgspec.Struct):
+    """What the walk over a line's commands has learnt so far."""
+
+    directory: str | None = None
+    """The working folder, followed across ``cd``; None: the one wisp runs in, unknown here."""
+    visited: list[str | None] = msgspec.field(default_factory=lambda: [None])
+    downloaded: set[str] = msgspec.field(default_factory=set)
+    """The files a download was saved to (``curl -o i.sh x``, ``wget -qO- x > i.sh``)."""
+
+    def path(self, word: str) -> str:
+        return _absolute(word, self.directory) or posixpath.normpath(word)
+
+
 def effect_of(parts: Sequence[SimpleCommand]) -> Effect | None:
     """The first thing the line's commands do that the built-in deny list stops, or None."""
-    directory: str | None = None  # followed across `cd`; None: the working folder, unknown
-    visited: list[str | None] = [None]
+    line = _Line()
     for part in parts:
         facts = part.facts
         if facts is None:
             continue
         runs = runs_of(facts)
         for run in runs:
-            if category := _judge(run, facts, directory):
+            if category := _judge(run, facts, line):
                 return Effect(category, part.text)
+            line.downloaded.update(line.path(saved) for saved in _saved_download(run, facts))
         if runs and runs[0].name in ("cd", "pushd"):
-            directory = _changed_directory(runs[0].args, directory)
-            visited.append(directory)
+            line.directory = _changed_directory(runs[0].args, line.directory)
+            line.visited.append(line.directory)
     # A redirection may be read as the whole list's (`cd /dev && cat x > sda`), so a relative
     # target is judged in every folder the line visits.
     for part in parts:
         writes = part.facts.writes if part.facts is not None else ()
-        if any(is_block_device(path, where) for path in writes for where in visited):
+        if any(is_block_device(path, where) for path in writes for where in line.visited):
             return Effect("writes-device", part.text)
     return None
 
@@ -156,7 +172,8 @@ def runs_of(facts: CommandFacts) -> list[Run]:
     return runs
 
 
-def _judge(run: Run, facts: CommandFacts, directory: str | None) -> str | None:
+def _judge(run: Run, facts: CommandFacts, line: _Line) -> str | None:
+    directory = line.directory
     names = [name for name, _ in run.wrappers] + [run.name]
     if any(program_name(name) in OTHER_USER for name in names) or _switches_user(run):
         return "another-user"
@@ -166,7 +183,7 @@ def _judge(run: Run, facts: CommandFacts, directory: str | None) -> str | None:
         return "makes-filesystem"
     if _removes_everything(run, directory):
         return "removes-root"
-    if _runs_download(run, facts):
+    if _runs_download(run, facts, line):
         return "download-runs"
     if any(is_block_device(target, directory) for target in _written_operands(run)):
         return "writes-device"
@@ -287,12 +304,34 @@ def _split_options(args: list[str]) -> tuple[list[str], list[str]]:
 # -- downloads, devices, wisp ------------------------------------------------------------------
 
 
-def _runs_download(run: Run, facts: CommandFacts) -> bool:
+def _runs_download(run: Run, facts: CommandFacts, line: _Line) -> bool:
+    """Whether an interpreter runs what a download fetched: on its stdin, in its code word, or
+    from a file a download was saved to earlier in the line."""
     if not is_interpreter(run.name):
         return False
-    if reads_code_on_stdin(run.name, run.args) and _downloads(facts.stdin_feeds):
+    saved = {line.path(word) for word in facts.reads} & line.downloaded
+    if reads_code_on_stdin(run.name, run.args) and (_downloads(facts.stdin_feeds) or saved):
         return True
-    return any(_downloads(run.feeds[index]) for index in code_words(run.name, run.args))
+    return any(
+        _downloads(run.feeds[index]) or line.path(run.args[index]) in line.downloaded
+        for index in code_words(run.name, run.args)
+    )
+
+
+def _saved_download(run: Run, facts: CommandFacts) -> list[str]:
+    """Where a download is saved: ``curl -o f``, ``wget -O f``, ``curl x > f``, ``| tee f``."""
+    if program_name(run.name) in DOWNLOADERS:
+        saved = [
+            value for option, value in zip(run.args, run.args[1:], strict=False)
+            if option in ("--output", "--output-document") or _SAVE_OPTION.fullmatch(option)
+        ]  # fmt: skip
+        saved += [arg.split("=", 1)[1] for arg in run.args if arg.startswith("--output")]
+        saved += [m.group(1) for arg in run.args if (m := _SAVE_ATTACHED.fullmatch(arg))]
+        return [path for path in [*saved, *facts.writes] if path not in ("-", "")]
+    if not _downloads(facts.stdin_feeds):
+        return []
+    _, operands = _split_options(run.args)
+    return [*facts.writes, *(operands if run.name == "tee" else [])]
 
 
 def _downloads(programs: Iterable[str]) -> bool:

@@ -40,14 +40,19 @@ def facts_of(
     """The facts of a command whose words are ``words`` (their values ``values``), standing in
     ``statement`` with ``redirects``; ``inherited`` feeds the shell whose script it is part of."""
     stdin = [*_upstream(statement), *inherited]
+    reads: list[str] = []
     for redirect in redirects:
         if redirect.type != "file_redirect" or _operator(redirect) in ("<", "<&", "<>"):
             stdin += programs_in(redirect)  # `< <(curl x)`, `<<< "$(curl x)"`, a heredoc's
+        destination = redirect.child_by_field_name("destination")
+        if redirect.type == "file_redirect" and _operator(redirect) == "<" and destination:
+            reads.append(literal(destination) or node_text(destination))
     return CommandFacts(
         words=tuple(node_text(w) if v is None else v for w, v in zip(words, values, strict=True)),
         word_feeds=tuple(programs_in(word) for word in words),
         stdin_feeds=tuple(dict.fromkeys(stdin)),
         writes=writes_of(redirects),
+        reads=tuple(reads),
     )  # fmt: skip
 
 

@@ -27,6 +27,8 @@ class CommandFacts(msgspec.Struct, frozen=True):
     here-string or heredoc holding a substitution, or what feeds the shell whose script it is in."""
     writes: tuple[str, ...] = ()
     """The targets of its writing redirections (``> /dev/sda``), as ``words`` shows a word."""
+    reads: tuple[str, ...] = ()
+    """The files its input redirections read (``< install.sh``)."""
 
 
 class SimpleCommand(msgspec.Struct, frozen=True):
