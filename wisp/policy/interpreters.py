@@ -46,8 +46,8 @@ def reads_code_on_stdin(name: str, args: list[str]) -> bool:
     """Whether the interpreter runs what it reads on stdin."""
     if name in ("source", ".", "eval"):
         return any(arg in _STDIN for arg in args)
-    if name in SHELLS and any(_is_cluster(arg) and "s" in arg for arg in _options(args)):
-        return True  # `bash -s`: the script is stdin, whatever follows
+    if _reads_script_from_stdin(name, args):
+        return True
     found = _code_word(name, args)
     return found is None or args[found] in _STDIN
 
@@ -56,8 +56,15 @@ def code_words(name: str, args: list[str]) -> list[int]:
     """Which arguments (by index) hold the code the interpreter runs."""
     if name in ("source", ".", "eval"):
         return list(range(len(args))) if name == "eval" else [0] if args else []
+    if _reads_script_from_stdin(name, args):
+        return []
     found = _code_word(name, args)
     return [] if found is None else [found]
+
+
+def _reads_script_from_stdin(name: str, args: list[str]) -> bool:
+    """``bash -s``: the script is stdin, whatever follows."""
+    return name in SHELLS and any(_is_cluster(arg) and "s" in arg for arg in _options(args))
 
 
 def _code_word(name: str, args: list[str]) -> int | None:
