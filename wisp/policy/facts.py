@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from wisp.policy.program import resolve
 from wisp.policy.shell_words import literal, node_text
 from wisp.policy.types import CommandFacts
@@ -18,7 +20,7 @@ from wisp.policy.types import CommandFacts
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-__all__ = ["facts_of", "programs_in", "writes_of"]
+__all__ = ["Pipelines", "facts_of", "programs_in", "writes_of"]
 
 # What hands its input on to the commands inside it, as normalised.reads_pipe reads it; loops
 # too here, since `curl x | while read l; do python3; done` feeds python3 all the same.
@@ -30,16 +32,39 @@ _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _WRITING = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
 
 
+class Pipelines(msgspec.Struct):
+    """What each stage of the pipelines met so far reads from the stages before it, kept so that
+    a pipeline of thousands of stages is read in linear time (docs/policy.md, "The approval
+    gate"), not each stage's prefix again."""
+
+    prefixes: dict[int, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    """By a stage's node id: the programs of the stages before it in its pipeline."""
+
+    def before(self, pipeline: Node, stage: Node) -> tuple[str, ...]:
+        """The programs of ``pipeline``'s stages before ``stage``."""
+        if stage.id not in self.prefixes:
+            seen: dict[str, None] = {}
+            prefix: tuple[str, ...] = ()
+            for child in pipeline.named_children:
+                self.prefixes[child.id] = prefix
+                count = len(seen)
+                seen.update(dict.fromkeys(_all_programs(child)))
+                if len(seen) != count:  # a new program: a new tuple, else the same one shared
+                    prefix = tuple(seen)
+        return self.prefixes.get(stage.id, ())
+
+
 def facts_of(
     words: list[Node],
     values: list[str | None],
     statement: Node,
     redirects: list[Node],
     inherited: tuple[str, ...],
+    pipelines: Pipelines,
 ) -> CommandFacts:
     """The facts of a command whose words are ``words`` (their values ``values``), standing in
     ``statement`` with ``redirects``; ``inherited`` feeds the shell whose script it is part of."""
-    stdin = [*_upstream(statement), *inherited]
+    stdin = [*_upstream(statement, pipelines), *inherited]
     reads: list[str] = []
     for redirect in redirects:
         if redirect.type != "file_redirect" or _operator(redirect) in ("<", "<&", "<>"):
@@ -100,7 +125,7 @@ def _inside_substitution(command: Node, top: Node) -> bool:
     return False
 
 
-def _upstream(statement: Node) -> list[str]:
+def _upstream(statement: Node, pipelines: Pipelines) -> list[str]:
     """The programs earlier in each pipeline the statement's input comes through."""
     names: list[str] = []
     node = statement
@@ -108,15 +133,12 @@ def _upstream(statement: Node) -> list[str]:
         if parent.type == "process_substitution" and node_text(parent).startswith(">("):
             writer = _enclosing_command(parent)  # `curl x > >(sh)`, `curl x | tee >(sh)`
             if writer is not None:
-                names += _program_names(writer) + _upstream(writer)
+                names += _program_names(writer) + _upstream(writer, pipelines)
             return names
         if parent.type not in _PASSES_INPUT:
             return names
         if parent.type == "pipeline":
-            for sibling in parent.named_children:
-                if sibling == node:
-                    break
-                names += _all_programs(sibling)
+            names += pipelines.before(parent, node)
         node = parent
     return names
 

@@ -34,7 +34,7 @@ import msgspec
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
-from wisp.policy.facts import facts_of, writes_of
+from wisp.policy.facts import Pipelines, facts_of, writes_of
 from wisp.policy.normalised import normalised_forms, reads_pipe
 from wisp.policy.program import resolve
 from wisp.policy.scripts import defines_alias, has_quoted_delimiter, script_of, split_string
@@ -88,6 +88,7 @@ class _Splitter(msgspec.Struct):
     parts: list[SimpleCommand] = msgspec.field(default_factory=list)
     inherited: tuple[str, ...] = ()
     """What feeds the stdin of the shell whose script is being read (``curl x | sh -c 'sh'``)."""
+    pipelines: Pipelines = msgspec.field(default_factory=Pipelines)
 
     def split(self, script: str, level: int) -> None:
         source = script.encode("utf-8", "surrogateescape")
@@ -242,7 +243,7 @@ class _Splitter(msgspec.Struct):
         if readable:
             shown = [node_text(w) if v is None else v for w, v in zip(words, values, strict=True)]
             forms = normalised_forms(shown, resolved, reads_pipe=reads_pipe(statement))
-        facts = facts_of(words, values, statement, redirects, self.inherited)
+        facts = facts_of(words, values, statement, redirects, self.inherited, self.pipelines)
         part = _command_part(
             text, resolved.name, resolved.verb, is_exact=is_exact, readable=readable,
             normalised=forms, facts=facts,
