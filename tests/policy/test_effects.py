@@ -166,6 +166,23 @@ def test_the_working_folder_is_followed_across_cd(line: str, expected: str | Non
 # -- a block device by its real path -------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "line", ["hdparm -t /dev/sda", "ls -o /dev/sda", "cp -t /dev x", "smartctl -t short /dev/sda"]
+)
+def test_reading_or_naming_a_disk_is_no_write_to_it(line: str) -> None:
+    """Only the options that name what a program writes are its targets (`-t` and `-o` mean
+    other things to other programs)."""
+    assert kind(line) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["curl -so /dev/sdb x", "wget -O /dev/sdb x", "sort -o /dev/sdb x", "dcfldd of=/dev/sdb"],
+)
+def test_a_programs_own_output_option_is_a_write(line: str) -> None:
+    assert kind(line) == "writes-device"
+
+
 def test_a_link_to_a_disk_is_the_disk(tmp_path: Path) -> None:
     (tmp_path / "usb").symlink_to("/dev/sdz")
     assert kind(f"cp image.iso {tmp_path}/usb") == "writes-device"
@@ -217,3 +234,21 @@ def test_a_denied_command_is_refused_even_under_yes(
         "error: command denied by policy: the command runs as another user: runuser"
     )
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_long_pipeline_reads_each_stage_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What feeds each stage is read once per pipeline, not once per stage and prefix, so a line
+    of thousands of stages splits in linear time (docs/policy.md, "The approval gate")."""
+    from wisp.policy import facts
+
+    read: list[object] = []
+    original = facts._all_programs
+
+    def counting(node: Any) -> list[str]:
+        read.append(node)
+        return original(node)
+
+    monkeypatch.setattr(facts, "_all_programs", counting)
+    parts = split_line(" | ".join(f"tool{n} x" for n in range(300)))
+    assert len(read) == 300
+    assert parts[-1].facts is not None and len(parts[-1].facts.stdin_feeds) == 299

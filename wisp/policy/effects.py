@@ -64,8 +64,9 @@ _VOLUME_MAKERS = frozenset({"luksFormat", "erase", "luksErase", "open", "reencry
 # What writes the files its operands name: the program → which operands (`all`, `last`).
 _WRITERS = {"tee": "all", "shred": "all", "sponge": "all", "truncate": "all", "cp": "last",
             "install": "last", "rsync": "last", "ddrescue": "last", "bmaptool": "last"}  # fmt: skip
-# Options that name where any program writes: `dd of=`, `curl -o`, `sort -o`, `cp -t`.
-_OUTPUT_OPTIONS = frozenset({"-o", "--output", "-t", "--target-directory"})
+# Options that name the file a program writes (a downloader's own are read apart).
+_OUTPUT_OPTIONS = {"sort": ("-o", "--output"), "pv": ("-o", "--output")}  # fmt: skip
+_DD = frozenset({"dd", "dcfldd", "dc3dd", "sg_dd"})
 _WISP_PROGRAMS = frozenset({"wisp", "wisp-tui", "wisp_tui"})
 _WISP_HARMLESS = frozenset({"--version", "-V", "--help", "-h", "help"})
 _WISP_MODULE = re.compile(r"wisp(?:_tui)?(?:\..*)?")
@@ -321,13 +322,7 @@ def _runs_download(run: Run, facts: CommandFacts, line: _Line) -> bool:
 def _saved_download(run: Run, facts: CommandFacts) -> list[str]:
     """Where a download is saved: ``curl -o f``, ``wget -O f``, ``curl x > f``, ``| tee f``."""
     if program_name(run.name) in DOWNLOADERS:
-        saved = [
-            value for option, value in zip(run.args, run.args[1:], strict=False)
-            if option in ("--output", "--output-document") or _SAVE_OPTION.fullmatch(option)
-        ]  # fmt: skip
-        saved += [arg.split("=", 1)[1] for arg in run.args if arg.startswith("--output")]
-        saved += [m.group(1) for arg in run.args if (m := _SAVE_ATTACHED.fullmatch(arg))]
-        return [path for path in [*saved, *facts.writes] if path not in ("-", "")]
+        return [*_download_outputs(run), *facts.writes]
     if not _downloads(facts.stdin_feeds):
         return []
     _, operands = _split_options(run.args)
@@ -338,15 +333,29 @@ def _downloads(programs: Iterable[str]) -> bool:
     return any(program_name(name) in DOWNLOADERS for name in programs)
 
 
-def _written_operands(run: Run) -> list[str]:
-    targets = [arg.removeprefix("of=") for arg in run.args if arg.startswith("of=")]
-    targets += [
+def _download_outputs(run: Run) -> list[str]:
+    """The files a downloader's options save to: ``-o f``, ``-sSLo f``, ``-of``, ``--output=f``."""
+    saved = [
         value for option, value in zip(run.args, run.args[1:], strict=False)
-        if option in _OUTPUT_OPTIONS
+        if option in ("--output", "--output-document") or _SAVE_OPTION.fullmatch(option)
     ]  # fmt: skip
+    saved += [arg.split("=", 1)[1] for arg in run.args if arg.startswith("--output")]
+    saved += [m.group(1) for arg in run.args if (m := _SAVE_ATTACHED.fullmatch(arg))]
+    return [path for path in saved if path not in ("-", "")]
+
+
+def _written_operands(run: Run) -> list[str]:
+    if program_name(run.name) in DOWNLOADERS:
+        return _download_outputs(run)
+    if run.name in _DD:
+        return [arg.removeprefix("of=") for arg in run.args if arg.startswith("of=")]
+    options = _OUTPUT_OPTIONS.get(run.name, ())
+    targets = [
+        value for option, value in zip(run.args, run.args[1:], strict=False) if option in options
+    ]
     targets += [
         arg.split("=", 1)[1] for arg in run.args
-        if arg.startswith(("--output=", "--target-directory="))
+        if "=" in arg and arg.split("=", 1)[0] in options
     ]  # fmt: skip
     _, operands = _split_options(run.args)
     match _WRITERS.get(run.name):
