@@ -58,6 +58,28 @@ def test_every_kind_is_named_in_the_docs() -> None:
         assert phrase in docs
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "systemd-run --uid=bob make",
+        "systemd-run -p User=bob make",
+        "systemd-run --property=User=bob make",
+        "nsenter -t 1 -S 0 make",
+        "unshare --setuid 0 make",
+        "chroot --userspec bob / make",
+    ],
+)
+def test_a_wrappers_own_switch_of_user_is_another_user(line: str) -> None:
+    assert kind(line) == "another-user"
+
+
+@pytest.mark.parametrize(
+    "line", ["systemd-run --user make", "nsenter -t 1 -n ip addr", "chroot /srv/root make"]
+)
+def test_a_wrapper_that_keeps_the_user_is_no_other_user(line: str) -> None:
+    assert kind(line) is None
+
+
 # -- the program behind wrappers, launchers and find -exec ---------------------------------------
 
 

@@ -200,7 +200,9 @@ def _switches_user(run: Run) -> bool:
     for name, options in [*run.wrappers, (run.name, run.args)]:
         marks = _USER_OPTIONS.get(name, ())
         joined = " ".join(options)
-        if any(re.search(rf"(?:^|\s){re.escape(mark)}(?:[=\s]|$)", joined) for mark in marks):
+        # `--uid=0`, `--uid 0`, `-S 0`; a mark ending in `=` takes its value attached
+        ends = {mark: "" if mark.endswith("=") else r"(?:[=\s]|$)" for mark in marks}
+        if any(re.search(rf"(?:^|\s){re.escape(m)}{ends[m]}", joined) for m in marks):
             return True
     return False
 
