@@ -115,7 +115,8 @@ class _Line(msgspec.Struct):
 
     directory: str | None = None
     """The working folder, followed across ``cd``; None: the one wisp runs in, unknown here."""
-    visited: list[str | None] = msgspec.field(default_factory=lambda: [None])
+    visited: set[str] = msgspec.field(default_factory=set)
+    """Every folder the line has ``cd``'d to."""
     downloaded: set[str] = msgspec.field(default_factory=set)
     """The files a download was saved to (``curl -o i.sh x``, ``wget -qO- x > i.sh``)."""
 
@@ -130,6 +131,8 @@ def effect_of(parts: Sequence[SimpleCommand]) -> Effect | None:
         facts = part.facts
         if facts is None:
             continue
+        if any(is_block_device(path, line.directory) for path in facts.writes):
+            return Effect("writes-device", part.text)
         runs = runs_of(facts)
         for run in runs:
             if category := _judge(run, facts, line):
@@ -137,12 +140,19 @@ def effect_of(parts: Sequence[SimpleCommand]) -> Effect | None:
             line.downloaded.update(line.path(saved) for saved in _saved_download(run, facts))
         if runs and runs[0].name in ("cd", "pushd"):
             line.directory = _changed_directory(runs[0].args, line.directory)
-            line.visited.append(line.directory)
-    # A redirection may be read as the whole list's (`cd /dev && cat x > sda`), so a relative
-    # target is judged in every folder the line visits.
+            if line.directory is not None:
+                line.visited.add(line.directory)
+    return _group_writing_a_device(parts, line.visited)
+
+
+def _group_writing_a_device(parts: Sequence[SimpleCommand], visited: set[str]) -> Effect | None:
+    """A redirection tree-sitter-bash gives a whole list (``cd /dev && cat x > sda``) is judged
+    in every folder under ``/dev`` the line visits."""
+    devices = [where for where in visited if where == "/dev" or where.startswith("/dev/")]
     for part in parts:
-        writes = part.facts.writes if part.facts is not None else ()
-        if any(is_block_device(path, where) for path in writes for where in line.visited):
+        if part.executable is not None or part.facts is None or not devices:
+            continue
+        if any(is_block_device(path, where) for path in part.facts.writes for where in devices):
             return Effect("writes-device", part.text)
     return None
 
