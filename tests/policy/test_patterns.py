@@ -113,7 +113,6 @@ def test_nested_wisp_refuses_the_model_starting_an_agent(line: str) -> None:
     "line",
     [
         "wisp --version",
-        "wisp doctor",
         "grep wisp README",
         'echo "wisp chat"',
         "python -m wisp --version",
@@ -124,6 +123,12 @@ def test_nested_wisp_refuses_the_model_starting_an_agent(line: str) -> None:
 )
 def test_nested_wisp_leaves_other_mentions_of_wisp_alone(line: str) -> None:
     assert denial(line) is None
+
+
+def test_any_other_run_of_wisp_is_refused_by_what_it_does() -> None:
+    """A model's command must not run wisp at all (docs/policy.md, "What the deny list stops"):
+    `wisp doctor`, once let through as no nested agent, is refused too."""
+    assert denial("wisp doctor") == "the command runs wisp itself: wisp doctor"
 
 
 # The deny list holds against spelling (docs/policy.md, "Deny and allow lists"): each form below is

@@ -35,6 +35,8 @@ LABELLED: list[tuple[str, str]] = [
     # -- dangerous --
     ("sudo apt-get update", D),
     ("doas reboot", D),
+    ("runuser -u bob make", D),
+    ("nice setpriv --reuid=1000 make", D),
     ("rm -r old", D),
     ("rm -fr dist", D),
     ("rm -R node_modules", D),

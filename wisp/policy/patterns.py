@@ -5,8 +5,11 @@ Both lists are regular expressions searched anywhere in the whole line and in ea
 (anchored patterns rely on the per-part check). The deny list is also searched in each command's
 normalised forms, as the shell will run it (``\\sudo``, ``"/bin/"s\\h``, ``rm -r -f`` are
 ``sudo``, ``sh``, ``rm -rf``), so spelling a denied command another way does not pass it.
-Deny always wins; a non-empty allow list must match every written text. The lists are
-illustrative, not exhaustive: the sandbox is the real barrier.
+Deny always wins; a non-empty allow list must match every written text.
+
+wisp's own list (``commandPolicy.deny`` unset) is these patterns and the judge of what a command
+does (``effects``): its six kinds of command are stopped by what the shell will run, however it
+is spelled. A person's own list replaces both.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from wisp.errors import ConfigError
+from wisp.policy.effects import effect_of
 from wisp.policy.types import SimpleCommand
 
 if TYPE_CHECKING:
@@ -62,15 +66,26 @@ class CommandPatterns(msgspec.Struct, frozen=True):
 
     deny: tuple[re.Pattern[str], ...]
     allow: tuple[re.Pattern[str], ...] = ()
+    judges_effects: bool = False
+    """Whether what a command does is judged too (``effects``): with wisp's own list only."""
 
     @classmethod
     def compile(
-        cls, deny: Sequence[str] = DEFAULT_DENY, allow: Sequence[str] = (), *, key: str = ""
+        cls,
+        deny: Sequence[str] = DEFAULT_DENY,
+        allow: Sequence[str] = (),
+        *,
+        key: str = "",
+        judges_effects: bool | None = None,
     ) -> CommandPatterns:
-        """Compile both lists; a pattern that does not compile is a ``ConfigError``."""
+        """Compile both lists; a pattern that does not compile is a ``ConfigError``. What a
+        command does is judged when asked, or (unsaid) when ``deny`` is wisp's own list."""
+        if judges_effects is None:
+            judges_effects = tuple(deny) == DEFAULT_DENY
         return cls(
             deny=_compile(deny, key and f"{key}.deny"),
             allow=_compile(allow, key and f"{key}.allow"),
+            judges_effects=judges_effects,
         )
 
     @classmethod
@@ -78,11 +93,13 @@ class CommandPatterns(msgspec.Struct, frozen=True):
         """``commandPolicy.deny`` (unset: ``DEFAULT_DENY``; set: replaces it whole) and
         ``commandPolicy.allow`` (empty: no allow list)."""
         deny = DEFAULT_DENY if policy.deny is None else policy.deny
-        return cls.compile(deny, policy.allow, key="commandPolicy")
+        return cls.compile(
+            deny, policy.allow, key="commandPolicy", judges_effects=policy.deny is None
+        )
 
     def denial(self, line: str, parts: Iterable[SimpleCommand]) -> str | None:
         """Why the line may not run, or None: the whole line first, then each part as written,
-        then each part as the shell runs it; deny first."""
+        then each part as the shell runs it, then what the parts do; deny first."""
         parts = list(parts)
         texts = [line, *(part.text for part in parts)]
         forms = [form for part in parts for form in part.normalised]
@@ -90,6 +107,8 @@ class CommandPatterns(msgspec.Struct, frozen=True):
             for pattern in self.deny:
                 if pattern.search(text):
                     return f"command matches deny pattern {pattern.pattern}"
+        if self.judges_effects and (effect := effect_of(parts)) is not None:
+            return effect.reason
         if self.allow:
             for text in texts:
                 if not any(pattern.search(text) for pattern in self.allow):

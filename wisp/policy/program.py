@@ -13,7 +13,7 @@ import re
 
 import msgspec
 
-__all__ = ["Program", "program_name", "resolve"]
+__all__ = ["Program", "launched", "program_name", "resolve"]
 
 
 def _names(words: str) -> frozenset[str]:
@@ -22,7 +22,7 @@ def _names(words: str) -> frozenset[str]:
 
 WRAPPERS = _names(
     "sudo doas env nice nohup time timeout xargs command exec builtin stdbuf ionice chronic setsid "
-    "busybox"
+    "busybox runuser setpriv pkexec run0 unbuffer fakeroot taskset chrt chroot unshare nsenter"
 )
 # Options whose value is the next word, for a wrapper not in OWN_VALUE_OPTIONS: the value belongs
 # to the wrapper (`nice -n 5`, `sudo -u bob`), not to the program it runs.
@@ -54,7 +54,28 @@ OWN_VALUE_OPTIONS = {
     "chronic": frozenset(),
     "setsid": frozenset(),
     "busybox": frozenset(),
+    "runuser": _names("-u -g -G -s -w --user --group --supp-group --shell --whitelist-environment"),
+    "setpriv": _names(
+        "--ruid --euid --rgid --egid --reuid --regid --groups --inh-caps --ambient-caps "
+        "--bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile "
+        "--landlock-access --landlock-rule"
+    ),
+    "pkexec": _names("--user"),
+    "run0": _names(
+        "-u -g -D --user --group --chdir --unit --property --description --slice --nice "
+        "--setenv --background -p"
+    ),
+    "unbuffer": frozenset(),
+    "fakeroot": _names("-l -s -i --lib --faked"),
+    "taskset": frozenset(),
+    "chrt": frozenset(),
+    "chroot": _names("--userspec --groups"),
+    "unshare": _names("-S -G -R -w --setuid --setgid --root --wd --map-user --map-group"),
+    "nsenter": _names("-t -S -G -r -w --target --setuid --setgid --root --wd"),
 }
+# Operands a wrapper takes before the program it runs: `timeout 5 rm`, `taskset 3 rm`,
+# `chrt 10 rm`, `chroot /srv rm`.
+LEADING_OPERANDS = {"timeout": 1, "taskset": 1, "chrt": 1, "chroot": 1}
 # A command run through these is approved by its exact text only.
 EXACT_WRAPPERS = frozenset({"exec", "xargs"})
 
@@ -76,6 +97,15 @@ SHELL_WORDS = _names(
 )
 INTERPRETERS = _names(
     "sh bash zsh dash ksh csh tcsh fish node deno bun ruby perl php lua xargs pwsh tclsh expect"
+)
+
+# Launchers that run a program in a project's environment: `uv run X`, `poetry run X`, `uvx X`.
+# Not wrappers (their approval key stays `uv run *`), but the deny list looks through them.
+RUN_VERB_LAUNCHERS = _names("uv poetry pipenv pdm hatch rye pixi conda mamba micromamba npm pnpm")
+DIRECT_LAUNCHERS = _names("uvx pipx npx pnpx bunx")
+LAUNCHER_VALUE_OPTIONS = _names(
+    "--with --python -p --project --directory --package --extra --group --env-file -n --name "
+    "--prefix --from -e --env --spec --index --index-url"
 )
 
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
@@ -157,9 +187,7 @@ def _skip_wrapper_options(words: list[str | None], index: int, wrapper: str) -> 
             index += 1
         else:
             break
-    if wrapper == "timeout" and index < len(words):
-        index += 1  # the duration
-    return index
+    return min(index + LEADING_OPERANDS.get(wrapper, 0), len(words))
 
 
 def _verb(rest: list[str | None]) -> str | None:
@@ -177,3 +205,26 @@ def _verb(rest: list[str | None]) -> str | None:
             continue
         return word if _VERB.fullmatch(word) else None
     return None
+
+
+def launched(words: list[str]) -> list[str] | None:
+    """The words of the program a launcher runs (``uv run --with x pytest -q`` → ``pytest -q``,
+    ``pipx run wisp`` → ``wisp``), or None when ``words`` start no launcher."""
+    name = program_name(words[0]) if words else ""
+    rest = words[1:]
+    if name == "pipx" and rest[:1] == ["run"]:
+        rest = rest[1:]
+    elif name in RUN_VERB_LAUNCHERS:
+        at = next((i for i, word in enumerate(rest) if not word.startswith("-")), None)
+        if at is None or rest[at] not in ("run", "exec"):
+            return None
+        rest = rest[at + 1 :]
+    elif name not in DIRECT_LAUNCHERS:
+        return None
+    index = 0
+    while index < len(rest) and rest[index].startswith("-"):
+        if rest[index] == "--":
+            index += 1
+            break
+        index += 2 if rest[index] in LAUNCHER_VALUE_OPTIONS else 1
+    return rest[index:] or None

@@ -34,11 +34,12 @@ import msgspec
 import tree_sitter_bash
 from tree_sitter import Language, Parser
 
+from wisp.policy.facts import Pipelines, facts_of, writes_of
 from wisp.policy.normalised import normalised_forms, reads_pipe
 from wisp.policy.program import resolve
 from wisp.policy.scripts import defines_alias, has_quoted_delimiter, script_of, split_string
 from wisp.policy.shell_words import literal, named_tail, node_text
-from wisp.policy.types import SimpleCommand
+from wisp.policy.types import CommandFacts, SimpleCommand
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -85,6 +86,9 @@ def split_line(line: str) -> list[SimpleCommand]:
 class _Splitter(msgspec.Struct):
     parser: Parser
     parts: list[SimpleCommand] = msgspec.field(default_factory=list)
+    inherited: tuple[str, ...] = ()
+    """What feeds the stdin of the shell whose script is being read (``curl x | sh -c 'sh'``)."""
+    pipelines: Pipelines = msgspec.field(default_factory=Pipelines)
 
     def split(self, script: str, level: int) -> None:
         source = script.encode("utf-8", "surrogateescape")
@@ -186,7 +190,9 @@ class _Splitter(msgspec.Struct):
                 # A group or loop whose output goes to a file: that write is a command's worth
                 # of risk of its own, which the commands inside do not show.
                 if body is None or _writes_file(redirects):
-                    self.parts.append(_command_part(_statement_text(node), None, is_exact=True))
+                    facts = CommandFacts(writes=writes_of(redirects))
+                    text = _statement_text(node)
+                    self.parts.append(_command_part(text, None, is_exact=True, facts=facts))
                 if body is not None:
                     self._walk(body, level)
         for redirect in redirects:
@@ -237,14 +243,17 @@ class _Splitter(msgspec.Struct):
         if readable:
             shown = [node_text(w) if v is None else v for w, v in zip(words, values, strict=True)]
             forms = normalised_forms(shown, resolved, reads_pipe=reads_pipe(statement))
+        facts = facts_of(words, values, statement, redirects, self.inherited, self.pipelines)
         part = _command_part(
             text, resolved.name, resolved.verb, is_exact=is_exact, readable=readable,
-            normalised=forms,
+            normalised=forms, facts=facts,
         )  # fmt: skip
         self.parts.append(part)
         self._walk_children(node, level)
         if script is not None and script.text is not None:
+            outer, self.inherited = self.inherited, facts.stdin_feeds
             self._reparse(script.text, level)
+            self.inherited = outer
 
 
 def _command_part(
@@ -255,13 +264,15 @@ def _command_part(
     is_exact: bool,
     readable: bool = True,
     normalised: tuple[str, ...] = (),
+    facts: CommandFacts | None = None,
 ) -> SimpleCommand:
     text = text.strip()
     if not readable or name is None or is_exact:
-        return SimpleCommand(text, name, verb, text, None, readable, normalised)
+        return SimpleCommand(text, name, verb, text, None, readable, normalised, facts)
     if verb is not None:
-        return SimpleCommand(text, name, verb, f"{name} {verb} *", f"{name} *", True, normalised)
-    return SimpleCommand(text, name, None, f"{name} *", None, True, normalised)
+        pattern, legacy = f"{name} {verb} *", f"{name} *"
+        return SimpleCommand(text, name, verb, pattern, legacy, True, normalised, facts)
+    return SimpleCommand(text, name, None, f"{name} *", None, True, normalised, facts)
 
 
 def _unreadable(text: str) -> SimpleCommand:

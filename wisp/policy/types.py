@@ -13,6 +13,24 @@ Threshold = Literal["safe", "moderate", "dangerous", "never"]
 Scope = Literal["once", "session", "project", "always"]
 
 
+class CommandFacts(msgspec.Struct, frozen=True):
+    """What the shell will hand one simple command, as the deny list judges what it does
+    (docs/policy.md, "What the deny list stops")."""
+
+    words: tuple[str, ...] = ()
+    """Its words as the shell passes them, wrappers included: each word's value after quote
+    removal, or its text as written where part of it is only known when the line runs."""
+    word_feeds: tuple[tuple[str, ...], ...] = ()
+    """For each word, the programs whose output it holds (``$(curl x)``, ``<(wget …)``)."""
+    stdin_feeds: tuple[str, ...] = ()
+    """The programs whose output it may read on stdin: earlier in its pipeline, ``< <(…)``, a
+    here-string or heredoc holding a substitution, or what feeds the shell whose script it is in."""
+    writes: tuple[str, ...] = ()
+    """The targets of its writing redirections (``> /dev/sda``), as ``words`` shows a word."""
+    reads: tuple[str, ...] = ()
+    """The files its input redirections read (``< install.sh``)."""
+
+
 class SimpleCommand(msgspec.Struct, frozen=True):
     """One simple command of a line (docs/policy.md, "Splitting a line")."""
 
@@ -34,6 +52,8 @@ class SimpleCommand(msgspec.Struct, frozen=True):
     quotes and backslashes removed, the program by name, runs of short options joined, and
     ``| `` in front when it reads a pipe (``\\sudo /bin/rm -r -f "/"`` → ``sudo rm -rf /``,
     ``rm -rf /``). Empty when it cannot be read. The deny list is matched against these too."""
+    facts: CommandFacts | None = None
+    """What it is handed, for judging what it does; None for text with no command to read."""
 
 
 class Assessment(msgspec.Struct):
