@@ -312,10 +312,12 @@ NETWORK_FAILURES = (
     "Name or service not known",
     "unable to resolve host address",
     "No address associated with hostname",
+    "Couldn't connect to server",
 )
-"""What a failure says when the network it needed was off (``ENETUNREACH`` in the sandbox's empty
-network namespace, and every resolver's words for a name it could not look up there). A refused
-connection is left out: a local server that is not running says it too."""
+"""What a failure says when the network it needed was off: ``ENETUNREACH`` in the sandbox's
+network namespace (whose loopback is down too), every resolver's words for a name it could not
+look up there, and curl's for a connection it could not make. "Connection refused" is left out:
+a local server that is not running says it, never the cut network."""
 
 
 def _marked(assessment: Assessment, reason: str | None) -> Assessment:
@@ -328,32 +330,37 @@ def _marked(assessment: Assessment, reason: str | None) -> Assessment:
 def _with_network_line(
     refusal: Refusal | None, result: ProcessResult, mode: NetworkMode
 ) -> Refusal | None:
-    """``refusal``, with the line that says how to allow the network when the command failed
-    for the want of it (docs/sandbox.md, "Network")."""
+    """``refusal``, with how to allow the network when the command failed for the want of it
+    (docs/sandbox.md, "Network"): said outright when the output names a network failure, and as
+    the likely cause beside the check's guess (Landlock refuses a TCP connection with a bare
+    ``Permission denied``)."""
     if result.exit_status == 0:
         return refusal
     output = result.stderr + result.stdout
-    if not any(failure in output for failure in NETWORK_FAILURES):
-        return refusal
-    line = network_line(mode)
-    if refusal is None or refusal.verdict is Verdict.GUESS:
-        return Refusal(Verdict.GUESS, [], line)
-    return msgspec.structs.replace(refusal, line=f"{refusal.line}; {line}")
+    if any(failure in output for failure in NETWORK_FAILURES):
+        line = f"sandbox: {network_line(mode)}"
+        if refusal is None or refusal.verdict is Verdict.GUESS:
+            return Refusal(Verdict.GUESS, [], line)
+        return msgspec.structs.replace(refusal, line=f"{refusal.line}; {line}")
+    if refusal is not None and refusal.verdict is Verdict.GUESS:
+        line = f"{refusal.line}; if it was a network connection: {network_line(mode)}"
+        return msgspec.structs.replace(refusal, line=line)
+    return refusal
 
 
 def network_line(mode: NetworkMode) -> str:
-    """How to allow the network to a command that ran without it."""
+    """How to allow the network to a model's command that ran without it."""
     if mode == "off":
         return (
-            "sandbox: the network is off for the model's commands (commandPolicy.sandbox.network "
-            "is off); to allow it: wisp config set commandPolicy.sandbox.network ask (then a "
-            "program that needs the network, such as curl, pip install or git fetch, is asked "
-            "about) or on, or run it yourself as a ! command"
+            "the network is off for the model's commands (commandPolicy.sandbox.network is "
+            "off); to allow it: wisp config set commandPolicy.sandbox.network ask (then a program "
+            "that needs the network, such as curl, pip install or git fetch, is asked about) or "
+            "on, or run it yourself as a ! command"
         )
     return (
-        "sandbox: this command ran offline: under commandPolicy.sandbox.network ask only a "
-        "program the rules mark as needing the network (curl, wget, pip install, git fetch …) "
-        "is asked about and, approved, runs with it; to allow it: wisp config set "
+        "this command ran offline: under commandPolicy.sandbox.network ask only a program the "
+        "rules mark as needing the network (curl, wget, pip install, git fetch …) is asked "
+        "about and, approved, runs with it; to allow it: wisp config set "
         "commandPolicy.sandbox.network on, or run it yourself as a ! command"
     )
 
