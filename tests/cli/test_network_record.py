@@ -41,7 +41,7 @@ def run_with_network_off(
     wisp: list[str], wisp_env: dict[str, str], tmp_path: Path, command: str
 ) -> None:
     config = subprocess.run(
-        [*wisp, "config", "set", "commandPolicy.sandbox.allowNetwork", "false"],
+        [*wisp, "config", "set", "commandPolicy.sandbox.network", "off"],
         env=wisp_env, capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert config.returncode == 0, config.stderr
