@@ -344,11 +344,6 @@ def _state(
     elif network_off and abi >= 4:
         # UDP, DNS and every other protocol still pass: the command has the network.
         cut = CUT_TCP
-        notes.append(
-            "sandbox: only Landlock can confine here (no namespaces, no bubblewrap), so the "
-            "network cannot be turned off all the way: TCP is cut, UDP and DNS stay open "
-            "(install bubblewrap, run as root, or allow unprivileged user namespaces, to fix)"
-        )
         parts.append("network off (Landlock TCP bind and connect; UDP and other protocols open)")
     elif network_off:
         notes.append(
@@ -362,6 +357,12 @@ def _state(
         # What the narrowing breaks, and its fix, said once at start-up.
         notes.append(writable.narrowing_note(narrowed))
         parts.append(f"narrowed: {', '.join(narrowed)}")
+    if cut == CUT_TCP:
+        notes.append(
+            "sandbox: only Landlock can confine here (no namespaces, no bubblewrap), so the "
+            "network cannot be turned off all the way: TCP is cut, UDP and DNS stay open "
+            "(install bubblewrap, run as root, or allow unprivileged user namespaces, to fix)"
+        )
     return SandboxState(
         sandbox=True,
         network=network,
