@@ -58,7 +58,11 @@ def add_model_options(parser: argparse._ActionsContainer) -> None:
         help="approve every command the model asks to run, once (the deny list and the "
         "sandbox still apply; the network stays off to it: see --yes-network)",
     )  # fmt: skip
-    add_yes_network_option(parser)
+    parser.add_argument(
+        "--yes-network", action="store_true", default=argparse.SUPPRESS,
+        help="as --yes, and also approve the commands that need the network (curl, pip "
+        "install, git fetch …), which then run with it; --yes alone never opens it",
+    )  # fmt: skip
     parser.add_argument(
         "--unsafe", action="store_true", default=argparse.SUPPRESS,
         help="run commands without the sandbox and the deny and allow lists (still recorded)",
@@ -70,16 +74,6 @@ def add_model_options(parser: argparse._ActionsContainer) -> None:
     parser.add_argument(
         "--resume", "-r", metavar="NAME", default=argparse.SUPPRESS,
         help="continue the conversation saved as NAME",
-    )  # fmt: skip
-
-
-def add_yes_network_option(parser: argparse._ActionsContainer) -> None:
-    """``--yes-network``, beside ``--yes`` in every face that has it (docs/sandbox.md,
-    "Network")."""
-    parser.add_argument(
-        "--yes-network", action="store_true", default=argparse.SUPPRESS,
-        help="as --yes, and also approve the commands that need the network (curl, pip "
-        "install, git fetch …), which then run with it; --yes alone never opens it",
     )  # fmt: skip
 
 

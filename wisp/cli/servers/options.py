@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from wisp.cli.chat.prompt import add_yes_network_option
 from wisp.cli.context import Context
 
 
@@ -57,7 +56,11 @@ def add_serving_options(parser: argparse.ArgumentParser, *, model_help: str) -> 
         help="approve every command once, as in chat (the deny list and the sandbox still "
         "apply; the network stays off to it: see --yes-network)",
     )  # fmt: skip
-    add_yes_network_option(parser)
+    parser.add_argument(
+        "--yes-network", action="store_true", default=argparse.SUPPRESS,
+        help="as --yes, and also approve the commands that need the network (curl, pip "
+        "install, git fetch …), which then run with it; --yes alone never opens it",
+    )  # fmt: skip
     parser.add_argument(
         "--unsafe", action="store_true", default=argparse.SUPPRESS,
         help="run commands without the sandbox and the deny and allow lists (still recorded)",
