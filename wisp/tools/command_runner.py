@@ -104,7 +104,11 @@ class CommandRunner:
     def sandbox_state(self) -> SandboxState:
         """How a model's command would run now (the mechanism never changes within a process):
         under ``ask``, offline, as every command the rules do not mark."""
-        return self._confine(["true"], network=self.settings.network == "on")[1]
+        state = self._confine(["true"], network=self.settings.network == "on")[1]
+        if state.sandbox and self.settings.network == "ask":
+            mechanism = f"{state.mechanism}; network ask: a program that needs it, once approved"
+            return msgspec.structs.replace(state, mechanism=mechanism)
+        return state
 
     # -- the model's commands -----------------------------------------------------------------
 
