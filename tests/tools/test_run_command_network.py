@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from wisp.audit.kinds import PolicyDecision
@@ -238,3 +239,16 @@ async def test_a_failure_that_says_network_is_unreachable_says_how_to_allow_it(
     assert isinstance(ran, Ran) and "Network is unreachable" in ran.result.stderr
     assert ran.refusal is not None
     assert ran.refusal.line.startswith("sandbox: this command ran offline")
+
+
+async def test_unsafe_asks_nothing_of_the_network_it_cannot_cut(
+    harness: Harness, listener: Listener
+) -> None:
+    person = Person()
+    runner = harness.runner("ask", person)
+    runner.settings = msgspec.structs.replace(runner.settings, unsafe=True)
+
+    ran = await harness.run(runner, curl(listener.port))
+
+    assert isinstance(ran, Ran) and ran.result.exit_status == 0
+    assert person.questions == [] and listener.connections == 1

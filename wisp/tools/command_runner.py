@@ -172,8 +172,9 @@ class CommandRunner:
         )
 
     def _network_marks(self, parts: list[SimpleCommand]) -> list[str | None]:
-        """Under ``ask``, why each part needs the network (the rules' mark), else None."""
-        if self.settings.network != "ask":
+        """Under ``ask``, why each part needs the network (the rules' mark), else None. Where
+        nothing can be cut (``--unsafe``, no sandbox, no Landlock) there is nothing to ask."""
+        if self.settings.network != "ask" or not self._can_cut_network():
             return [None] * len(parts)
         return [network_reason(part) for part in parts]
 
@@ -269,6 +270,9 @@ class CommandRunner:
             network_off=not network,
             support=self.support,
         )
+
+    def _can_cut_network(self) -> bool:
+        return self._confine(["true"], network=False)[1].network_cut is not None
 
     def _check_directory(
         self, line: str, directory: Path, record: Record, *, origin: str | None = None
