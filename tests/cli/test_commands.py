@@ -151,7 +151,7 @@ async def test_with_the_network_off_a_loopback_connection_fails_inside_and_works
     wisp_script: Path, wisp_env: dict[str, str], workdir: Path, tmp_path: Path, run_wisp,
     audit_lines,
 ) -> None:  # fmt: skip
-    assert run_wisp("config", "set", "commandPolicy.sandbox.allowNetwork", "false").returncode == 0
+    assert run_wisp("config", "set", "commandPolicy.sandbox.network", "off").returncode == 0
     server = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     connect = f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}))\""

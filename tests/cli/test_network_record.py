@@ -39,9 +39,10 @@ def send_datagram(port: int) -> str:
 
 def run_with_network_off(
     wisp: list[str], wisp_env: dict[str, str], tmp_path: Path, command: str
-) -> None:
+) -> str:
+    """Run ``command`` as the model's with the network off; wisp's stderr."""
     config = subprocess.run(
-        [*wisp, "config", "set", "commandPolicy.sandbox.allowNetwork", "false"],
+        [*wisp, "config", "set", "commandPolicy.sandbox.network", "off"],
         env=wisp_env, capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert config.returncode == 0, config.stderr
@@ -54,6 +55,7 @@ def run_with_network_off(
         timeout=HANG,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    return done.stderr
 
 
 def recorded(audit_lines, kind: str) -> dict:
@@ -85,7 +87,9 @@ def test_under_landlock_alone_udp_passes_and_the_decision_says_tcp(
     if not no_namespaces.supported():
         pytest.skip(no_namespaces.REASON_UNSUPPORTED)
     wisp = [*no_namespaces.launcher(), str(wisp_script)]
-    run_with_network_off(wisp, wisp_env, tmp_path, send_datagram(receiver.getsockname()[1]))
+    said = run_with_network_off(wisp, wisp_env, tmp_path, send_datagram(receiver.getsockname()[1]))
+    # ... and wisp says so at start, once: off cannot cut UDP here.
+    assert said.count("TCP is cut, UDP and DNS stay open") == 1, said
     outcome = recorded(audit_lines, "command.outcome")
     assert (outcome["exitStatus"], outcome["stdout"]) == (0, "sent\n")
     assert receiver.recv(1) == b"x"

@@ -67,14 +67,14 @@ def test_stored_settings_are_read_by_their_names_in_the_file() -> None:
     settings = config(
         {
             "ollama": {"baseURL": "http://gpu:11434", "think": "high"},
-            "commandPolicy": {"sandbox": {"allowNetwork": False}},
+            "commandPolicy": {"sandbox": {"network": "off"}},
             "tools": {"editFile": {"writableRoots": ["/srv"]}},
             "commandMaxTimeoutSeconds": 30,
         }
     ).settings
     assert settings.ollama.base_url == "http://gpu:11434"
     assert settings.ollama.think == "high"
-    assert settings.command_policy.sandbox.allow_network is False
+    assert settings.command_policy.sandbox.network == "off"
     assert settings.tools.edit_file.writable_roots == ["/srv"]
     assert settings.command_max_timeout_seconds == 30
 
@@ -142,3 +142,33 @@ def test_the_sections_encode_as_the_file_spells_them() -> None:
         "elicitation": True,
         "bannerDelaySeconds": 0,
     }
+
+
+def network(sandbox: dict[str, Any]) -> tuple[str, str | None]:
+    found = config({"commandPolicy": {"sandbox": sandbox}}).settings.command_policy.sandbox
+    in_force = found.network_in_force()
+    return in_force.mode, in_force.note
+
+
+def test_the_network_is_asked_about_by_default() -> None:
+    assert network({}) == ("ask", None)
+
+
+@pytest.mark.parametrize(("old", "mode"), [(False, "off"), (True, "on")])
+def test_allow_network_is_read_for_one_release_with_a_note(old: bool, mode: str) -> None:
+    found, note = network({"allowNetwork": old})
+    assert found == mode
+    assert note is not None
+    assert f"read as commandPolicy.sandbox.network {mode}" in note
+    assert "wisp config unset commandPolicy.sandbox.allowNetwork" in note
+
+
+def test_network_set_wins_over_allow_network_and_says_so() -> None:
+    found, note = network({"network": "off", "allowNetwork": True})
+    assert found == "off"
+    assert note is not None and "allowNetwork is ignored" in note
+
+
+def test_a_network_that_is_neither_off_ask_nor_on_is_refused() -> None:
+    with pytest.raises(ConfigValueError, match="off, ask or on"):
+        network({"network": "yes"})

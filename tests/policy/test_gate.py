@@ -925,3 +925,72 @@ async def test_a_stop_made_while_the_gate_works_is_heard_before_the_line_is_appr
 
     assert result == GateResult(approved=False, reason=STOPPED)
     assert interrupter.done()
+
+
+# --- the network mark (docs/policy.md, "The network mark") ---------------------------------------
+
+CURL = command("curl -s http://example.org", "curl *", "safe", reason="fetches a page")
+
+
+async def test_a_part_that_needs_the_network_is_asked_below_the_threshold_saying_so(
+    harness: Harness,
+) -> None:
+    approver = ScriptedApprover("once")
+
+    result = await authorize(harness.gate(approver, threshold="never"), CURL, network=[True])
+
+    assert result.approved
+    [question] = approver.questions
+    assert question.network and question.pattern == "curl * (network)"
+    output = io.StringIO()
+    assert "network: approved, it runs with the network on" in TerminalApprover(
+        lambda: None, output
+    ).render(question)
+    assert [d.pattern for d in harness.details("approval.requested")] == ["curl * (network)"]
+
+
+async def test_an_approval_without_the_network_does_not_cover_one_with_it(
+    harness: Harness,
+) -> None:
+    approver = ScriptedApprover("session", "deny")
+    gate = harness.gate(approver, threshold="safe")
+
+    assert (await authorize(gate, CURL)).approved  # approved offline, for the session
+    refused = await authorize(gate, CURL, turn=2, network=[True])
+
+    assert not refused.approved
+    assert [q.network for q in approver.questions] == [False, True]
+
+
+async def test_a_network_approval_is_kept_at_the_usual_scopes_under_its_marked_key(
+    harness: Harness,
+) -> None:
+    gate = harness.gate(ScriptedApprover("project"))
+
+    assert (await authorize(gate, CURL, network=[True])).approved
+    [stored] = harness.store().entries()
+    assert (stored.pattern, stored.scope) == ("curl * (network)", "project")
+
+    later = harness.restart()
+    approver = ScriptedApprover("deny")
+    assert (await authorize(later.gate(approver), CURL, turn=2, network=[True])).approved
+    assert approver.questions == [] and later.decisions() == ["cached-project"]
+    # ... and the stored network approval says nothing of the same command offline: below the
+    # threshold it needs none.
+    assert (await authorize(later.gate(approver), CURL, turn=3)).approved
+
+
+async def test_yes_never_approves_the_network_and_yes_network_does(harness: Harness) -> None:
+    refused = await authorize(harness.gate(YesApprover()), CURL, network=[True])
+    approved = await authorize(harness.gate(YesApprover(network=True)), CURL, network=[True])
+
+    assert not refused.approved and "--yes-network" in refused.reason
+    assert approved.approved
+
+
+async def test_nobody_to_ask_names_the_ways_to_allow_the_network(harness: Harness) -> None:
+    result = await authorize(harness.gate(NobodyApprover()), CURL, network=[True])
+
+    assert not result.approved
+    assert "commandPolicy.sandbox.network on" in result.reason
+    assert "--yes-network" in result.reason

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Generic, TypeVar, get_args, overload
+from typing import Any, Generic, Literal, TypeVar, get_args, overload
 
 import msgspec
 
@@ -160,13 +160,47 @@ class Tools(msgspec.Struct, frozen=True, rename="camel"):
     edit_file: EditFile
 
 
+NetworkMode = Literal["off", "ask", "on"]
+"""``commandPolicy.sandbox.network`` (docs/sandbox.md, "Network")."""
+
+
 class Sandbox(msgspec.Struct, frozen=True, rename="camel"):
     enabled: bool
-    allow_network: bool
+    network: NetworkMode
+    allow_network: bool | None
+    """The setting ``network`` replaced, read for one release: None when not set."""
     writable_roots: list[str]
     allow_sockets: list[str]
     allow_home: bool
     """The working folder stays writable even when it is the home folder or ``/``."""
+
+    def network_in_force(self) -> NetworkInForce:
+        """``network``, or the old ``allowNetwork`` where it is set and ``network`` says
+        ``ask`` (its default): false is ``off``, true is ``on``, with a note to say once."""
+        if self.allow_network is None:
+            return NetworkInForce(self.network)
+        if self.network != "ask":
+            return NetworkInForce(
+                self.network,
+                "config: commandPolicy.sandbox.allowNetwork is ignored: "
+                f"commandPolicy.sandbox.network ({self.network}) replaces it (wisp config unset "
+                "commandPolicy.sandbox.allowNetwork)",
+            )
+        mode: NetworkMode = "on" if self.allow_network else "off"
+        return NetworkInForce(
+            mode,
+            f"config: commandPolicy.sandbox.allowNetwork {str(self.allow_network).lower()} is "
+            f"read as commandPolicy.sandbox.network {mode}, this release only (wisp config set "
+            f"commandPolicy.sandbox.network {mode}; wisp config unset "
+            "commandPolicy.sandbox.allowNetwork)",
+        )
+
+
+class NetworkInForce(msgspec.Struct, frozen=True):
+    """The network setting the model's commands run under, and what to say of it at start."""
+
+    mode: NetworkMode
+    note: str | None = None
 
 
 class CommandPolicy(msgspec.Struct, frozen=True, rename="camel"):

@@ -9,7 +9,7 @@ name is free, its fields are known.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -336,11 +336,22 @@ SETTINGS: dict[str, Setting] = {
             "Confine commands with the Linux sandbox (Landlock): writes only under the roots.",
         ),
         Setting(
+            "commandPolicy.sandbox.network",
+            Literal["off", "ask", "on"],
+            "ask",
+            "off, ask or on",
+            "The network for the model's commands: off never; ask runs them offline but asks "
+            "about those whose programs need it (curl, pip install, git fetch), which then run "
+            "with it; on always. ! commands always have it.",
+        ),
+        # Read for one release, when network is not set (sections.Sandbox.network_in_force).
+        Setting(
             "commandPolicy.sandbox.allowNetwork",
             bool,
-            True,
+            None,
             "true or false",
-            "Let sandboxed commands use the network; false refuses TCP connect and bind.",
+            "Replaced by commandPolicy.sandbox.network; still read for one release when that is "
+            "not set: false is off, true is on.",
         ),
         Setting(
             "commandPolicy.sandbox.writableRoots",

@@ -114,6 +114,8 @@ def dialog_lines(question: ApprovalQuestion) -> list[str]:
     lines.append(f"pattern: {question.pattern}")
     if question.outside_sandbox:
         lines.append("it runs outside the sandbox")
+    elif question.network:
+        lines.append("network: approved, it runs with the network on")
     return lines
 
 

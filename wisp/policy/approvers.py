@@ -51,8 +51,22 @@ UNREADABLE_YES_REASON = (
 )
 
 
+NETWORK_YES_REASON = (
+    "it needs the network, which --yes never opens (commandPolicy.sandbox.network is ask); "
+    "to allow it, rerun with --yes-network, approve it yourself in wisp chat, or set "
+    "commandPolicy.sandbox.network on (wisp config set commandPolicy.sandbox.network on)"
+)
+
+
 def nobody_reason(question: ApprovalQuestion) -> str:
     """Why a request is refused when nobody can be asked, and how to allow it next time."""
+    if question.network and not question.is_unreadable and not question.outside_sandbox:
+        return (
+            "no one can approve it here (no terminal and no front end), and it needs the "
+            "network (commandPolicy.sandbox.network is ask); to allow it, rerun with "
+            "--yes-network, approve it in wisp chat, or set commandPolicy.sandbox.network on "
+            "(wisp config set commandPolicy.sandbox.network on)"
+        )
     if question.is_unreadable:
         return (
             "no one can approve it here (no terminal and no front end), and wisp cannot read "
@@ -93,13 +107,15 @@ class YesApprover:
     no sandbox (those run before the gate), and never approves a run outside the sandbox.
 
     Nor does it approve a command wisp cannot read (``$X``, ``$(…)``, ``eval "$X"`` name their
-    program only when they run): that one goes to ``person``, the approver there would be
+    program only when they run), or one that would open the network unless ``network``
+    (``--yes-network``) says so: that one goes to ``person``, the approver there would be
     without ``--yes``, or is refused with a reason when nobody can answer."""
 
     can_ask = True
 
-    def __init__(self, person: Approver | None = None) -> None:
+    def __init__(self, person: Approver | None = None, *, network: bool = False) -> None:
         self.person = person
+        self.network = network
 
     async def ask(self, question: ApprovalQuestion, timeout: float | None) -> Answer | None:
         if question.outside_sandbox:
@@ -108,10 +124,17 @@ class YesApprover:
                 "or approve it yourself in wisp chat"
             )
         if question.is_unreadable:
-            if self.person is None or not self.person.can_ask:
-                raise ApprovalRefused(UNREADABLE_YES_REASON)
-            return await self.person.ask(question, timeout)
+            return await self._to_person(question, timeout, UNREADABLE_YES_REASON)
+        if question.network and not self.network:
+            return await self._to_person(question, timeout, NETWORK_YES_REASON)
         return "once"
+
+    async def _to_person(
+        self, question: ApprovalQuestion, timeout: float | None, refusal: str
+    ) -> Answer | None:
+        if self.person is None or not self.person.can_ask:
+            raise ApprovalRefused(refusal)
+        return await self.person.ask(question, timeout)
 
 
 class TerminalApprover:
@@ -153,6 +176,8 @@ class TerminalApprover:
         lines.append(f"  in {escape_controls(self._shown_directory(question.directory))}")
         if question.outside_sandbox:
             lines.append("  outside the sandbox: it runs unconfined")
+        elif question.network:
+            lines.append("  network: approved, it runs with the network on")
         lines.extend(f"  - {escape_controls(_cut(reason))}" for reason in question.reasons)
         lines.append(f"  remembered as: {escape_controls(question.pattern)}")
         if question.outside_sandbox:

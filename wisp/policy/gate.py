@@ -3,7 +3,8 @@
 Each part is cleared in this order, and the first step that decides wins:
 
 1. classified (already, by the caller): ``classifier.verdict`` for every part, before step 2;
-2. below the threshold: allowed, nothing else consulted (a run outside the sandbox is asked);
+2. below the threshold: allowed, nothing else consulted (a run outside the sandbox, and one
+   that would run with the network, are asked: docs/policy.md, "The network mark");
 3. the session cache covers it: ``cached``;
 4. the turn cache (once-approvals this turn) covers it: ``cached-turn``;
 5. below dangerous only, a standing approval in ``approvals.json``: ``cached-project`` or
@@ -36,7 +37,7 @@ from wisp.policy.approvals import (
 from wisp.policy.approvers import ApprovalRefused, nobody_reason
 from wisp.policy.gate_events import Decision, GateRecorder, Record
 from wisp.policy.pacing import is_stopped
-from wisp.policy.segments import Segment, combined, distinct_segments
+from wisp.policy.segments import NETWORK_MARK, Segment, combined, distinct_segments
 from wisp.policy.types import (
     LEVEL_ORDER,
     Answer,
@@ -127,18 +128,21 @@ class ApprovalGate:
         line_assessment: Assessment | None = None,
         seconds: Sequence[float] | None = None,
         stop: asyncio.Event | None = None,
+        network: Sequence[bool] | None = None,
     ) -> GateResult:
         """Clear ``line`` (split into ``parts``, each rated by ``assessments``) to run in
         ``directory``. ``line_assessment`` is the rules' verdict on the whole line, and
         ``seconds`` how long each assessment took, for ``classifier.verdict``. Once ``stop``
-        (the turn's) is set, the line is refused with ``STOPPED``: nothing of it runs."""
+        (the turn's) is set, the line is refused with ``STOPPED``: nothing of it runs.
+        ``network`` marks the parts that, approved, open the network to the line: each is asked
+        whatever its level, and only an approval given for the network covers it."""
         if len(parts) != len(assessments):
             raise ValueError(f"{len(parts)} parts but {len(assessments)} assessments")
         self._begin_turn(turn)
         whole = line.strip()
         is_compound = len(parts) != 1 or parts[0].text != whole
         segments, timings = distinct_segments(
-            parts, assessments, seconds, whole if is_compound else None
+            parts, assessments, seconds, whole if is_compound else None, network
         )
         # Every part is classified before any is cleared, so the log shows every verdict.
         for index, segment in enumerate(segments):
@@ -187,7 +191,13 @@ class ApprovalGate:
         if LEVEL_ORDER[line_assessment.level] <= highest:
             return None
         is_unreadable = any(s.is_unreadable for s in segments)
-        return Segment(whole, whole, None, line_assessment, None, is_unreadable=is_unreadable)
+        # Approving the line covers its parts: it must say so when they open the network.
+        network = any(s.network for s in segments)
+        pattern = whole + NETWORK_MARK if network else whole
+        return Segment(
+            whole, pattern, None, line_assessment, None, is_unreadable=is_unreadable,
+            network=network,
+        )  # fmt: skip
 
     def _first_segment(
         self,
@@ -215,7 +225,11 @@ class ApprovalGate:
 
     async def _clear(self, segment: Segment, directory: Path, *, is_line_cleared: bool) -> _Outcome:
         """Steps 2–6 of the module's order for one segment."""
-        if not segment.outside_sandbox and self._is_below_threshold(segment.level):
+        if (
+            not segment.outside_sandbox
+            and not segment.network
+            and self._is_below_threshold(segment.level)
+        ):
             return _ALLOWED
         if self.session.covers(segment, directory):
             self._events.decided(segment, Decision("cached"))
@@ -275,6 +289,7 @@ class ApprovalGate:
             reasons=list(segment.assessment.reasons),
             directory=directory,
             outside_sandbox=segment.outside_sandbox,
+            network=segment.network,
             is_unreadable=segment.is_unreadable,
         )
         self._events.requested(segment)

@@ -28,6 +28,7 @@ __all__ = [
     "assess_line",
     "assess_whole_line",
     "default_rules",
+    "network_reason",
     "normalise",
 ]
 
@@ -59,11 +60,26 @@ class KnownSafeEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True, re
     """A leading assignment that only changes how output looks (``NO_COLOR=1``)."""
 
 
+class NetworkEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    pattern: str
+    """Matched from the start of the command as the shell runs it (``curl``, ``git fetch``)."""
+    reason: str
+    """What the dialog says it needs the network for."""
+
+
+class NetworkMarks(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The programs that need the network (docs/policy.md, "The network mark")."""
+
+    about: str = ""
+    programs: list[NetworkEntry] = msgspec.field(default_factory=list)
+
+
 class RuleFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
     about: str
     fragments: dict[str, str]
     rules: list[RuleEntry]
     known_safe: KnownSafeEntry
+    network: NetworkMarks = msgspec.field(default_factory=NetworkMarks)
 
 
 class Rule(msgspec.Struct, frozen=True):
@@ -73,6 +89,13 @@ class Rule(msgspec.Struct, frozen=True):
     """The pattern as the file writes it, fragments unexpanded."""
     regex: re.Pattern[str]
     level: Level
+    reason: str
+
+
+class NetworkRule(msgspec.Struct, frozen=True):
+    """One compiled network mark."""
+
+    regex: re.Pattern[str]
     reason: str
 
 
@@ -88,6 +111,8 @@ class RuleSet(msgspec.Struct, frozen=True):
     sensitive: re.Pattern[str]
     trailers: re.Pattern[str]
     display_variables: re.Pattern[str]
+    network: tuple[NetworkRule, ...] = ()
+    """The network mark: the programs that need the network, each with its reason."""
 
     @classmethod
     def from_json(cls, raw: bytes | str, *, where: str = "rules.json") -> RuleSet:
@@ -108,6 +133,9 @@ class RuleSet(msgspec.Struct, frozen=True):
             sensitive=expand(known.sensitive),
             trailers=expand(known.trailers),
             display_variables=expand(known.display_variables),
+            network=tuple(
+                NetworkRule(expand(entry.pattern), entry.reason) for entry in data.network.programs
+            ),
         )
 
     def matching(self, *texts: str) -> list[Rule]:
@@ -266,3 +294,22 @@ def _unquote(word: str) -> str:
         return escaped
 
     return _PIECE.sub(piece, word)
+
+
+# -- the network mark --------------------------------------------------------------------------
+
+
+def network_reason(command: SimpleCommand, rules: RuleSet | None = None) -> str | None:
+    """Why ``command`` needs the network, when the rules mark its program (``curl``, ``pip
+    install``, ``git fetch``), else None. Read as the shell runs it, from each wrapper looked
+    through (``env A=1 timeout 5 curl x`` is ``curl``); a command that cannot be read is never
+    marked, so it runs offline."""
+    rules = rules or default_rules()
+    forms = {command.text, *command.normalised}
+    forms |= {normalise(form) for form in forms}
+    for form in forms:
+        bare = form.removeprefix("| ")
+        for mark in rules.network:
+            if mark.regex.match(bare):
+                return mark.reason
+    return None

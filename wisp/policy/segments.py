@@ -3,7 +3,9 @@
 A line's parts become segments, one per distinct part and verdict, so a part repeated word for word
 is rated, recorded and cleared once. A segment's keys say which approvals cover it: its exact text
 in its directory always, and its pattern (``git push *``) too unless it is dangerous or runs
-outside the sandbox, which only an approval of that exact text may cover.
+outside the sandbox, which only an approval of that exact text may cover. A part that would run
+with the network (docs/policy.md, "The network mark") carries the mark in both keys and in its
+pattern (``curl * (network)``), so only an approval given for the network covers it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import msgspec
 
 from wisp.policy.types import LEVEL_ORDER, Assessment, Level, SimpleCommand
 
-__all__ = ["Segment", "combined", "distinct_segments"]
+__all__ = ["NETWORK_MARK", "Segment", "combined", "distinct_segments"]
+
+NETWORK_MARK = " (network)"
+"""Ends the pattern of a part approved with the network, as shown, audited and stored."""
 
 
 class Segment(msgspec.Struct, frozen=True):
@@ -31,17 +36,24 @@ class Segment(msgspec.Struct, frozen=True):
     outside_sandbox: bool = False
     is_unreadable: bool = False
     """What runs is only known when the line runs: ``--yes`` never approves it."""
+    network: bool = False
+    """Approved, it runs with the network: asked whatever its level, keyed apart."""
 
     @classmethod
-    def of_part(cls, part: SimpleCommand, assessment: Assessment, line: str | None) -> Segment:
+    def of_part(
+        cls, part: SimpleCommand, assessment: Assessment, line: str | None, *, network: bool = False
+    ) -> Segment:
         is_dangerous = assessment.level == "dangerous"
+        pattern = part.text if is_dangerous else part.pattern
         return cls(
             command=part.text,
-            pattern=part.text if is_dangerous else part.pattern,
-            legacy_pattern=part.legacy_pattern,
+            pattern=pattern + NETWORK_MARK if network else pattern,
+            # An approval stored before verbs never covered the network.
+            legacy_pattern=None if network else part.legacy_pattern,
             assessment=assessment,
             line=line,
             is_unreadable=not part.readable,
+            network=network,
         )
 
     @property
@@ -51,7 +63,7 @@ class Segment(msgspec.Struct, frozen=True):
     def exact_key(self, directory: Path) -> str:
         # "directory \0 mark text": a run outside the sandbox has its own mark, so only an
         # approval given for running outside covers it.
-        mark = "\x02" if self.outside_sandbox else "\x01"
+        mark = "\x02" if self.outside_sandbox else "\x03" if self.network else "\x01"
         return f"{directory}\0{mark}{self.command}"
 
     def pattern_key(self, directory: Path) -> str | None:
@@ -68,18 +80,21 @@ def distinct_segments(
     assessments: Sequence[Assessment],
     seconds: Sequence[float] | None,
     line: str | None,
+    network: Sequence[bool] | None = None,
 ) -> tuple[list[Segment], list[float]]:
     """One segment per distinct part and verdict, in the order they first appear, with the
-    first one's time: a repeated part adds no verdict, no question and no decision."""
+    first one's time: a repeated part adds no verdict, no question and no decision.
+    ``network`` says of each part whether it would run with the network once approved."""
     seen: dict[Hashable, int] = {}
     segments: list[Segment] = []
     timings: list[float] = []
     for index, (part, assessment) in enumerate(zip(parts, assessments, strict=True)):
-        key = (part, _assessment_key(assessment))
+        needs_network = bool(network and network[index])
+        key = (part, _assessment_key(assessment), needs_network)
         if key in seen:
             continue
         seen[key] = len(segments)
-        segments.append(Segment.of_part(part, assessment, line))
+        segments.append(Segment.of_part(part, assessment, line, network=needs_network))
         timings.append(seconds[index] if seconds else 0.0)
     return segments, timings
 

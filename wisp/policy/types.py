@@ -75,6 +75,9 @@ class ApprovalQuestion(msgspec.Struct, frozen=True):
     reasons: list[str]
     directory: Path
     outside_sandbox: bool = False
+    network: bool = False
+    """Whether approving it opens the network to it (``commandPolicy.sandbox.network: ask`` and
+    the rules mark its program): ``--yes`` never does, only ``--yes-network`` or a person."""
     is_unreadable: bool = False
     """Whether wisp could not read what runs (a program named by a variable, a substitution or
     ``eval``): ``--yes`` never approves it, only a person can."""

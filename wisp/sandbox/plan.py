@@ -408,6 +408,12 @@ def _state(
         # What the narrowing breaks, and its fix, said once at start-up.
         notes.append(writable.narrowing_note(narrowed))
         parts.append(f"narrowed: {', '.join(narrowed)}")
+    if cut == CUT_TCP:
+        notes.append(
+            "sandbox: only Landlock can confine here (no namespaces, no bubblewrap), so the "
+            "network cannot be turned off all the way: TCP is cut, UDP and DNS stay open "
+            "(install bubblewrap, run as root, or allow unprivileged user namespaces, to fix)"
+        )
     return SandboxState(
         sandbox=True,
         network=network,

@@ -15,14 +15,16 @@ import msgspec
 
 from wisp.audit.kinds import CommandOutcome, PolicyDecision
 from wisp.config.secrets import command_environment, model_environment
+from wisp.config.sections import NetworkMode
 from wisp.policy.gate import STOPPED, ApprovalGate
 from wisp.policy.pacing import assess_each
 from wisp.policy.patterns import CommandPatterns
-from wisp.policy.rules import assess, assess_whole_line
+from wisp.policy.rules import assess, assess_whole_line, network_reason
 from wisp.policy.split import split_line
+from wisp.policy.types import Assessment, SimpleCommand
 from wisp.sandbox.plan import SandboxState, SandboxSupport, confined_argv, unconfined
 from wisp.sandbox.process import ProcessResult, run_process
-from wisp.sandbox.refusal import Refusal, check_refusal
+from wisp.sandbox.refusal import Refusal, Verdict, check_refusal
 from wisp.sandbox.writable import WritableSet
 from wisp.tools.command_line import line_refusal
 
@@ -41,7 +43,10 @@ class CommandSettings(msgspec.Struct, frozen=True):
     max_timeout_seconds: int = 600
     """``commandMaxTimeoutSeconds``: the cap on ``run_command``'s ``timeoutSeconds``."""
     sandbox_enabled: bool = True
-    allow_network: bool = True
+    network: NetworkMode = "ask"
+    """``commandPolicy.sandbox.network`` for the model's commands (``!`` commands always have
+    the network): ``off``, ``ask`` (offline unless the rules mark the program and it is
+    approved) or ``on``."""
     unsafe: bool = False
     """``--unsafe``: no deny or allow list, no sandbox (never no audit)."""
     pass_env: tuple[str, ...] = ()
@@ -97,8 +102,13 @@ class CommandRunner:
     # -- the state of the sandbox, for inspect and the status line ---------------------------
 
     def sandbox_state(self) -> SandboxState:
-        """How a command would run now (the mechanism never changes within a process)."""
-        return self._confine(["true"])[1]
+        """How a model's command would run now (the mechanism never changes within a process):
+        under ``ask``, offline, as every command the rules do not mark."""
+        state = self._confine(["true"], network=self.settings.network == "on")[1]
+        if state.sandbox and self.settings.network == "ask":
+            mechanism = f"{state.mechanism}; network ask: a program that needs it, once approved"
+            return msgspec.structs.replace(state, mechanism=mechanism)
+        return state
 
     # -- the model's commands -----------------------------------------------------------------
 
@@ -125,6 +135,7 @@ class CommandRunner:
         denial = None if self.settings.unsafe else self.patterns.denial(line, parts)
         if denial:
             return self._refuse(record, line, directory, "denied", denial, "denied by policy")
+        marks = self._network_marks(parts)
         if self.gate is not None:
             # Both yield to the event loop as they go, so an interrupt stops a long line.
             assessments = await assess_each(parts, assess, stop=stop)
@@ -133,19 +144,39 @@ class CommandRunner:
             decision = await self.gate.authorize(
                 line,
                 parts,
-                assessments,
+                [_marked(a, reason) for a, reason in zip(assessments, marks, strict=True)],
                 directory,
                 turn=turn,
                 line_assessment=assess_whole_line(line),
                 stop=stop,
+                network=[reason is not None for reason in marks],
             )
             if not decision.approved:
                 return self._refuse(
                     record, line, directory, "disapproved", decision.reason, "not approved"
                 )
-        return await self._run(
-            line, directory, record, timeout=timeout, stop=stop, kill_now=kill_now, origin=None
+        # Under ask, the gate has cleared every marked part for the network; without a gate
+        # nobody could, and the line runs offline.
+        network = self.settings.network == "on" or (
+            self.gate is not None and any(reason is not None for reason in marks)
         )
+        return await self._run(
+            line,
+            directory,
+            record,
+            timeout=timeout,
+            stop=stop,
+            kill_now=kill_now,
+            origin=None,
+            network=network,
+        )
+
+    def _network_marks(self, parts: list[SimpleCommand]) -> list[str | None]:
+        """Under ``ask``, why each part needs the network (the rules' mark), else None. Where
+        nothing can be cut (``--unsafe``, no sandbox, no Landlock) there is nothing to ask."""
+        if self.settings.network != "ask" or not self._can_cut_network():
+            return [None] * len(parts)
+        return [network_reason(part) for part in parts]
 
     # -- the person's commands ----------------------------------------------------------------
 
@@ -174,7 +205,14 @@ class CommandRunner:
                 record, line, directory, "denied", denial, "denied by policy", origin="person"
             )
         return await self._run(
-            line, directory, record, timeout=None, stop=stop, kill_now=kill_now, origin="person"
+            line,
+            directory,
+            record,
+            timeout=None,
+            stop=stop,
+            kill_now=kill_now,
+            origin="person",
+            network=True,  # typed by the person: theirs, whatever the model's commands get
         )
 
     # -- the run ----------------------------------------------------------------------------------
@@ -189,8 +227,9 @@ class CommandRunner:
         stop: asyncio.Event | None,
         kill_now: asyncio.Event | None,
         origin: str | None,
+        network: bool,
     ) -> Ran | Refused:
-        argv, state = self._confine([SHELL, "-c", line])
+        argv, state = self._confine([SHELL, "-c", line], network=network)
         decision = decision_event(line, directory, "allowed", "", state)
         if origin:
             decision.origin = origin
@@ -216,9 +255,11 @@ class CommandRunner:
                 network_off=state.network_cut is not None,
                 narrowed_roots=state.narrowed_roots,
             )
+            if state.network_cut is not None:
+                refusal = _with_network_line(refusal, result, self.settings.network)
         return Ran(result, state, refusal)
 
-    def _confine(self, argv: list[str]) -> tuple[list[str], SandboxState]:
+    def _confine(self, argv: list[str], *, network: bool) -> tuple[list[str], SandboxState]:
         if self.settings.unsafe:
             return argv, unconfined("--unsafe")
         if not self.settings.sandbox_enabled:
@@ -226,9 +267,12 @@ class CommandRunner:
         return confined_argv(
             argv,
             self.writable,
-            network_off=not self.settings.allow_network,
+            network_off=not network,
             support=self.support,
         )
+
+    def _can_cut_network(self) -> bool:
+        return self._confine(["true"], network=False)[1].network_cut is not None
 
     def _check_directory(
         self, line: str, directory: Path, record: Record, *, origin: str | None = None
@@ -267,6 +311,66 @@ class CommandRunner:
         if origin:
             decision.origin = origin
         record(decision)
+
+
+NETWORK_FAILURES = (
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "Could not resolve host",
+    "Name or service not known",
+    "unable to resolve host address",
+    "No address associated with hostname",
+    "Couldn't connect to server",
+)
+"""What a failure says when the network it needed was off: ``ENETUNREACH`` in the sandbox's
+network namespace (whose loopback is down too), every resolver's words for a name it could not
+look up there, and curl's for a connection it could not make. "Connection refused" is left out:
+a local server that is not running says it, never the cut network."""
+
+
+def _marked(assessment: Assessment, reason: str | None) -> Assessment:
+    """The verdict as the person sees it when the part needs the network: that reason first."""
+    if reason is None:
+        return assessment
+    return msgspec.structs.replace(assessment, reasons=[f"network: {reason}", *assessment.reasons])
+
+
+def _with_network_line(
+    refusal: Refusal | None, result: ProcessResult, mode: NetworkMode
+) -> Refusal | None:
+    """``refusal``, with how to allow the network when the command failed for the want of it
+    (docs/sandbox.md, "Network"): said outright when the output names a network failure, and as
+    the likely cause beside the check's guess (Landlock refuses a TCP connection with a bare
+    ``Permission denied``)."""
+    if result.exit_status == 0:
+        return refusal
+    output = result.stderr + result.stdout
+    if any(failure in output for failure in NETWORK_FAILURES):
+        line = f"sandbox: {network_line(mode)}"
+        if refusal is None or refusal.verdict is Verdict.GUESS:
+            return Refusal(Verdict.GUESS, [], line)
+        return msgspec.structs.replace(refusal, line=f"{refusal.line}; {line}")
+    if refusal is not None and refusal.verdict is Verdict.GUESS:
+        line = f"{refusal.line}; if it was a network connection: {network_line(mode)}"
+        return msgspec.structs.replace(refusal, line=line)
+    return refusal
+
+
+def network_line(mode: NetworkMode) -> str:
+    """How to allow the network to a model's command that ran without it."""
+    if mode == "off":
+        return (
+            "the network is off for the model's commands (commandPolicy.sandbox.network is "
+            "off); to allow it: wisp config set commandPolicy.sandbox.network ask (then a program "
+            "that needs the network, such as curl, pip install or git fetch, is asked about) or "
+            "on, or run it yourself as a ! command"
+        )
+    return (
+        "this command ran offline: under commandPolicy.sandbox.network ask only a program the "
+        "rules mark as needing the network (curl, wget, pip install, git fetch …) is asked "
+        "about and, approved, runs with it; to allow it: wisp config set "
+        "commandPolicy.sandbox.network on, or run it yourself as a ! command"
+    )
 
 
 class TimeLimit(msgspec.Struct, frozen=True):

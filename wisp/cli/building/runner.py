@@ -28,7 +28,11 @@ class CommandOptions(msgspec.Struct, frozen=True):
     """The command line's switches for commands."""
 
     yes: bool = False
-    """``--yes``: every approval granted once; the lists and the sandbox stay."""
+    """``--yes``: every approval granted once; the lists and the sandbox stay. It never opens
+    the network to a command (``commandPolicy.sandbox.network: ask``)."""
+    yes_network: bool = False
+    """``--yes-network``: as ``--yes``, and a command the rules mark as needing the network is
+    approved too, and runs with it."""
     unsafe: bool = False
     """``--unsafe``: no lists and no sandbox; classification, approval and audit stay."""
 
@@ -49,9 +53,10 @@ def build_runner(
     timeout = settings.approval.timeout_seconds
     if isinstance(approver, TerminalApprover):
         timeout = 0  # a person at the keyboard is not timed out
-    if options.yes:
-        # --yes answers for the person, but a command wisp cannot read still goes to them.
-        approver = YesApprover(approver)
+    if options.yes or options.yes_network:
+        # --yes answers for the person, but a command wisp cannot read still goes to them, as
+        # does one that needs the network unless --yes-network was given.
+        approver = YesApprover(approver, network=options.yes_network)
     gate = ApprovalGate(
         settings.approval.threshold,
         approver,
@@ -68,6 +73,7 @@ def build_runner(
         sockets=settings.command_policy.sandbox.allow_sockets,
         allow_home=settings.command_policy.sandbox.allow_home,
     )
+    network = settings.command_policy.sandbox.network_in_force()
     runner = CommandRunner(
         patterns=CommandPatterns.from_settings(settings.command_policy),
         gate=gate,
@@ -77,12 +83,14 @@ def build_runner(
             timeout_seconds=settings.command_timeout_seconds,
             max_timeout_seconds=settings.command_max_timeout_seconds,
             sandbox_enabled=settings.command_policy.sandbox.enabled,
-            allow_network=settings.command_policy.sandbox.allow_network,
+            network=network.mode,
             unsafe=options.unsafe,
             pass_env=tuple(settings.command_policy.pass_env),
         ),
         environ=environ,
     )
+    if network.note:
+        warn(network.note)
     _warn_once(runner, options, warn, working_directory)
     return runner
 
@@ -99,6 +107,8 @@ def terminal_approver(readline: ReadLine | None, is_terminal: bool) -> Approver:
 
 def approval_mode(config: Config, options: CommandOptions) -> str:
     """``status.approval`` in words (docs/protocol.md, "`status`")."""
+    if options.yes_network:
+        return "--yes-network"
     if options.yes:
         return "--yes"
     threshold = config.settings.approval.threshold
@@ -113,10 +123,17 @@ def _warn_once(
 ) -> None:
     """The switches, and a sandbox that is not all it could be, said once (never claim a
     sandbox that is not there)."""
-    if options.yes:
+    if options.yes_network:
+        warn(
+            "--yes-network: every command the model asks to run is approved once, without "
+            "asking, those that need the network with it, except one whose program is named "
+            "only when it runs"
+        )
+    elif options.yes:
         warn(
             "--yes: every command the model asks to run is approved once, without asking, "
-            "except one whose program is named only when it runs"
+            "except one whose program is named only when it runs; --yes never opens the "
+            "network (--yes-network does)"
         )
     if options.unsafe:
         warn("--unsafe: commands run without the sandbox and without the deny and allow lists")

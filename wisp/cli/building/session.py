@@ -128,7 +128,7 @@ class SessionBuilder:
             tools=tools,
             model=model,
             unsafe=switches.unsafe,
-            auto_approve=switches.yes,
+            auto_approve=switches.yes or switches.yes_network,
         )
 
     def conversation(

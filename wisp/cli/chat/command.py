@@ -82,7 +82,7 @@ def run_chat(args: argparse.Namespace, context: Context) -> int:
         no_tools=args.no_tools,
         resume=args.resume,
         save=args.save,
-        commands=CommandOptions(yes=args.yes, unsafe=args.unsafe),
+        commands=CommandOptions(yes=args.yes, yes_network=args.yes_network, unsafe=args.unsafe),
     )
     import asyncio  # here: `wisp logs` and `wisp config` start without it
 

@@ -32,6 +32,7 @@ MODEL_OPTION_DEFAULTS: dict[str, object] = {
     "model": None,
     "no_tools": False,
     "yes": False,
+    "yes_network": False,
     "unsafe": False,
     "save": None,
     "resume": None,
@@ -55,7 +56,12 @@ def add_model_options(parser: argparse._ActionsContainer) -> None:
     parser.add_argument(
         "--yes", "-y", action="store_true", default=argparse.SUPPRESS,
         help="approve every command the model asks to run, once (the deny list and the "
-        "sandbox still apply)",
+        "sandbox still apply; the network stays off to it: see --yes-network)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--yes-network", action="store_true", default=argparse.SUPPRESS,
+        help="as --yes, and also approve the commands that need the network (curl, pip "
+        "install, git fetch …), which then run with it; --yes alone never opens it",
     )  # fmt: skip
     parser.add_argument(
         "--unsafe", action="store_true", default=argparse.SUPPRESS,
@@ -104,7 +110,7 @@ def run_prompt(args: argparse.Namespace, context: Context) -> int:
         no_tools=args.no_tools,
         resume=args.resume,
         save=args.save,
-        commands=CommandOptions(yes=args.yes, unsafe=args.unsafe),
+        commands=CommandOptions(yes=args.yes, yes_network=args.yes_network, unsafe=args.unsafe),
     )
     prompt = " ".join(args.prompt)
     return asyncio.run(_run(context, options, prompt))

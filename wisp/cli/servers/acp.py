@@ -64,7 +64,9 @@ def run_acp(args: argparse.Namespace, context: Context) -> int:
         return 1
     if not _streams_fit():
         raise UsageError(NOT_A_PIPE)
-    options = AcpOptions(model=args.model, yes=args.yes, unsafe=args.unsafe)
+    options = AcpOptions(
+        model=args.model, yes=args.yes, yes_network=args.yes_network, unsafe=args.unsafe
+    )
     return asyncio.run(_serve(context, options))
 
 
@@ -87,6 +89,7 @@ class AcpOptions(msgspec.Struct, frozen=True):
 
     model: str | None = None
     yes: bool = False
+    yes_network: bool = False
     unsafe: bool = False
 
 
@@ -191,7 +194,11 @@ class AcpSessions(msgspec.Struct):
             self.config,
             entry_point="acp",
             working_directory=cwd,
-            commands=CommandOptions(yes=self.options.yes, unsafe=self.options.unsafe),
+            commands=CommandOptions(
+                yes=self.options.yes,
+                yes_network=self.options.yes_network,
+                unsafe=self.options.unsafe,
+            ),
         )
 
     def _tools(

@@ -76,6 +76,7 @@ def run_mcp(args: argparse.Namespace, context: Context) -> int:
         tools=args.tool,
         no_tools=args.no_tools,
         yes=args.yes,
+        yes_network=args.yes_network,
         unsafe=args.unsafe,
     )
     return asyncio.run(_serve(context, options))
@@ -89,6 +90,7 @@ class McpOptions(msgspec.Struct, frozen=True):
     tools: list[str] | None = None
     no_tools: bool = False
     yes: bool = False
+    yes_network: bool = False
     unsafe: bool = False
 
 
@@ -151,7 +153,9 @@ class ThreadBuilder:
             config,
             entry_point="mcp-thread",
             working_directory=Path.cwd() if working_directory is None else working_directory,
-            commands=CommandOptions(yes=options.yes, unsafe=options.unsafe),
+            commands=CommandOptions(
+                yes=options.yes, yes_network=options.yes_network, unsafe=options.unsafe
+            ),
         )
         """Every thread's conversation is built in the server's working directory: where its
         commands run and the root of its sandbox's writable set."""

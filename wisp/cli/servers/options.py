@@ -46,15 +46,20 @@ def has_sdk(name: str, sdk: str, module: str, pin: str, context: Context) -> boo
 
 
 def add_serving_options(parser: argparse.ArgumentParser, *, model_help: str) -> None:
-    """``-m``, ``--yes`` and ``--unsafe``. SUPPRESS: the top-level parser holds the defaults,
-    so ``wisp -m X mcp`` keeps X."""
+    """``-m``, ``--yes``, ``--yes-network`` and ``--unsafe``. SUPPRESS: the top-level parser
+    holds the defaults, so ``wisp -m X mcp`` keeps X."""
     parser.add_argument(
         "-m", "--model", metavar="MODEL", default=argparse.SUPPRESS, help=model_help
     )
     parser.add_argument(
         "--yes", "-y", action="store_true", default=argparse.SUPPRESS,
         help="approve every command once, as in chat (the deny list and the sandbox still "
-        "apply)",
+        "apply; the network stays off to it: see --yes-network)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--yes-network", action="store_true", default=argparse.SUPPRESS,
+        help="as --yes, and also approve the commands that need the network (curl, pip "
+        "install, git fetch …), which then run with it; --yes alone never opens it",
     )  # fmt: skip
     parser.add_argument(
         "--unsafe", action="store_true", default=argparse.SUPPRESS,
