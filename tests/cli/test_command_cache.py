@@ -164,3 +164,23 @@ def test_the_folders_cache_is_made_at_start_and_marked(
     assert cache.is_dir() and (cache.stat().st_mode & 0o777) == 0o700
     assert (cache.parent / (cache.name + ".used")).is_file()
 
+
+def test_a_link_on_the_way_to_the_cache_is_refused_and_said(
+    wisp_script: Path,
+    wisp_env: dict[str, str],
+    person: Path,
+    workdir: Path,
+    tmp_path: Path,
+    audit_lines,
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (person / ".cache/wisp").mkdir()
+    (person / ".cache/wisp/sandbox").symlink_to(elsewhere)
+    script = commands_script(tmp_path / "s.json", "echo ran")
+    wisp = runner([str(wisp_script)], wisp_env, workdir)
+    result = wisp("--yes", "-m", f"script:{script}", "go")
+    assert result.returncode == 0, result.stderr
+    assert "sandbox: cannot make the commands' cache" in result.stderr
+    assert outcomes(audit_lines)[0]["stdout"] == "ran\n"  # the commands run, without a cache
+    assert list(elsewhere.iterdir()) == []

@@ -68,10 +68,13 @@ def person_cache(environ: Mapping[str, str]) -> str:
 
 def cache_folder(working_directory: str | os.PathLike[str], environ: Mapping[str, str]) -> str:
     """The model's commands' cache for ``working_directory``: named by the SHA-256 of its real
-    path, so two folders never share one and the same folder always finds its own again."""
+    path, so two folders never share one and the same folder always finds its own again.
+
+    Only the person's cache is resolved (it may be a link of theirs): a link below it is not
+    followed here, and ``prepare`` refuses it."""
     real = os.path.realpath(os.fspath(working_directory))
     digest = hashlib.sha256(os.fsencode(real)).hexdigest()
-    return os.path.join(person_cache(environ), *_PLACE, digest)
+    return os.path.join(os.path.realpath(person_cache(environ)), *_PLACE, digest)
 
 
 def cache_environment(folder: str) -> dict[str, str]:

@@ -82,12 +82,16 @@ class WritableSet(msgspec.Struct, frozen=True):
         user_home = environ.get("HOME") or os.path.expanduser("~")
         cwd = os.fspath(working_directory)
         tmpdir = environ.get("TMPDIR", "").strip()
-        cache = canonical(cache_folder(cwd, environ))
+        # Real already, but for a link below the person's cache, which prepare refuses: not
+        # resolved here, or a link planted there would choose the root.
+        cache = cache_folder(cwd, environ)
         working_writable = allow_home or not holds_home(cwd, user_home)
         wanted = [*([cwd] if working_writable else []), *([tmpdir] if tmpdir else []), "/tmp"]
-        wanted.append(cache)
-        wanted += [_expand(os.fspath(root), user_home, cwd) for root in extra_roots]
-        roots = tuple(dict.fromkeys(canonical(os.path.join(cwd, root)) for root in wanted))
+        configured = [_expand(os.fspath(root), user_home, cwd) for root in extra_roots]
+        real = [canonical(os.path.join(cwd, root)) for root in wanted]
+        real.append(cache)
+        real += [canonical(os.path.join(cwd, root)) for root in configured]
+        roots = tuple(dict.fromkeys(real))
         devices = tuple(dict.fromkeys(canonical(path) for path in DEVICE_PATHS))
         temp = canonical(os.path.join(cwd, tmpdir or "/tmp"))
         allowed = tuple(canonical(_expand(os.fspath(path), user_home, cwd)) for path in sockets)
