@@ -19,10 +19,14 @@ RunWisp = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture(autouse=True)
-def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The caller's wisp settings stay out of every test."""
+def clean_environ(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The caller's wisp settings stay out of every test, and so does their cache: each wisp
+    a test starts makes its folder's cache for commands there (docs/sandbox.md, "The cache")."""
     for name in ("WISP_HOME", "WISP_LOG"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
 
 
 @pytest.fixture

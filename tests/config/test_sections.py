@@ -86,6 +86,14 @@ def test_a_bad_value_is_an_error_naming_file_and_key_when_its_section_is_read() 
         _ = settings.ollama
 
 
+def test_the_days_a_folder_s_cache_is_kept_unused_are_a_setting() -> None:
+    assert config({}).settings.context.output_days == 30
+    assert config({"context": {"outputDays": 7}}).settings.context.output_days == 7
+    for bad in (0, 3651, "30"):
+        with pytest.raises(ConfigValueError, match=r"context\.outputDays: expected"):
+            _ = config({"context": {"outputDays": bad}}).settings.context
+
+
 def test_sections_are_frozen_and_built_once() -> None:
     loaded = config({})
     assert loaded.settings is loaded.settings

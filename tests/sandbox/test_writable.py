@@ -3,6 +3,7 @@ narrowing of a root that holds WISP_HOME."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -28,14 +29,44 @@ def build(tmp_path: Path, **environ: str) -> WritableSet:
 def test_roots_are_the_working_directory_temp_cache_and_configured(tmp_path: Path) -> None:
     writable = build(tmp_path, TMPDIR=str(tmp_path / "tmp"))
     real = os.path.realpath(tmp_path)
+    digest = hashlib.sha256(f"{real}/work".encode()).hexdigest()
     assert writable.roots == (
         f"{real}/work",
         f"{real}/tmp",
         "/tmp",
-        f"{real}/user/.cache",
+        f"{real}/user/.cache/wisp/sandbox/{digest}",
         f"{real}/user/.cargo/registry",
         f"{real}/work/relative",
     )
+    assert writable.cache == writable.roots[3]
+
+
+def test_the_rest_of_the_cache_is_the_person_s(tmp_path: Path, user_home: Path) -> None:
+    writable = WritableSet.build(
+        working_directory=tmp_path, home=tmp_path / "home", environ={"HOME": str(user_home)}
+    )
+    cache = os.path.realpath(user_home / ".cache")
+    assert writable.contains(f"{writable.cache}/pip/x")
+    assert not writable.contains(f"{cache}/x")
+    person = writable.for_person()  # a ! command's
+    assert person.contains(f"{cache}/x") and person.roots == (*writable.roots, cache)
+    assert person.for_person() == person
+
+
+def test_each_working_folder_has_its_own_cache(tmp_path: Path, user_home: Path) -> None:
+    for name in ("work", "other"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "work")
+    environ = {"HOME": str(user_home)}
+
+    def cache(folder: str) -> WritableSet:
+        return WritableSet.build(
+            working_directory=tmp_path / folder, home=tmp_path / "home", environ=environ
+        )
+
+    ours, other, alias = cache("work"), cache("other"), cache("alias")
+    assert other.cache != ours.cache and alias.cache == ours.cache  # by the real path
+    assert not other.contains(f"{ours.cache}/x")
 
 
 @pytest.fixture
@@ -74,8 +105,9 @@ def test_allow_home_keeps_the_home_folder_a_root(tmp_path: Path, user_home: Path
 
 def test_xdg_cache_home_replaces_the_default_cache(tmp_path: Path) -> None:
     writable = build(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    assert f"{os.path.realpath(tmp_path)}/cache" in writable.roots
-    assert f"{os.path.realpath(tmp_path)}/user/.cache" not in writable.roots
+    assert writable.cache.startswith(f"{os.path.realpath(tmp_path)}/cache/wisp/sandbox/")
+    assert writable.cache in writable.roots
+    assert writable.person_cache == f"{os.path.realpath(tmp_path)}/cache"
 
 
 def test_roots_are_real_paths(tmp_path: Path) -> None:

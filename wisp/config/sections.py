@@ -146,6 +146,8 @@ class Context(msgspec.Struct, frozen=True, rename="camel"):
     budget: float
     target: float
     headroom_turns: int
+    output_days: int
+    """A working folder's own cache for the model's commands goes when unused this long."""
 
 
 class Verification(msgspec.Struct, frozen=True, rename="camel"):

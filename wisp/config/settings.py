@@ -300,6 +300,14 @@ SETTINGS: dict[str, Setting] = {
             "The room kept free for the next turn is the average size of this many latest turns.",
         ),
         Setting(
+            "context.outputDays",
+            Annotated[int, msgspec.Meta(ge=1, le=3650)],
+            30,
+            "an integer from 1 to 3650 (days)",
+            "A working folder's own cache for the model's commands is removed at a session "
+            "start once no session has started there for this many days.",
+        ),
+        Setting(
             "verification.mode",
             Annotated[str, msgspec.Meta(pattern="^(readers|off)$")],
             "readers",

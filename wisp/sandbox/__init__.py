@@ -3,6 +3,7 @@ refusal check (docs/sandbox.md).
 
     plan.py         probe() once per process; confined_argv() wraps a command in the helper
     writable.py     the writable set
+    cache.py        the model's commands' own cache per working folder, and its sweep
     narrowing.py    narrowing a root that holds WISP_HOME, where no namespace can be made
     mounts.py       the helper's namespaces and mounts (read-only install, hidden WISP_HOME,
                     a /dev of the command's own)

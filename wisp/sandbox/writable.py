@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import msgspec
 
+from wisp.sandbox.cache import cache_folder, person_cache
 from wisp.sandbox.narrowing import is_within, narrow
 
 __all__ = ["DEVICE_PATHS", "WritableSet", "canonical", "holds_home", "is_within", "narrow"]
@@ -45,7 +46,7 @@ class WritableSet(msgspec.Struct, frozen=True):
 
     roots: tuple[str, ...]
     """The working directory (unless ``working_writable`` is False), ``$TMPDIR`` and ``/tmp``,
-    the user cache, configured roots."""
+    the model's commands' own cache (``cache``), configured roots."""
     devices: tuple[str, ...]
     protected: str
     """``WISP_HOME``, never writable."""
@@ -59,6 +60,12 @@ class WritableSet(msgspec.Struct, frozen=True):
     working_writable: bool = True
     """The working directory is the first root; False when it holds the home folder (or is
     ``/``) and ``commandPolicy.sandbox.allowHome`` is off, and then it is none."""
+    cache: str = ""
+    """The model's commands' own cache for this working folder (``wisp.sandbox.cache``), a
+    root; the rest of the person's cache is none."""
+    person_cache: str = ""
+    """The person's cache (``$XDG_CACHE_HOME``, else ``~/.cache``): a root for ``!`` commands
+    only (``for_person``)."""
 
     @classmethod
     def build(
@@ -77,17 +84,38 @@ class WritableSet(msgspec.Struct, frozen=True):
         user_home = environ.get("HOME") or os.path.expanduser("~")
         cwd = os.fspath(working_directory)
         tmpdir = environ.get("TMPDIR", "").strip()
-        cache = environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(user_home, ".cache")
+        # Real already, but for a link below the person's cache, which prepare refuses: not
+        # resolved here, or a link planted there would choose the root.
+        cache = cache_folder(cwd, environ)
         working_writable = allow_home or not holds_home(cwd, user_home)
         wanted = [*([cwd] if working_writable else []), *([tmpdir] if tmpdir else []), "/tmp"]
-        wanted.append(cache)
-        wanted += [_expand(os.fspath(root), user_home, cwd) for root in extra_roots]
-        roots = tuple(dict.fromkeys(canonical(os.path.join(cwd, root)) for root in wanted))
+        configured = [_expand(os.fspath(root), user_home, cwd) for root in extra_roots]
+        real = [canonical(os.path.join(cwd, root)) for root in wanted]
+        real.append(cache)
+        real += [canonical(os.path.join(cwd, root)) for root in configured]
+        roots = tuple(dict.fromkeys(real))
         devices = tuple(dict.fromkeys(canonical(path) for path in DEVICE_PATHS))
         temp = canonical(os.path.join(cwd, tmpdir or "/tmp"))
         allowed = tuple(canonical(_expand(os.fspath(path), user_home, cwd)) for path in sockets)
         protected = canonical(os.fspath(home))
-        return cls(roots, devices, protected, user_home, temp, allowed, working_writable)
+        return cls(
+            roots,
+            devices,
+            protected,
+            user_home,
+            temp,
+            allowed,
+            working_writable,
+            cache,
+            canonical(person_cache(environ)),
+        )
+
+    def for_person(self) -> WritableSet:
+        """The set a ``!`` command runs with: the person's whole cache besides (theirs to fill,
+        as outside wisp)."""
+        if not self.person_cache or self.person_cache in self.roots:
+            return self
+        return msgspec.structs.replace(self, roots=(*self.roots, self.person_cache))
 
     def contains(self, path: str | os.PathLike[str]) -> bool:
         """Whether a write to ``path`` is allowed: its real target inside a root or device path,

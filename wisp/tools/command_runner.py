@@ -22,6 +22,7 @@ from wisp.policy.patterns import CommandPatterns
 from wisp.policy.rules import assess, assess_whole_line, network_reason
 from wisp.policy.split import split_line
 from wisp.policy.types import Assessment, SimpleCommand
+from wisp.sandbox.cache import cache_environment
 from wisp.sandbox.plan import SandboxState, SandboxSupport, confined_argv, unconfined
 from wisp.sandbox.process import ProcessResult, run_process
 from wisp.sandbox.refusal import Refusal, Verdict, check_refusal
@@ -96,8 +97,13 @@ class CommandRunner:
         "Environment")."""
         self.model_environ, self.withheld = model_environment(environ, settings.pass_env)
         """What the model's commands run with: that, less every variable that looks like a
-        credential (``OPENAI_API_KEY``, ``HF_TOKEN``) unless ``commandPolicy.passEnv`` names it;
-        and the names withheld, said once at start."""
+        credential (``OPENAI_API_KEY``, ``HF_TOKEN``) unless ``commandPolicy.passEnv`` names it,
+        with the caches pointed at the folder's own (``writable.cache``); and the names
+        withheld, said once at start."""
+        if writable.cache:
+            self.model_environ.update(cache_environment(writable.cache))
+        self.person_writable = writable.for_person()
+        """What ``!`` commands may write: the model's set and the person's whole cache."""
 
     # -- the state of the sandbox, for inspect and the status line ---------------------------
 
@@ -229,7 +235,8 @@ class CommandRunner:
         origin: str | None,
         network: bool,
     ) -> Ran | Refused:
-        argv, state = self._confine([SHELL, "-c", line], network=network)
+        writable = self.person_writable if origin == "person" else self.writable
+        argv, state = self._confine([SHELL, "-c", line], writable, network=network)
         decision = decision_event(line, directory, "allowed", "", state)
         if origin:
             decision.origin = origin
@@ -251,7 +258,7 @@ class CommandRunner:
                 result.stderr,
                 exit_status=result.exit_status,
                 working_directory=directory,
-                writable=self.writable,
+                writable=writable,
                 network_off=state.network_cut is not None,
                 narrowed_roots=state.narrowed_roots,
             )
@@ -259,14 +266,16 @@ class CommandRunner:
                 refusal = _with_network_line(refusal, result, self.settings.network)
         return Ran(result, state, refusal)
 
-    def _confine(self, argv: list[str], *, network: bool) -> tuple[list[str], SandboxState]:
+    def _confine(
+        self, argv: list[str], writable: WritableSet | None = None, *, network: bool
+    ) -> tuple[list[str], SandboxState]:
         if self.settings.unsafe:
             return argv, unconfined("--unsafe")
         if not self.settings.sandbox_enabled:
             return argv, unconfined("commandPolicy.sandbox.enabled is false")
         return confined_argv(
             argv,
-            self.writable,
+            writable or self.writable,
             network_off=not network,
             support=self.support,
         )

@@ -25,9 +25,9 @@ from wisp.policy.asking import NobodyAsker
 def builder(tmp_path: Path, settings: dict[str, Any]) -> SessionBuilder:
     home = Home(tmp_path / "wisp-home")
     home.ensure()
-    context = Context(
-        home, {"PATH": os.environ.get("PATH", os.defpath)}, io.StringIO(), io.StringIO()
-    )
+    # The cache, as every variable but PATH, is the test's own (docs/sandbox.md, "The cache").
+    environ = {"PATH": os.environ.get("PATH", os.defpath), "XDG_CACHE_HOME": str(tmp_path)}
+    context = Context(home, environ, io.StringIO(), io.StringIO())
     return SessionBuilder(
         context,
         Config(tmp_path / "config.json", settings),

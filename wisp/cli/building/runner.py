@@ -17,6 +17,7 @@ from wisp.policy.approvers import NobodyApprover, TerminalApprover, YesApprover
 from wisp.policy.gate import ApprovalGate
 from wisp.policy.patterns import CommandPatterns
 from wisp.policy.types import Approver
+from wisp.sandbox.cache import prepare, sweep_in_background
 from wisp.sandbox.plan import probe
 from wisp.sandbox.writable import WritableSet
 from wisp.tools.command_runner import CommandRunner, CommandSettings
@@ -74,6 +75,7 @@ def build_runner(
         allow_home=settings.command_policy.sandbox.allow_home,
     )
     network = settings.command_policy.sandbox.network_in_force()
+    _open_cache(writable, environ, settings.context.output_days, warn)
     runner = CommandRunner(
         patterns=CommandPatterns.from_settings(settings.command_policy),
         gate=gate,
@@ -93,6 +95,20 @@ def build_runner(
         warn(network.note)
     _warn_once(runner, options, warn, working_directory)
     return runner
+
+
+def _open_cache(
+    writable: WritableSet, environ: Any, days: int, warn: Callable[[str], None]
+) -> None:
+    """The folder's own cache for the model's commands made (and marked used), and the caches
+    unused for ``context.outputDays`` swept off the start's path (docs/sandbox.md, "The
+    cache")."""
+    try:
+        prepare(writable.cache)
+    except OSError as exc:
+        # A missing root only takes rights away: the commands run, without a cache to write.
+        warn(f"sandbox: cannot make the commands' cache {writable.cache}: {exc}")
+    sweep_in_background(environ, days)
 
 
 def terminal_approver(readline: ReadLine | None, is_terminal: bool) -> Approver:
