@@ -69,10 +69,15 @@ def test_the_refused_line_names_the_paths_and_the_roots(writable: WritableSet) -
         network_off=False,
     )
     assert refusal is not None
-    assert refusal.line == (
-        f"sandbox: refused writing to /etc/x; commands may write only under "
-        f"{', '.join(writable.roots)}"
-    )
+    prefix = "sandbox: refused writing to /etc/x; commands may write only under "
+    assert refusal.line.startswith(prefix)
+    # The roots in order, whole; cut with "…" where the list grows long (the folder's own
+    # cache has a long name).
+    listed = refusal.line.removeprefix(prefix).split(", ")
+    if listed[-1] == "…":
+        listed.pop()
+    assert listed == list(writable.roots[: len(listed)])
+    assert len(listed) >= 2
 
 
 def test_relative_paths_are_resolved_against_the_working_directory(tmp_path: Path) -> None:
