@@ -53,11 +53,12 @@ def run_wisp(wisp_env: dict[str, str]) -> RunWisp:
     """Run the installed `wisp` script with the fresh home; returns the finished process."""
 
     def run(
-        *args: str, input: str | None = None, timeout: float = HANG
+        *args: str, input: str | None = None, timeout: float = HANG, cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(WISP), *args],
             env=wisp_env,
+            cwd=cwd,
             input=input,
             capture_output=True,
             text=True,

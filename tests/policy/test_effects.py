@@ -4,17 +4,16 @@ test_deny_held_out.py; these are the judge's parts, and a denial through a real 
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.hang import HANG
+from tests.cli.test_commands import commands_script
+from tests.conftest import RunWisp
 from wisp.config import Config
 from wisp.policy.effects import CATEGORIES, effect_of
 from wisp.policy.interpreters import code_words, reads_code_on_stdin
@@ -259,19 +258,13 @@ def test_wisps_own_list_judges_what_commands_do_and_a_persons_own_list_replaces_
 
 
 def test_a_denied_command_is_refused_even_under_yes(
-    tmp_path: Path, wisp_env: dict[str, str], audit_lines
+    tmp_path: Path, run_wisp: RunWisp, audit_lines
 ) -> None:
     """Deny acts before the gate: `--yes` approves what the gate asks, never what the list
     refuses, and nothing of the line runs."""
     line = "touch ran && runuser -u nobody -- touch ran-as-nobody"
-    call = {"name": "run_command", "arguments": {"command": line}}
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"responses": [{"tool_calls": [call]}, {"text": "done"}]}))
-    done = subprocess.run(
-        [str(WISP), "--yes", "-m", f"script:{script}", "go"],
-        cwd=tmp_path, env=wisp_env, capture_output=True, text=True, timeout=HANG,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    script = commands_script(tmp_path / "script.json", line)
+    done = run_wisp("--yes", "-m", f"script:{script}", "go", input="", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     result = next(e for e in audit_lines() if e["kind"] == "tool.result")
     assert result["details"]["output"].startswith(

@@ -7,6 +7,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+from wisp.cli.building.switches import add_command_switches
 from wisp.cli.context import Context
 
 if TYPE_CHECKING:
@@ -53,20 +54,7 @@ def add_model_options(parser: argparse._ActionsContainer) -> None:
         "--no-tools", action="store_true", default=argparse.SUPPRESS,
         help="offer the model no tools",
     )  # fmt: skip
-    parser.add_argument(
-        "--yes", "-y", action="store_true", default=argparse.SUPPRESS,
-        help="approve every command the model asks to run, once (the deny list and the "
-        "sandbox still apply; the network stays off to it: see --yes-network)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--yes-network", action="store_true", default=argparse.SUPPRESS,
-        help="as --yes, and also approve the commands that need the network (curl, pip "
-        "install, git fetch …), which then run with it; --yes alone never opens it",
-    )  # fmt: skip
-    parser.add_argument(
-        "--unsafe", action="store_true", default=argparse.SUPPRESS,
-        help="run commands without the sandbox and the deny and allow lists (still recorded)",
-    )  # fmt: skip
+    add_command_switches(parser, yes_help="approve every command the model asks to run, once")
     parser.add_argument(
         "--save", metavar="NAME", default=argparse.SUPPRESS,
         help="save the conversation as NAME after every turn; one wisp at a time may hold NAME",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from wisp.cli.building.switches import add_command_switches
 from wisp.cli.context import Context
 
 
@@ -51,17 +52,4 @@ def add_serving_options(parser: argparse.ArgumentParser, *, model_help: str) -> 
     parser.add_argument(
         "-m", "--model", metavar="MODEL", default=argparse.SUPPRESS, help=model_help
     )
-    parser.add_argument(
-        "--yes", "-y", action="store_true", default=argparse.SUPPRESS,
-        help="approve every command once, as in chat (the deny list and the sandbox still "
-        "apply; the network stays off to it: see --yes-network)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--yes-network", action="store_true", default=argparse.SUPPRESS,
-        help="as --yes, and also approve the commands that need the network (curl, pip "
-        "install, git fetch …), which then run with it; --yes alone never opens it",
-    )  # fmt: skip
-    parser.add_argument(
-        "--unsafe", action="store_true", default=argparse.SUPPRESS,
-        help="run commands without the sandbox and the deny and allow lists (still recorded)",
-    )  # fmt: skip
+    add_command_switches(parser, yes_help="approve every command once, as in chat")
