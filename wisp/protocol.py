@@ -214,7 +214,7 @@ class Status(Outbound, tag="status", kw_only=True):
     """Lines removed in tracked files since the last commit, staged or not."""
     approval: str
     """The approval mode in words: `approve at moderate`, `approve at dangerous`, `never asks`,
-    or `--yes`."""
+    `--yes`, or `--yes-network`."""
     context_used: float | None = None
     """The share (0..1) of the model's context window the conversation uses."""
     sandbox: bool
