@@ -240,6 +240,8 @@ class Task:
     right_tools: tuple[str, ...] = ()
     yes: bool = True
     interrupt: bool = False
+    held_out: bool = False
+    """Written before the work it measures and never tuned to: reported apart (``HELD_OUT``)."""
 
 
 def _arg(arguments: Any, *keys: str) -> str:
@@ -516,6 +518,129 @@ TASKS: tuple[Task, ...] = (
 )
 
 
+# -- held out -------------------------------------------------------------------------------------
+# Six tasks in the same style, written before the small-model work they measure and kept apart:
+# reported on their own line, never tuned to.
+
+# version
+PYPROJECT = '[project]\nname = "demo"\nversion = "3.7.2"\nrequires-python = ">=3.10"\n'
+
+# todo
+MAIN_PY = (
+    "import sys\n\n\n"
+    "def main():\n"
+    "    # TODO: read the options from argv\n"
+    "    print('hello')\n"
+    "    # TODO: return an exit status\n\n\n"
+    "def helper(x):\n"
+    "    return x * 2  # TODO: handle None\n\n\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def _todos(run: Run) -> str | None:
+    if re.search(r"\b(3|three)\b", run.reply, re.IGNORECASE):
+        return None
+    return "the reply does not say 3"
+
+
+# create
+GREETING = "Hello, world"
+
+
+def _created(run: Run) -> str | None:
+    try:
+        text = (run.folder / "hello.txt").read_text()
+    except OSError:
+        return "hello.txt was not made"
+    if text.strip() != GREETING:
+        return f"hello.txt holds {text[:60]!r}, not {GREETING!r}"
+    return None
+
+
+def _writes(name: str) -> Arguments:
+    def right(tool: str, arguments: Any) -> bool:
+        if tool == "edit_file":
+            return _arg(arguments, "path").strip().endswith(name)
+        return tool == "run_command" and name in _arg(arguments, "command")
+
+    return right
+
+
+# largest
+SIZED = {"notes.md": "n" * 120, "dump.sql": "d" * 6000, "todo.txt": "t" * 400}
+
+# python
+def _python_version(run: Run) -> str | None:
+    found = subprocess.run(["python3", "--version"], capture_output=True, text=True, check=False)
+    version = re.search(r"(\d+\.\d+)", found.stdout + found.stderr)
+    if version is None:
+        return "python3 --version printed no version here"
+    if re.search(rf"\b{re.escape(version[1])}\b", run.reply):
+        return None
+    return f"the reply does not say {version[1]}"
+
+
+HELD_OUT: tuple[Task, ...] = (
+    Task(
+        "version",
+        "a value from a project file",
+        "What version is set in pyproject.toml?",
+        _mentions(r"3\.7\.2"),
+        lambda f: _write(f, {"pyproject.toml": PYPROJECT}),
+        _reads("pyproject.toml"),
+        ("read_file", "run_command"),
+        held_out=True,
+    ),
+    Task(
+        "todo",
+        "counting matches in a file",
+        "How many TODO comments are there in main.py?",
+        _todos,
+        lambda f: _write(f, {"main.py": MAIN_PY}),
+        _reads("main.py"),
+        ("read_file", "run_command"),
+        held_out=True,
+    ),
+    Task(
+        "create",
+        "making a new file",
+        f"Create a file named hello.txt that contains the text: {GREETING}",
+        _created,
+        right_call=_writes("hello.txt"),
+        right_tools=("edit_file", "run_command"),
+        held_out=True,
+    ),
+    Task(
+        "largest",
+        "comparing files by size",
+        "Which file in this folder is the largest? Run a command to find out.",
+        _mentions(r"dump\.sql"),
+        lambda f: _write(f, SIZED),
+        _command(r"\bls\b|\bdu\b|\bfind\b|\bstat\b|\bwc\b"),
+        ("run_command",),
+        held_out=True,
+    ),
+    Task(
+        "python",
+        "a fact about the machine",
+        "Which version of Python is installed here? Run a command to check.",
+        _python_version,
+        right_call=_command(r"python"),
+        right_tools=("run_command",),
+        held_out=True,
+    ),
+    Task(
+        "multiply",
+        "arithmetic that needs no tool",
+        "What is 17 multiplied by 23? Answer with the number only.",
+        _mentions(r"\b391\b"),
+        held_out=True,
+    ),
+)
+
+
 # -- judging a run --------------------------------------------------------------------------------
 
 _JSON_CALL_FORM = r"""["'](?:name|function|tool|tool_name)["']\s*:\s*["']{tool}["']"""
@@ -707,9 +832,13 @@ class Report:
     @property
     def summary(self) -> dict[str, Any]:
         tokens = [v.first_input_tokens for v in self.tasks if v.first_input_tokens]
+        kept = [v for v in self.tasks if v.task not in HELD_OUT_NAMES]
+        held = [v for v in self.tasks if v.task in HELD_OUT_NAMES]
         return {
-            "passed": sum(v.passed for v in self.tasks),
-            "tasks": len(self.tasks),
+            "passed": sum(v.passed for v in kept),
+            "tasks": len(kept),
+            "heldOutPassed": sum(v.passed for v in held),
+            "heldOutTasks": len(held),
             "wispFailures": sum(v.blame == WISP for v in self.tasks),
             "callsLeftAsText": sum(v.text_call for v in self.tasks),
             "emptyReplies": sum(v.empty for v in self.tasks),
@@ -720,10 +849,14 @@ class Report:
         }
 
 
+HELD_OUT_NAMES = frozenset(task.name for task in HELD_OUT)
+
+
 def tasks_named(names: str | None) -> list[Task]:
+    """The tasks named, or every one: the twelve, then the held out."""
     if not names:
-        return list(TASKS)
-    known = {task.name: task for task in TASKS}
+        return [*TASKS, *HELD_OUT]
+    known = {task.name: task for task in (*TASKS, *HELD_OUT)}
     wanted = [name.strip() for name in names.split(",") if name.strip()]
     unknown = [name for name in wanted if name not in known]
     if unknown:
@@ -771,13 +904,18 @@ def table(report: Report) -> str:
         "",
         f"{'task':<10} {'result':<6} {'s':>6}  why",
     ]
+    shown_held_out = False
     for v in report.tasks:
+        if v.task in HELD_OUT_NAMES and not shown_held_out:
+            lines.append("held out:")
+            shown_held_out = True
         result = "pass" if v.passed else "FAIL"
         why = "" if v.passed else f"[{v.blame}] {v.reason}"
         lines.append(f"{v.task:<10} {result:<6} {v.seconds:>6.1f}  {why}")
     lines += [
         "",
-        f"passed {s['passed']}/{s['tasks']}   wisp's failures {s['wispFailures']}   "
+        f"passed {s['passed']}/{s['tasks']}   held out {s['heldOutPassed']}/{s['heldOutTasks']}   "
+        f"wisp's failures {s['wispFailures']}   "
         f"calls left as text {s['callsLeftAsText']}   empty replies {s['emptyReplies']}   "
         f"loops broken {s['loopsBroken']}   runaways cut {s['runawaysCut']}",
         f"first request's prompt tokens (one-line question) {s['firstRequestPromptTokens']}   "
@@ -797,8 +935,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the tasks and exit")
     args = parser.parse_args(argv)
     if args.list:
-        for task in TASKS:
-            print(f"{task.name:<10} {task.what}: {task.prompt}")
+        for task in (*TASKS, *HELD_OUT):
+            held = " (held out)" if task.held_out else ""
+            print(f"{task.name:<10} {task.what}{held}: {task.prompt}")
         return 0
     wisp = Wisp(wisp_path=args.wisp, config=args.config)
     print(f"wisp imported from {wisp.module_file()}", file=sys.stderr, flush=True)

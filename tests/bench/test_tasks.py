@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -80,10 +81,29 @@ def right_replies(never: Path) -> dict[str, list[dict[str, Any]]]:
             call("run_command", command="sudo apt-get update"),
             text("wisp's policy refused it: sudo runs as another user."),
         ],
+        # Held out.
+        "version": [call("read_file", path="pyproject.toml"), text("It is version 3.7.2.")],
+        "todo": [call("run_command", command="grep -c TODO main.py"), text("There are 3.")],
+        "create": [
+            call("edit_file", path="hello.txt", mode="write", content="Hello, world\n"),
+            text("Made hello.txt."),
+        ],
+        "largest": [call("run_command", command="ls -S | head -1"), text("dump.sql")],
+        "python": [
+            call("run_command", command="python3 --version"),
+            text(f"Python {python_version()} is installed."),
+        ],
+        "multiply": [text("391")],
         # The story's first words stream, then it waits for a file that never comes: the
         # SIGINT, sent once text has streamed, is what ends it.
         "interrupt": [{"text": "Once upon a time, " * 20, "wait_for_file": str(never)}],
     }
+
+
+def python_version() -> str:
+    """``python3 --version`` here, as the python task checks it: major.minor."""
+    found = subprocess.run(["python3", "--version"], capture_output=True, text=True, check=True)
+    return found.stdout.split()[1]
 
 
 def scripts(folder: Path, replies: dict[str, list[dict[str, Any]]]) -> str:
@@ -97,11 +117,14 @@ def scripts(folder: Path, replies: dict[str, list[dict[str, Any]]]) -> str:
 
 def test_a_model_that_does_each_task_right_passes_them_all(tmp_path: Path) -> None:
     model = scripts(tmp_path / "right", right_replies(tmp_path / "never"))
-    report = tasks.run_suite(model, tasks.TASKS, timeout=300, jobs=4)
+    report = tasks.run_suite(model, tasks.tasks_named(None), timeout=300, jobs=4)
     failed = {v.task: v.reason for v in report.tasks if not v.passed}
     assert failed == {}
     summary = report.summary
-    assert summary["passed"] == len(tasks.TASKS) >= 12
+    assert summary["passed"] == summary["tasks"] == len(tasks.TASKS) >= 12
+    # The held out are counted apart.
+    assert summary["heldOutPassed"] == summary["heldOutTasks"] == len(tasks.HELD_OUT) == 6
+    assert "held out 6/6" in tasks.table(report)
     assert summary["wispFailures"] == summary["callsLeftAsText"] == summary["emptyReplies"] == 0
     assert summary["firstRequestPromptTokens"] == 300
     assert report.wisp.endswith("wisp/__init__.py")
