@@ -25,6 +25,7 @@ from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
+from wisp.agent.cuts import cut_turn
 from wisp.agent.events import Emit, TextFragment, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
@@ -365,6 +366,7 @@ class Conversation:
         event = self.recorder.record(response)
         turn.pending.append(PendingEntry("response", text, (self._source(event),)))
         result = self._store(turn, "ok", seconds)
+        cut_turn(self.store, turn.number, self.recorder.record)  # before the lines under it
         result.text = text
         result.cut = turn.cut
         self.checks.check(result, text)
