@@ -140,3 +140,15 @@ async def test_cuts_are_kept_in_a_saved_transcript(
     resumed = transcripts.load(tmp_path / "saved", "t")
     reply = next(e for e in resumed if e.kind == "response")
     assert reply.cuts == next(e for e in conversation.store if e.kind == "response").cuts
+
+
+async def test_inspect_context_shows_the_reply_as_requests_carry_it(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    from wisp.agent.context_report import next_request
+
+    conversation, _, _ = await two_turns(make_conversation, write_script, tmp_path)
+    reply = next(e for e in conversation.store if e.kind == "response")
+    (line,) = [line for line in next_request(conversation).lines if line.entry is reply]
+    assert "(showed the person the read_file output, entry" in line.text
+    assert "pool_size = 10" not in line.text
