@@ -85,10 +85,10 @@ async def test_the_recorded_date_is_correct_is_asked_once_more_with_the_date_quo
 ):
     conversation, recording = await recorded_conversation(
         make_conversation, write_script, tmp_path,
-        DATE, {"text": CORRECT}, {"text": "Today is the 3rd."},
+        DATE, {"text": CORRECT}, {"text": "2026-12-03"},
     )  # fmt: skip
     result = await conversation.run_turn("What is today's date?")
-    assert result.text == "Today is the 3rd."
+    assert result.text == "2026-12-03"  # what the 1.5B answered when asked once more
     nudge = recording.requests[-1].messages[-1].content
     assert "current_date gave `" in nudge  # a short result is quoted, not only pointed to
 

@@ -91,6 +91,8 @@ class ReplyChecks:
         conversation = self.conversation
         if conversation.config.settings.verification.mode == "off":
             return None
+        from wisp.agent.verification import answers  # at the first reply, as in ``check``
+
         started = time.perf_counter()
         outputs = [
             entry.value
@@ -98,8 +100,6 @@ class ReplyChecks:
             if isinstance(entry.value, ToolOutputValue)
             and not entry.value.text.startswith("error:")
         ]
-        from wisp.agent.verification import answers
-
         outputs = [output for output in outputs if output.tool not in answers.NOT_RESULTS]
         if not outputs:
             return None
