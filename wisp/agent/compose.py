@@ -15,6 +15,7 @@ from datetime import datetime
 
 import msgspec
 
+from wisp.agent.cuts import cut_text
 from wisp.agent.text import bounded, utf8_len
 from wisp.agent.types import Message, ToolCall
 from wisp.store import Entry, PendingEntry, ToolOutputValue
@@ -43,11 +44,21 @@ def compose(
         references = functools.partial(reference, memory=memory, calls=calls)
     for entry in stored:
         if entry.active and entry.kind != "instructions":
-            text = references(entry) if entry.referenced_at is not None else None
-            append_entry(messages, entry.kind, entry.value, text)
+            append_entry(messages, entry.kind, entry.value, replacement(entry, references))
     for pending in running:
         append_entry(messages, pending.kind, pending.value, None)
     return messages
+
+
+def replacement(entry: Entry, references: Callable[[Entry], str]) -> str | None:
+    """What a request carries in place of a stored entry's value: an earlier output's
+    reference once it is marked, a reply with its cut stretches as markers (``cuts.py``);
+    None: the value itself."""
+    if entry.referenced_at is not None:
+        return references(entry)
+    if entry.cuts:
+        return cut_text(str(entry.value), entry.cuts)
+    return None
 
 
 def compose_entry(kind: str, value: object, replaced: str | None) -> list[Message]:
@@ -69,12 +80,14 @@ def calls_by_id(entries: Iterable[Entry]) -> dict[str, ToolCall]:
 
 def append_entry(messages: list[Message], kind: str, value: object, replaced: str | None) -> None:
     """Add one entry to ``messages``: text the model wrote before its calls shares the calls'
-    message; ``replaced`` stands for a tool output's text (its reference)."""
+    message; ``replaced`` stands for a tool output's text (its reference) or a reply's (its
+    cut form)."""
     match kind:
         case "prompt" | "command" | "other":
             messages.append(Message(role="user", content=str(value)))
         case "response":
-            messages.append(Message(role="assistant", content=str(value)))
+            content = str(value) if replaced is None else replaced
+            messages.append(Message(role="assistant", content=content))
         case "toolCalls":
             calls = list(value)  # type: ignore[call-overload]
             last = messages[-1] if messages else None

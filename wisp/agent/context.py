@@ -21,7 +21,7 @@ from itertools import groupby
 
 import msgspec
 
-from wisp.agent.compose import append_entry, compose_entry, reference
+from wisp.agent.compose import append_entry, compose_entry, reference, replacement
 from wisp.agent.types import BYTES_PER_TOKEN, ChatRequest, Message, ToolSpec, message_bytes
 from wisp.audit.kinds import ContextCondensation
 from wisp.store import ConversationStore, Entry, PendingEntry
@@ -136,7 +136,7 @@ class ContextMeter:
         """What ``entry`` costs a request now, by estimate (before the runtime's ratio)."""
         size = self._sizes.get(entry.id)
         if size is None:
-            replaced = self.reference_text(entry) if entry.referenced_at is not None else None
+            replaced = replacement(entry, self.reference_text)
             size = _bytes(compose_entry(entry.kind, entry.value, replaced))
             if entry.kind != "toolOutput" or entry.referenced_at is not None:
                 self._sizes[entry.id] = size  # an output is fixed only once referenced
@@ -203,8 +203,9 @@ class ContextMeter:
     def _take(self, entry: Entry) -> None:
         part = self._part
         index = len(part.messages)
-        replaced = self.reference_text(entry) if entry.referenced_at is not None else None
-        append_entry(part.messages, entry.kind, entry.value, replaced)
+        append_entry(
+            part.messages, entry.kind, entry.value, replacement(entry, self.reference_text)
+        )
         tokens = self.entry_tokens(entry)
         part.tokens += tokens
         if entry.kind == "toolOutput":

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from wisp.agent.compose import compose_entry
+from wisp.agent.compose import compose_entry, replacement
 from wisp.agent.context import ContextMeter
 from wisp.agent.prompt import tool_specs
 from wisp.agent.text import utf8_len
@@ -118,7 +118,7 @@ def next_request(conversation: Conversation) -> Report:
             report.dropped.append(entry)
             continue
         referenced = entry.referenced_at is not None
-        text = meter.reference_text(entry) if referenced else entry.text
+        text = replacement(entry, meter.reference_text) or entry.text
         tokens = meter.scaled(meter.entry_tokens(entry))
         report.lines.append(Line(entry, text, tokens, referenced))
     return report
@@ -142,6 +142,8 @@ def at_turn(conversation: Conversation, turn: int) -> Report:
         referenced = entry.referenced_at is not None and entry.referenced_at <= turn
         text = meter.reference_text(entry) if referenced else entry.text
         replaced = text if referenced else None
+        if entry.cuts:  # a reply's copies are cut from the turn after its own
+            text = replaced = replacement(entry, meter.reference_text)
         size = sum(message_bytes(m) for m in compose_entry(entry.kind, entry.value, replaced))
         tokens = meter.scaled(-(-size // BYTES_PER_TOKEN))
         report.lines.append(Line(entry, text, tokens, referenced))
@@ -180,8 +182,7 @@ def entries_markdown(
     """Each entry as a request carries it."""
     out = [f"# {title}", "", "## instructions", "", _fenced(instructions), ""]
     for entry in entries:
-        referenced = entry.referenced_at is not None
-        text = meter.reference_text(entry) if referenced else entry.text
+        text = replacement(entry, meter.reference_text) or entry.text
         kind = _KIND_WORDS.get(entry.kind, entry.kind)
         out += [f"## entry {entry.id} · turn {entry.turn} · {kind}", "", _fenced(text), ""]
     return "\n".join(out).rstrip() + "\n"

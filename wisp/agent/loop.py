@@ -25,7 +25,8 @@ from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
-from wisp.agent.events import Emit, TurnResult
+from wisp.agent.cuts import cut_turn
+from wisp.agent.events import Emit, TextFragment, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.reply_checks import ReplyChecks
@@ -241,7 +242,7 @@ class Conversation:
             reply = await self._send(turn, next_request, emit)
             if not reply.calls:
                 if reply.text.strip():
-                    return reply.text
+                    return await self._answer_that_answers(turn, emit, reply.text)
                 if turn.cut is not None:  # it ran away in text held as a possible call
                     why, turn.cut = turn.cut, None
                     failure = CUT_UNSEEN.format(why)
@@ -283,6 +284,24 @@ class Conversation:
         one cut while it ran away in what looked like a call): it is asked once more, with no
         tools and a plain request for the answer. Nothing again fails the turn with a message
         saying so, never a silent, empty answer."""
+        reply = await self._ask_again(turn, emit, nudge)
+        if reply.calls or not reply.text.strip():
+            raise ModelError(failure)
+        return reply.text
+
+    async def _answer_that_answers(self, turn: TurnState, emit: Emit, text: str) -> str:
+        """A reply after the turn's results that answers nothing ("Thank you!") is asked once
+        more, the question restated and the results pointed to (docs/turn.md, "An answer that
+        answers"); the reply shown stays, the new one follows it. Nothing again: it stands."""
+        nudge = self.checks.unanswered(turn, text)
+        if nudge is None:
+            return text
+        emit(TextFragment("\n\n"))
+        reply = await self._ask_again(turn, emit, nudge)
+        return reply.text if reply.text.strip() and not reply.calls else text
+
+    async def _ask_again(self, turn: TurnState, emit: Emit, nudge: str) -> Reply:
+        """The one request asked again: no tools, and ``nudge`` (sent, not stored) last."""
         specs = tool_specs(self.tools, self.resolved.context_size)
 
         def asked_again() -> ChatRequest:
@@ -290,10 +309,7 @@ class Conversation:
             messages.append(Message(role="user", content=nudge))
             return ChatRequest(messages, withheld=specs, schema=turn.schema)
 
-        reply = await self._send(turn, asked_again, emit)
-        if reply.calls or not reply.text.strip():
-            raise ModelError(failure)
-        return reply.text
+        return await self._send(turn, asked_again, emit)
 
     def messages(self, running: list[PendingEntry]) -> list[Message]:
         """The messages of the next request: the instructions, the live entries (kept between
@@ -350,6 +366,7 @@ class Conversation:
         event = self.recorder.record(response)
         turn.pending.append(PendingEntry("response", text, (self._source(event),)))
         result = self._store(turn, "ok", seconds)
+        cut_turn(self.store, turn.number, self.recorder.record)  # before the lines under it
         result.text = text
         result.cut = turn.cut
         self.checks.check(result, text)

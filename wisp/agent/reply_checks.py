@@ -6,10 +6,15 @@ As a turn is stored its trail of audited events is taken from the recorder, and 
 trail gives ``ran:``, the store checks what the reply cites, and the reply's claims of actions
 are verified against the trail's calls (``response.verification``, after ``response``; none
 under ``verification.mode`` ``off``). The lines themselves are computed in ``checks.py``.
+
+Before a reply is taken as the turn's answer, the ``answers`` reader tells whether it answers
+at all (``unanswered``): one that follows the turn's results and uses none of them is asked
+once more (docs/turn.md, "An answer that answers").
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -17,10 +22,22 @@ from wisp.agent import checks
 from wisp.agent.events import TurnResult
 from wisp.agent.turn_state import TurnState
 from wisp.audit.event import AuditEvent
-from wisp.store import PendingEntry, Source
+from wisp.audit.kinds import ResponseVerification, VerifiedClaim
+from wisp.store import PendingEntry, Source, ToolOutputValue
 
 if TYPE_CHECKING:
     from wisp.agent.loop import Conversation
+
+
+UNANSWERED_NUDGE = (
+    "Your reply ({reply}) does not answer my question. My question was: {question}\n"
+    "{results} Answer my question now, in plain text, from those results."
+)
+"""Sent (not stored) with the one request asked again after a reply that answers nothing."""
+QUESTION_CHARACTERS = 400
+"""The question is restated up to this many characters."""
+QUOTED_RESULT_BYTES = 200
+"""A result this short is quoted in the request asked again; a longer one is pointed to."""
 
 
 class ReplyChecks:
@@ -64,3 +81,61 @@ class ReplyChecks:
         if found is not None:
             conversation.recorder.record(found.details)
             result.verification = found.line
+
+    def unanswered(self, turn: TurnState, text: str) -> str | None:
+        """When ``text``, the turn's reply, follows the turn's tool results and answers nothing
+        (the ``answers`` reader: thanks, a refusal, an acknowledgement, using none of them):
+        ``response.verification`` is recorded (status ``unanswered``) and the message to ask
+        again with is returned. None when the reply may be the answer, or under
+        ``verification.mode`` ``off``."""
+        conversation = self.conversation
+        if conversation.config.settings.verification.mode == "off":
+            return None
+        from wisp.agent.verification import answers  # at the first reply, as in ``check``
+
+        started = time.perf_counter()
+        outputs = [
+            entry.value
+            for entry in turn.pending
+            if isinstance(entry.value, ToolOutputValue)
+            and not entry.value.text.startswith("error:")
+        ]
+        outputs = [output for output in outputs if output.tool not in answers.NOT_RESULTS]
+        if not outputs:
+            return None
+
+        question = str(turn.pending[0].value)
+        why = answers.unanswered(text, question, [output.text for output in outputs])
+        if why is None:
+            return None
+        claim = VerifiedClaim(reader=answers.NAME, claim=answers.quoted(text), reason=why)
+        seconds = round(time.perf_counter() - started, 6)
+        details = ResponseVerification(
+            method="readers", status="unanswered", claims=[claim], calls=len(turn.calls),
+            seconds=seconds,
+        )  # fmt: skip
+        conversation.recorder.record(details)
+        return UNANSWERED_NUDGE.format(
+            reply=answers.quoted(text), question=_cut(question), results=_pointed_to(outputs)
+        )
+
+
+def _pointed_to(outputs: list[ToolOutputValue]) -> str:
+    """``The results of your calls are above: current_date gave `2026-…`; read_file gave
+    12 lines.``: short results quoted, longer ones pointed to by their size."""
+    parts: list[str] = []
+    for output in outputs:
+        text = output.text.strip()
+        if len(text.encode()) <= QUOTED_RESULT_BYTES and "\n" not in text:
+            parts.append(f"{output.tool} gave `{text}`")
+        else:
+            lines = text.count("\n") + 1
+            parts.append(f"{output.tool} gave {lines} line{'s' if lines != 1 else ''}")
+    return "The results of your calls are above: " + "; ".join(parts) + "."
+
+
+def _cut(question: str) -> str:
+    question = question.strip()
+    if len(question) <= QUESTION_CHARACTERS:
+        return question
+    return question[: QUESTION_CHARACTERS - 1] + "…"

@@ -600,7 +600,8 @@ class ContextAssessment(Details, kw_only=True):
 
 @register("response.verification", written_by="Agent")
 class ResponseVerification(Details, kw_only=True):
-    """The verification pass over a reply that made a claim to check."""
+    """The verification pass over a reply that made a claim to check, or that answered
+    nothing after the turn's results (status ``unanswered``: it is asked once more)."""
 
     method: str
     status: str

@@ -29,6 +29,20 @@ class ToolOutputValue(msgspec.Struct, frozen=True, rename="camel"):
     text: str
 
 
+class ReplyCut(msgspec.Struct, frozen=True):
+    """A stretch of a reply that reproduced a tool output, carried by later requests as a
+    marker in its place (docs/turn.md, "Copies of output cut from later requests")."""
+
+    segment: int
+    """The stretch's number in the reply, from 1."""
+    start: int
+    end: int
+    """Byte offsets into the reply's UTF-8 text: the stretch is ``[start, end)``."""
+    output: int
+    """The store id of the tool output it reproduced."""
+    tool: str
+
+
 class Entry(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
     """One entry. ``value`` by kind: text, a list of ToolCall, or a ToolOutputValue."""
 
@@ -45,6 +59,8 @@ class Entry(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
     dropped_at: int | None = None
     referenced_at: int | None = None
     """Tool outputs: the turn from whose first request the output went as a reference."""
+    cuts: list[ReplyCut] = msgspec.field(default_factory=list)
+    """Replies: the stretches later requests carry as a marker; the text stays whole."""
 
     @property
     def text(self) -> str:

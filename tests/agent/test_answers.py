@@ -1,0 +1,181 @@
+"""An answer that answers (docs/turn.md): a reply after the turn's results that answers
+nothing is asked once more, with the question restated and the results pointed to; recorded as
+``response.verification`` (status ``unanswered``); never more than once a turn."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from tests.agent.test_loop import RecordingBackend
+from wisp.agent.events import TextFragment
+from wisp.agent.types import ToolContext
+from wisp.config import Config
+from wisp.tools.current_date import CurrentDateTool
+from wisp.tools.read_file import ReadFileTool
+
+CONFIG = "[server]\nhost = example.org\nport = 8080\n"
+READ = {"tool_calls": [{"name": "read_file", "arguments": {"path": "config.ini"}}]}
+DATE = {"tool_calls": [{"name": "current_date", "arguments": {}}]}
+# Recorded real replies of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M), through `wisp --yes`.
+REFUSAL = "I'm sorry, but I can't assist with that request."
+CORRECT = "The date and time are correct."
+
+
+async def recorded_conversation(make_conversation, write_script, tmp_path, *responses):
+    (tmp_path / "config.ini").write_text(CONFIG)
+    tools = [CurrentDateTool(), ReadFileTool()]
+    conversation = await make_conversation(write_script(*responses), tools)
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    return conversation, recording
+
+
+def unanswered_events(sink):
+    return [
+        e.details
+        for e in sink.events
+        if e.kind == "response.verification" and e.details.status == "unanswered"
+    ]
+
+
+async def test_thank_you_after_a_read_is_asked_once_more_and_the_answer_follows(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        READ, {"text": "Thank you!"}, {"text": "The port is 8080."},
+    )  # fmt: skip
+    result = await conversation.run_turn("What port does config.ini set?")
+    assert (result.outcome, result.text) == ("ok", "The port is 8080.")
+    _first, after_read, again = recording.requests
+    assert after_read.tools and not again.tools  # asked once, for the answer
+    nudge = again.messages[-1]
+    assert nudge.role == "user"
+    assert "(Thank you!) does not answer my question" in nudge.content
+    assert "My question was: What port does config.ini set?" in nudge.content
+    assert "read_file gave 4 lines" in nudge.content
+    # The nudge and the reply that answered nothing are not stored; the answer is.
+    assert [e.kind for e in conversation.store][-2:] == ["toolOutput", "response"]
+    assert conversation.store.entries[-1].value == "The port is 8080."
+    (record,) = unanswered_events(sink)
+    assert record.method == "readers" and record.calls == 1
+    assert [(c.reader, c.claim) for c in record.claims] == [("answers", "Thank you!")]
+    assert record.claims[0].reason == "it thanks and uses none of the results"
+    kinds = sink.kinds()
+    assert kinds.index("response.verification") < kinds.index("response")
+    shown = "".join(e.text for e in events if isinstance(e, TextFragment))
+    assert shown == "Thank you!\n\nThe port is 8080."
+
+
+async def test_the_recorded_refusal_after_a_read_is_asked_once_more(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, _ = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        READ, {"text": REFUSAL}, {"text": "It sets port 8080."},
+    )  # fmt: skip
+    result = await conversation.run_turn("What port does config.ini set?")
+    assert result.text == "It sets port 8080."
+    (record,) = unanswered_events(sink)
+    assert record.claims[0].reason == "it refuses and uses none of the results"
+
+
+async def test_the_recorded_date_is_correct_is_asked_once_more_with_the_date_quoted(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        DATE, {"text": CORRECT}, {"text": "2026-12-03"},
+    )  # fmt: skip
+    result = await conversation.run_turn("What is today's date?")
+    assert result.text == "2026-12-03"  # what the 1.5B answered when asked once more
+    nudge = recording.requests[-1].messages[-1].content
+    assert "current_date gave `" in nudge  # a short result is quoted, not only pointed to
+
+
+async def test_a_good_answer_is_not_asked_again(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path, READ, {"text": "Thanks for asking: 8080."}
+    )
+    result = await conversation.run_turn("What port does config.ini set?")
+    assert result.text == "Thanks for asking: 8080."
+    assert len(recording.requests) == 2 and not unanswered_events(sink)
+
+
+async def test_a_short_answer_without_calls_is_not_asked_again(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path, {"text": "Paris"}
+    )
+    result = await conversation.run_turn("What is the capital of France?")
+    assert result.text == "Paris" and len(recording.requests) == 1
+
+
+async def test_thanks_without_results_is_not_asked_again(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path, {"text": "Thank you!"}
+    )
+    result = await conversation.run_turn("Thanks, that was all.")
+    assert result.text == "Thank you!" and len(recording.requests) == 1
+
+
+async def test_it_is_asked_again_at_most_once_a_turn(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        READ, {"text": "Thank you!"}, {"text": REFUSAL}, {"text": "never asked for"},
+    )  # fmt: skip
+    result = await conversation.run_turn("What port does config.ini set?")
+    assert (result.outcome, result.text) == ("ok", REFUSAL)  # the second reply stands
+    assert len(recording.requests) == 3 and len(unanswered_events(sink)) == 1
+
+
+async def test_silence_when_asked_again_leaves_the_first_reply_standing(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, _ = await recorded_conversation(
+        make_conversation, write_script, tmp_path, READ, {"text": "Thank you!"}, {"text": ""}
+    )
+    result = await conversation.run_turn("What port does config.ini set?")
+    assert (result.outcome, result.text) == ("ok", "Thank you!")
+
+
+async def test_verification_off_asks_nothing_again(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, _ = await recorded_conversation(
+        make_conversation, write_script, tmp_path, READ, {"text": "Thank you!"}
+    )
+    conversation.config = Config(tmp_path / "config.json", {"verification": {"mode": "off"}})
+    result = await conversation.run_turn("What port does config.ini set?")
+    assert result.text == "Thank you!" and not unanswered_events(sink)
+
+
+async def test_thanks_for_the_persons_answer_is_not_asked_again(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    ask = {"tool_calls": [{"name": "ask", "arguments": {"question": "Which branch?"}}]}
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path, ask, {"text": "Thanks."}
+    )
+    conversation.tools.append(AnsweredQuestion())
+    result = await conversation.run_turn("ask me")
+    assert result.text == "Thanks." and len(recording.requests) == 2
+
+
+class AnsweredQuestion:
+    """``ask`` as the person answers it: the answer is theirs, not a result to report."""
+
+    name = "ask"
+    description = "Ask the person."
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    read_only = False
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        return "staging"

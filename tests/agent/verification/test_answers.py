@@ -1,0 +1,96 @@
+"""The ``answers`` reader: a reply after the turn's results that answers nothing, told apart
+from short answers and answers that use the results (recorded real replies first)."""
+
+from __future__ import annotations
+
+import pytest
+
+from wisp.agent.verification.answers import quoted, unanswered, uses_results
+
+DATE = "2026-12-03T21:15:41Z (UTC)"
+CONFIG = "1\t[server]\n2\thost = example.org\n3\tport = 8080\n4\tworkers = 4\n[end of file]"
+
+# Recorded: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through `wisp --yes -m local:…`.
+RECORDED_UNANSWERED = [
+    ("What is today's date?", "The date and time are correct.", DATE, "it acknowledges"),
+    (
+        "What port does config.ini set?",
+        "I'm sorry, but I can't assist with that request.",
+        CONFIG,
+        "it refuses",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "reply", "output", "shape"), RECORDED_UNANSWERED)
+def test_recorded_replies_that_answer_nothing_are_told_apart(question, reply, output, shape):
+    assert unanswered(reply, question, [output]) == f"{shape} and uses none of the results"
+
+
+@pytest.mark.parametrize(
+    ("reply", "shape"),
+    [
+        ("Thank you!", "it thanks"),
+        ("Thanks.", "it thanks"),
+        ("The port is correct.", "it acknowledges"),
+        ("Everything is right!", "it acknowledges"),
+        ("Let me know if you need anything else.", "it offers help"),
+        ("I’m unable to help with that.", "it refuses"),
+    ],
+)
+def test_thanks_acknowledgements_refusals_and_offers_answer_nothing(reply, shape):
+    why = unanswered(reply, "What port does config.ini set?", [CONFIG])
+    assert why == f"{shape} and uses none of the results"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Paris",  # a short factual answer has no shape of a non-answer
+        "391",
+        "The port is 8080.",
+        "Thank you! The port is 8080.",  # thanks, then a value from the results
+        "Thanks: the server is example.org.",  # a word of the results the question lacked
+        "Today is 3 December 2026.",
+        "I'm sorry, but the port is 8080, not 9090.",
+        "That is correct: port = 8080 in config.ini.",
+        "Done.",  # after an edit, the answer
+        "OK",
+        "The file looks good.",
+    ],
+)
+def test_answers_are_never_taken_for_no_answer(reply):
+    assert unanswered(reply, "What port does config.ini set?", [CONFIG, DATE]) is None
+
+
+def test_correct_answers_a_yes_or_no_question():
+    assert unanswered("The port is correct.", "Is the port in config.ini right?", [CONFIG]) is None
+    assert unanswered("The port is correct.", "What is the port?", [CONFIG]) is not None
+
+
+def test_without_a_successful_result_nothing_is_asked_again():
+    assert unanswered("I'm sorry, but I can't assist with that request.", "Read x", []) is None
+
+
+def test_a_long_reply_is_left_alone_whatever_it_says():
+    reply = "Thank you! " + "This is a long reply about many things. " * 8
+    assert unanswered(reply, "What port?", [CONFIG]) is None
+
+
+def test_an_empty_reply_is_for_the_empty_reply_check():
+    assert unanswered("  \n", "What port?", [CONFIG]) is None
+
+
+def test_the_questions_own_words_are_not_a_use_of_the_results():
+    # "date" is in the question and the output label alike: saying it back uses nothing.
+    assert not uses_results("The date is correct.", "What is the date?", ["date: 2026-12-03"])
+    assert uses_results("It says 2026-12-03.", "What is the date?", ["date: 2026-12-03"])
+
+
+def test_common_words_are_not_a_use_of_the_results():
+    assert not uses_results("Sorry, I cannot help with that.", "Read it", ["with that help"])
+
+
+def test_the_quote_is_one_line_and_bounded():
+    assert quoted("Thank\n you!") == "Thank you!"
+    assert len(quoted("word " * 100)) == 200
