@@ -98,8 +98,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "the machine",
         _words(
-            "memory", "ram", "disk", "free space", "cpu", "processes", "ports?", "battery",
-            "operating system", "os", "network",
+            "memory", "ram", "disk", "free space", "cpu", "processes", "open ports", "listening",
+            "battery", "operating system", "os", "network",
         ),
         ("system_info",),
     ),
