@@ -57,8 +57,9 @@ class Rule(msgspec.Struct, frozen=True):
     tools: tuple[str, ...]
 
 
-def _words(*words: str) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(words) + r")\b", re.IGNORECASE)
+def _words(words: str) -> re.Pattern[str]:
+    """Any of ``words`` (``|`` between them, each a regular expression) as a whole word."""
+    return re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
 
 
 _FILE = re.compile(
@@ -72,39 +73,35 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "a file to change",
         _words(
-            "change", "edit", "replace", "update", "set", "write", "create", "make a file",
-            "add", "rename", "fix", "append", "insert", "delete the line", "save",
+            "change|edit|replace|update|set|write|create|make a file|add|rename|fix|"
+            "append|insert|delete the line|save"
         ),
         ("read_file", "edit_file"),
     ),
     Rule(
         "a date or time",
-        _words(
-            "date", "time", "today", "tomorrow", "yesterday", "day is it", "weekday", "year",
-            "month", "clock", "now",
-        ),
+        _words("date|time|today|tomorrow|yesterday|day is it|weekday|year|month|clock|now"),
         ("current_date",),
     ),
     Rule(
         "a command",
         _words(
-            "list", "count", "run", "git", "ls", "find", "files?", "folders?", "director(?:y|ies)",
-            "largest", "biggest", "smallest", "lines", "install(?:ed)?", "tests?", "build",
-            "versions?", "grep", "search", "commits?", "branch", "diff", "python", "pip",
-            "execute", "compile", "how many",
+            "list|count|run|git|ls|find|files?|folders?|director(?:y|ies)|largest|"
+            "biggest|smallest|lines|install(?:ed)?|tests?|build|versions?|grep|search|"
+            "commits?|branch|diff|python|pip|execute|compile|how many"
         ),
         ("run_command",),
     ),
     Rule(
         "the machine",
         _words(
-            "memory", "ram", "disk", "free space", "cpu", "processes", "open ports", "listening",
-            "battery", "operating system", "os", "network",
+            "memory|ram|disk|free space|cpu|processes|open ports|listening|battery|"
+            "operating system|os|network"
         ),
         ("system_info",),
     ),
-    Rule("wisp itself", _words("wisp", "audit", "approvals?", "settings"), ("inspect",)),
-    Rule("an earlier turn", _words("earlier", "before", "you said", "recall"), ("memory",)),
+    Rule("wisp itself", _words("wisp|audit|approvals?|settings"), ("inspect",)),
+    Rule("an earlier turn", _words("earlier|before|you said|recall"), ("memory",)),
 )
 """The rules, in order; a prompt gets every tool of every rule it matches (docs/turn.md, "The
 assessment per request", lists them). A rule's tool the conversation lacks is passed over."""

@@ -426,7 +426,8 @@ def _next_request(turn: TurnState, messages: list[Message], choice: Choice) -> C
     third repeat, all withheld, with one request for the answer."""
     specs, withheld = choice.offered, choice.withheld
     if turn.looped is None:
-        return ChatRequest(messages, specs, withheld=withheld, schema=None if specs else turn.schema)
+        schema = None if specs else turn.schema
+        return ChatRequest(messages, specs, withheld=withheld, schema=schema)
     messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
     return ChatRequest(messages, withheld=[*specs, *withheld], schema=turn.schema)
 
