@@ -177,16 +177,7 @@ class Assessor:
         started = time.monotonic()
         registered = [spec.name for spec in specs]
         ruled = rule_tools(prompt, registered)
-        details = ContextAssessment(
-            method="rules",
-            tools=ruled,
-            rule_tools=ruled,
-            registered=registered,
-            task_changed=False,
-            facts=[],
-            seconds=0.0,
-            bytes=0,
-        )
+        details = _assessment("rules", ruled, ruled, registered)
         if not ruled:
             await self._ask(details, prompt, specs, conversation)
         details.seconds = round(time.monotonic() - started, 3)
@@ -198,18 +189,7 @@ class Assessor:
         (once a turn), recorded as ``method: retry``."""
         missed = [spec.name for spec in choice.offered]
         every = [spec.name for spec in specs]
-        self.recorder.record(
-            ContextAssessment(
-                method="retry",
-                tools=every,
-                rule_tools=missed,
-                registered=every,
-                task_changed=False,
-                facts=[],
-                seconds=0.0,
-                bytes=0,
-            )
-        )
+        self.recorder.record(_assessment("retry", every, missed, every))
         return Choice(list(specs), [], retried=True)
 
     async def _ask(
@@ -248,6 +228,23 @@ class Assessor:
         )
         self.recorder.record(routed.routed)
         return routed.model
+
+
+def _assessment(
+    method: str, tools: list[str], ruled: list[str], registered: list[str]
+) -> ContextAssessment:
+    """A ``context.assessment`` with no model call yet. Facts do not exist yet: none are
+    repeated next to the request, and the task never changes."""
+    return ContextAssessment(
+        method=method,
+        tools=tools,
+        rule_tools=ruled,
+        registered=registered,
+        task_changed=False,
+        facts=[],
+        seconds=0.0,
+        bytes=0,
+    )
 
 
 def _split(specs: list[ToolSpec], chosen: list[str]) -> Choice:
