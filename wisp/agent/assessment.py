@@ -200,7 +200,7 @@ class Assessor:
         conversation: ResolvedModel,
     ) -> None:
         """One call to the routed model; on any failure every tool is offered (``fallback``)."""
-        request = _request(prompt, specs)
+        request = ask_request(prompt, specs)
         details.bytes = sum(message_bytes(message) for message in request.messages)
         try:
             model = await self._model(details.bytes, conversation)
@@ -252,7 +252,9 @@ def _split(specs: list[ToolSpec], chosen: list[str]) -> Choice:
     return Choice(offered, [spec for spec in specs if spec.name not in chosen])
 
 
-def _request(prompt: str, specs: list[ToolSpec]) -> ChatRequest:
+def ask_request(prompt: str, specs: list[ToolSpec]) -> ChatRequest:
+    """The one model call's request: the tools by name and first sentence, the prompt, and
+    the answer's form."""
     tools = "\n".join(f"- {spec.name}: {_first_sentence(spec.description)}" for spec in specs)
     system = Message(role="system", content=ASK.format(tools=tools))
     return ChatRequest(
