@@ -236,3 +236,45 @@ async def test_off_offers_every_tool_and_records_nothing(
     await conversation.run_turn("What is today's date?")
     assert offered(recording.requests[0]) == ["read_file", "current_date"]
     assert assessments(sink) == []
+
+
+RECORDED = [
+    (
+        "What is the capital of France?",
+        '{"tools": ["run_command", "read_file", "inspect"], "intent": "to run a shell command to '
+        'get the capital of France and inspect its state"}',
+        ["read_file"],
+    ),
+    (
+        "What is 17 times 23?",
+        '{"tools": ["run_command", "current_date"], "intent": "calculate 17 * 23"}',
+        ["current_date"],
+    ),
+    (
+        "Hello!",
+        '{"tools": ["current_date", "run_command", "read_file", "edit_file", "inspect", '
+        '"system_info", "ask"], "intent": "ask"}',
+        ["read_file", "current_date"],
+    ),
+]
+"""Qwen2.5-Coder-0.5B-Instruct's real answers (Q4_K_M, greedy, through ``local``) to the
+assessment's request over the seven tools a chat offers: well-formed, if generous. A name the
+conversation lacks is passed over."""
+
+
+@pytest.mark.parametrize(("prompt", "raw", "tools"), RECORDED)
+async def test_recorded_answers_of_a_small_model_are_read(
+    make_conversation: MakeConversation,
+    write_script: Callable[..., Path],
+    sink: MemorySink,
+    prompt: str,
+    raw: str,
+    tools: list[str],
+) -> None:
+    conversation, recording = await assessed(
+        make_conversation, write_script, {"text": raw}, {"text": "Done."}
+    )
+    await conversation.run_turn(prompt)
+    (details,) = assessments(sink)
+    assert (details["method"], details["tools"]) == ("model", tools)
+    assert offered(recording.requests[1]) == tools
