@@ -261,8 +261,23 @@ RECORDED = [
 assessment's request over the seven tools a chat offers: well-formed, if generous. A name the
 conversation lacks is passed over."""
 
+RECORDED_15B = [
+    (
+        "What is the capital of France?",
+        '```json\n{"tools": ["run_command"], "intent": "What is the capital of France?"}\n```',
+        [],
+    ),
+    (
+        "What is 17 times 23?",
+        '{"tools": ["run_command"], "intent": "Calculate the product of 17 and 23"}',
+        [],
+    ),
+    ("Hello!", '{"tools": ["ask"], "intent": "Hello!"}', []),
+]
+"""Qwen2.5-Coder-1.5B-Instruct's real answers to the same requests: fewer tools, one fenced."""
 
-@pytest.mark.parametrize(("prompt", "raw", "tools"), RECORDED)
+
+@pytest.mark.parametrize(("prompt", "raw", "tools"), RECORDED + RECORDED_15B)
 async def test_recorded_answers_of_a_small_model_are_read(
     make_conversation: MakeConversation,
     write_script: Callable[..., Path],
