@@ -170,10 +170,18 @@ class Assessor:
         self.router = router
 
     async def choose(
-        self, prompt: str, specs: list[ToolSpec], conversation: ResolvedModel
+        self,
+        prompt: str,
+        specs: list[ToolSpec],
+        conversation: ResolvedModel,
+        *,
+        enabled: bool | str,
     ) -> Choice:
-        """The tools of ``specs`` the turn of ``prompt`` offers; ``context.assessment``
-        recorded."""
+        """The tools of ``specs`` the turn of ``prompt`` offers: every one when the assessment
+        is off (``enabled``, as ``assessment_on`` reads it) or there are none; else chosen, and
+        ``context.assessment`` recorded."""
+        if not specs or not assessment_on(enabled, conversation.context_size):
+            return Choice(specs, [])
         started = time.monotonic()
         registered = [spec.name for spec in specs]
         ruled = rule_tools(prompt, registered)

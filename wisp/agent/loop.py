@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from wisp.agent.assessment import Assessor, Choice, Router, assessment_on
+from wisp.agent.assessment import Assessor, Choice, Router
 from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
@@ -242,7 +242,10 @@ class Conversation:
         specs = tool_specs(self.tools, self.resolved.context_size)  # the same for every request
         budget = output_budget(self.resolved.context_size)
 
-        choice = await self._choose(turn, specs)
+        prompt = turn.pending[0]  # the turn's first entry
+        choice = await self.assessor.choose(
+            str(prompt.value), specs, self.resolved, enabled=self.assessment
+        )
 
         def next_request() -> ChatRequest:  # composed when sent, after any condensing
             return _next_request(turn, self.messages(turn.pending), choice)
@@ -284,14 +287,6 @@ class Conversation:
             f"the model made {self.max_steps} requests without a final reply; "
             "the turn was stopped there"
         )
-
-    async def _choose(self, turn: TurnState, specs: list[Any]) -> Choice:
-        """The tools this turn offers: chosen when the assessment is on, else every one."""
-        if not specs or not assessment_on(self.assessment, self.resolved.context_size):
-            return Choice(specs, [])
-        prompt = turn.pending[0]
-        assert prompt.kind == "prompt"
-        return await self.assessor.choose(str(prompt.value), specs, self.resolved)
 
     async def _answer_after_silence(
         self,
