@@ -12,6 +12,7 @@ the same request again with every tool (``method: retry``). Each choice is recor
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Sequence
@@ -276,10 +277,12 @@ def _first_sentence(text: str) -> str:
 
 
 async def _reply(model: ResolvedModel, request: ChatRequest) -> str:
+    """The reply's text; a call or thinking in it is no answer and is passed over."""
     parts: list[str] = []
-    async for event in model.backend.stream(request):
-        if isinstance(event, TextDelta):
-            parts.append(event.text)
+    async with contextlib.aclosing(model.backend.stream(request)) as events:
+        async for event in events:
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
     return "".join(parts)
 
 
