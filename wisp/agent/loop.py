@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from wisp.agent.assessment import Assessor, Choice, Router
 from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
@@ -106,6 +107,8 @@ class Conversation:
         memory: bool = False,
         max_reply_tokens: int = 0,
         context: ContextSettings | None = None,
+        assessment: bool | str = False,
+        router: Router | None = None,
     ) -> None:
         self.resolved = model
         self.tools = tools
@@ -124,6 +127,11 @@ class Conversation:
         """Sizes what requests carry, for condensing and the context meter."""
         self.planner = ContextPlanner(self)
         """Plans and condenses what requests carry (docs/turn.md, "Long conversations")."""
+        self.assessment = assessment
+        """``assessment.enabled``: choose each turn's tools (true, false, or auto: on a small
+        window)."""
+        self.assessor = Assessor(recorder, router)
+        """Chooses the tools a turn offers (docs/turn.md, "The assessment per request")."""
         self.checks = ReplyChecks(self)
         """Links a stored turn's calls to its trail; the lines under a reply."""
         self.turn = 0
@@ -235,11 +243,19 @@ class Conversation:
         specs = tool_specs(self.tools, self.resolved.context_size)  # the same for every request
         budget = output_budget(self.resolved.context_size)
 
+        prompt = turn.pending[0]  # the turn's first entry
+        choice = await self.assessor.choose(
+            str(prompt.value), specs, self.resolved, enabled=self.assessment
+        )
+
         def next_request() -> ChatRequest:  # composed when sent, after any condensing
-            return _next_request(turn, self.messages(turn.pending), specs)
+            return _next_request(turn, self.messages(turn.pending), choice)
 
         for _ in range(self.max_steps):
             reply = await self._send(turn, next_request, emit)
+            if _missed(reply, choice):  # a call of a tool not offered: again, with every tool
+                choice = self.assessor.retry(choice, specs)
+                continue
             if not reply.calls:
                 if reply.text.strip():
                     return await self._answer_that_answers(turn, emit, reply.text)
@@ -416,10 +432,19 @@ def _overflow_counts(overflow: ContextOverflow) -> str:
     return str(overflow)
 
 
-def _next_request(turn: TurnState, messages: list[Message], specs: list[Any]) -> ChatRequest:
-    """The turn's next request: its tools offered, or, once they were withdrawn after a
-    call's third repeat, withheld, with one request for the answer."""
+def _next_request(turn: TurnState, messages: list[Message], choice: Choice) -> ChatRequest:
+    """The turn's next request: the tools chosen for it offered (the rest withheld, so that a
+    call to one is read as a call and retried), or, once they were withdrawn after a call's
+    third repeat, all withheld, with one request for the answer."""
+    specs, withheld = choice.offered, choice.withheld
     if turn.looped is None:
-        return ChatRequest(messages, specs, schema=None if specs else turn.schema)
+        schema = None if specs else turn.schema
+        return ChatRequest(messages, specs, withheld=withheld, schema=schema)
     messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
-    return ChatRequest(messages, withheld=specs, schema=turn.schema)
+    return ChatRequest(messages, withheld=[*specs, *withheld], schema=turn.schema)
+
+
+def _missed(reply: Reply, choice: Choice) -> bool:
+    """Whether the reply calls a tool the assessment withheld, before any retry."""
+    withheld = {spec.name for spec in choice.withheld}
+    return not choice.retried and any(call.name in withheld for call in reply.calls)

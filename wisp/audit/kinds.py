@@ -329,7 +329,7 @@ class Redaction(Details, kw_only=True):
     failed_chunks: int
 
 
-@register("model.routed", written_by="WispServer, wisp draft, wisp scan, wisp redact")
+@register("model.routed", written_by="Agent, WispServer, wisp draft, wisp scan, wisp redact")
 class ModelRouted(Details, kw_only=True):
     """Which model a routed task went to, and the measurement (or fallback) that chose it."""
 

@@ -154,6 +154,21 @@ class Verification(msgspec.Struct, frozen=True, rename="camel"):
     mode: str
 
 
+class Assessment(msgspec.Struct, frozen=True, rename="camel"):
+    enabled: bool | str
+    """true, false, or ``auto`` (on a window of 8,192 tokens or fewer)."""
+
+
+class RoutingTasks(msgspec.Struct, frozen=True, rename="camel"):
+    """``routing.tasks.<task>``: the model each routed task runs on; None for wisp's choice."""
+
+    assess: str | None
+
+
+class Routing(msgspec.Struct, frozen=True, rename="camel"):
+    tasks: RoutingTasks
+
+
 class EditFile(msgspec.Struct, frozen=True, rename="camel"):
     writable_roots: list[str]
 
@@ -238,6 +253,8 @@ SECTIONS: dict[str, type[msgspec.Struct]] = {
     "commandPolicy": CommandPolicy,
     "approval": Approval,
     "verification": Verification,
+    "assessment": Assessment,
+    "routing": Routing,
 }
 """Each section by the name of its object in config.json."""
 
@@ -341,6 +358,8 @@ class Settings:
     command_policy = SettingSection(CommandPolicy, "commandPolicy")
     approval = SettingSection(Approval, "approval")
     verification = SettingSection(Verification, "verification")
+    assessment = SettingSection(Assessment, "assessment")
+    routing = SettingSection(Routing, "routing")
 
     def __init__(self, read: Read, stored: Stored, path: Path) -> None:
         self.reader = Reader(read, stored, path)

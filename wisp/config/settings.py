@@ -316,6 +316,24 @@ SETTINGS: dict[str, Setting] = {
             "against the turn's tool calls and flag those that did not happen; off skips it.",
         ),
         Setting(
+            "assessment.enabled",
+            bool | Literal["auto"],
+            "auto",
+            "true, false or auto",
+            "Choose the tools each turn offers, by rules and, when they settle nothing, one "
+            "call to a model (routing.tasks.assess); auto is true on windows of 8,192 tokens "
+            "or fewer, where every tool offered costs the most.",
+        ),
+        Setting(
+            "routing.tasks.assess",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that chooses a turn's tools; unset is wisp's measured default (the "
+            "smallest enabled model whose capability check passed structured replies), else "
+            "the conversation's model.",
+        ),
+        Setting(
             "tools.editFile.writableRoots",
             list[Annotated[str, msgspec.Meta(pattern=r"^/")]],
             [],

@@ -25,6 +25,7 @@ from wisp.cli.context import Context, audit_settings
 from wisp.config import Config
 from wisp.models.suggested import TOOL_MODEL_HINT
 from wisp.policy.types import Approver, Asker
+from wisp.routing.router import Router
 from wisp.store import ConversationStore, PendingEntry
 from wisp.tools.command_runner import CommandRunner
 from wisp.tools.registry import default_tools
@@ -166,6 +167,8 @@ class SessionBuilder:
             max_reply_tokens=settings.agent.max_reply_tokens,
             memory="memory" in names,
             context=ContextSettings(section.budget, section.target, section.headroom_turns),
+            assessment=settings.assessment.enabled,
+            router=Router(lambda: self.config, self.named("local", recorder.record).resolve),
         )
         conversation.turn = turn
         conversation.sandbox_mechanism = runner.sandbox_state().mechanism
@@ -207,6 +210,8 @@ def rebuilt(old: Conversation, store: ConversationStore) -> Conversation:
         max_reply_tokens=old.max_reply_tokens,
         memory=old.memory,
         context=old.meter.settings,
+        assessment=old.assessment,
+        router=old.assessor.router,
     )
     conversation.turn = old.turn
     conversation.sandbox_mechanism = old.sandbox_mechanism
