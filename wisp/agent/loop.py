@@ -9,7 +9,8 @@ reply, computed from the store and the turn's recorded trail.
 ``Conversation`` keeps the turn: its steps, its stop, its endings. It hands the rest to rooms of
 their own: what requests carry is sized and condensed by ``ContextPlanner``
 (``condensing.py``), each request's reply is read by ``stream_reply`` (``streaming.py``), and
-the lines under a reply are checked by ``ReplyChecks`` (``reply_checks.py``).
+the lines under a reply are checked by ``ReplyChecks`` (``reply_checks.py``), and the model is
+asked once more for an answer by ``asking_again.py``.
 """
 
 from __future__ import annotations
@@ -21,13 +22,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from wisp.agent.asking_again import (
+    CUT_NUDGE,
+    CUT_UNSEEN,
+    answer_after_silence,
+    answer_that_answers,
+)
 from wisp.agent.assessment import Assessor, Choice, Router
 from wisp.agent.audited import AuditedTools, new_call_id
 from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
 from wisp.agent.cuts import cut_turn
-from wisp.agent.events import Emit, TextFragment, TurnResult
+from wisp.agent.events import Emit, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.reply_checks import ReplyChecks
@@ -49,22 +56,6 @@ from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
 DEFAULT_MAX_STEPS = 25
 COMMAND_STOP_GRACE = 5.0  # SIGTERM, SIGKILL 2 s later, and the pipes drained
 MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
-EMPTY_REPLY_NUDGE = (
-    "Your reply was empty. Answer my last message now, in plain text, from what you already "
-    "know and the results above."
-)
-"""Sent (not stored) when a reply ends with nothing, for the one request asked again."""
-NO_ANSWER = "the model gave no answer (its reply was empty, and again when asked once more)"
-CUT_NUDGE = (
-    "Your reply ran on without end and was cut off. Answer my last message now, in plain "
-    "text, from what you already know and the results above."
-)
-"""Sent (not stored) when a reply was cut before any of it was shown, for the one request
-asked again."""
-CUT_UNSEEN = (
-    "the model's reply was cut before any of it could be shown ({}): it was writing something "
-    "that looked like a tool call and never finished it, and gave no answer when asked once more"
-)
 LOOP_NUDGE = (
     "You called {} with the same arguments three times. No more tools in this turn: answer my "
     "last message now, in plain text, from the results you have."
@@ -252,18 +243,18 @@ class Conversation:
             return _next_request(turn, self.messages(turn.pending), choice)
 
         for _ in range(self.max_steps):
-            reply = await self._send(turn, next_request, emit)
+            reply = await self.send(turn, next_request, emit)
             if _missed(reply, choice):  # a call of a tool not offered: again, with every tool
                 choice = self.assessor.retry(choice, specs)
                 continue
             if not reply.calls:
                 if reply.text.strip():
-                    return await self._answer_that_answers(turn, emit, reply.text)
+                    return await answer_that_answers(self, turn, emit, reply.text)
                 if turn.cut is not None:  # it ran away in text held as a possible call
                     why, turn.cut = turn.cut, None
                     failure = CUT_UNSEEN.format(why)
-                    return await self._answer_after_silence(turn, emit, CUT_NUDGE, failure)
-                return await self._answer_after_silence(turn, emit)
+                    return await answer_after_silence(self, turn, emit, CUT_NUDGE, failure)
+                return await answer_after_silence(self, turn, emit)
             if turn.looped is not None:
                 raise ModelError(LOOPED.format(turn.looped))
             if reply.text:
@@ -289,44 +280,6 @@ class Conversation:
             "the turn was stopped there"
         )
 
-    async def _answer_after_silence(
-        self,
-        turn: TurnState,
-        emit: Emit,
-        nudge: str = EMPTY_REPLY_NUDGE,
-        failure: str = NO_ANSWER,
-    ) -> str:
-        """The model ended its reply with nothing to show (small models do: an empty reply, or
-        one cut while it ran away in what looked like a call): it is asked once more, with no
-        tools and a plain request for the answer. Nothing again fails the turn with a message
-        saying so, never a silent, empty answer."""
-        reply = await self._ask_again(turn, emit, nudge)
-        if reply.calls or not reply.text.strip():
-            raise ModelError(failure)
-        return reply.text
-
-    async def _answer_that_answers(self, turn: TurnState, emit: Emit, text: str) -> str:
-        """A reply after the turn's results that answers nothing ("Thank you!") is asked once
-        more, the question restated and the results pointed to (docs/turn.md, "An answer that
-        answers"); the reply shown stays, the new one follows it. Nothing again: it stands."""
-        nudge = self.checks.unanswered(turn, text)
-        if nudge is None:
-            return text
-        emit(TextFragment("\n\n"))
-        reply = await self._ask_again(turn, emit, nudge)
-        return reply.text if reply.text.strip() and not reply.calls else text
-
-    async def _ask_again(self, turn: TurnState, emit: Emit, nudge: str) -> Reply:
-        """The one request asked again: no tools, and ``nudge`` (sent, not stored) last."""
-        specs = tool_specs(self.tools, self.resolved.context_size)
-
-        def asked_again() -> ChatRequest:
-            messages = self.messages(turn.pending)
-            messages.append(Message(role="user", content=nudge))
-            return ChatRequest(messages, withheld=specs, schema=turn.schema)
-
-        return await self._send(turn, asked_again, emit)
-
     def messages(self, running: list[PendingEntry]) -> list[Message]:
         """The messages of the next request: the instructions, the live entries (kept between
         requests), then the running turn's."""
@@ -336,7 +289,7 @@ class Conversation:
             append_entry(messages, pending.kind, pending.value, None)
         return messages
 
-    async def _send(self, turn: TurnState, make: Callable[[], ChatRequest], emit: Emit) -> Reply:
+    async def send(self, turn: TurnState, make: Callable[[], ChatRequest], emit: Emit) -> Reply:
         """One request, condensed first when due. An overflow is condensed from the runtime's
         own count and asked once more; a second one in the turn fails it, saying what to do."""
         self.planner.condense(turn, emit, self.planner.plan_before(turn))
@@ -351,7 +304,7 @@ class Conversation:
             self.planner.condense(turn, emit, plan)
             if not plan.drop:  # nothing earlier to drop: the same request would fail again
                 raise ModelError(STILL_TOO_BIG.format(_overflow_counts(overflow))) from overflow
-        return await self._send(turn, make, emit)
+        return await self.send(turn, make, emit)
 
     async def _call(self, turn: TurnState, call: ToolCall, budget: int) -> None:
         done = await self._audited.run(
