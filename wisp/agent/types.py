@@ -126,6 +126,9 @@ class ToolCallRequested(msgspec.Struct, frozen=True):
 
     name: str
     arguments: dict[str, Any]
+    unparsed: str | None = None
+    """A call written as text whose arguments did not parse, as written: it is not run, and
+    its result says why (docs/models.md, "The reply parser")."""
 
 
 class UsageReport(msgspec.Struct, frozen=True):

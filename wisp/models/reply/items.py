@@ -20,8 +20,10 @@ from wisp.models.reply.partial_json import (
 from wisp.models.reply.values import (
     Offered,
     arguments_of,
+    broken_call,
     calls_from_json,
     calls_from_python,
+    failed_call,
     parameter_value,
 )
 from wisp.models.reply.verdict import MORE, More, Reading, Taken, Text, Verdict, undecided
@@ -39,6 +41,9 @@ class _Item(msgspec.Struct, frozen=True):
     end: int
     alone: bool = False
     """A bare ``name(…)``: a call only when nothing else is on its line."""
+    failed: bool = False
+    """A call-shaped object that is no call of an offered tool: a failed call only when
+    nothing else is in the reply (``Reading.alone``)."""
 
 
 def items(text: str, at: int, reading: Reading, *, bare: bool) -> Verdict:
@@ -61,6 +66,10 @@ def items(text: str, at: int, reading: Reading, *, bare: bool) -> Verdict:
             return Taken(calls, _trailer_end(text, index)) if calls else Text(at + 1)
         if isinstance(item, Text):
             return item if not calls else Taken(calls, _trailer_end(text, index))
+        if item.failed:  # only alone: after calls, the object ends them
+            if calls:
+                return Taken(calls, _trailer_end(text, index))
+            return _failed_alone(text, item, reading)
         if item.alone:
             line_end = _rest_of_line_blank(text, item.end)
             if line_end is None:
@@ -97,6 +106,14 @@ def _trailer_end(text: str, index: int) -> int:
     return index
 
 
+def _failed_alone(text: str, item: _Item, reading: Reading) -> Verdict:
+    """A failed call is taken only when nothing follows it: else the object is text."""
+    after = _trailer_end(text, item.end)
+    if skip_space(text, after) < len(text):
+        return Text(item.end)
+    return Taken(item.calls, after) if reading.final else MORE
+
+
 def _rest_of_line_blank(text: str, index: int) -> int | More | None:
     newline = text.find("\n", index)
     rest = text[index : len(text) if newline < 0 else newline]
@@ -122,15 +139,20 @@ def _item(text: str, at: int, reading: Reading, *, bare: bool) -> _Item | Text |
 def _json_item(text: str, at: int, reading: Reading) -> _Item | Text | More | None:
     end = value_end(text, at)
     if end is None:
-        if reading.final or not object_may_be_call(text, at, reading.offered):
+        if reading.final:
             return None
-        return MORE
+        may = object_may_be_call(text, at, reading.offered, any_name=reading.alone)
+        return MORE if may else None
     try:
         value = json.loads(text[at:end])
     except json.JSONDecodeError:
-        return None
+        broken = broken_call(text[at:end]) if reading.alone else None
+        return _Item([broken], end, failed=True) if broken else None
     calls = calls_from_json(value, reading.offered)
-    return _Item(calls, end) if calls else Text(end)
+    if calls:
+        return _Item(calls, end)
+    failed = failed_call(value, reading.offered) if reading.alone else None
+    return _Item([failed], end, failed=True) if failed else Text(end)
 
 
 def _bracket_item(

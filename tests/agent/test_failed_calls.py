@@ -1,0 +1,83 @@
+"""A call written as text that names no offered tool, or whose arguments do not parse, is a
+failed call: its result names the tools offered (once a turn) and the model answers next,
+never the object printed as the answer (docs/turn.md, "Failed calls")."""
+
+from __future__ import annotations
+
+from wisp.agent.events import TextFragment
+from wisp.audit import MemorySink
+from wisp.audit.kinds import ToolCall, ToolResult
+
+CHANGE_PORT = '{"name": "change_port", "arguments": {"port": "9090"}}'
+"""Qwen2.5-Coder-0.5B-Instruct's recorded reply to "In config.ini, change the port from 8080 to
+9090." (tests/agent/verification/labelled.toml, real-qwen-01)."""
+
+
+def results(sink: MemorySink) -> list[str]:
+    return [e.details.output for e in sink.events if isinstance(e.details, ToolResult)]
+
+
+def shown(events: list) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextFragment))
+
+
+async def test_a_recorded_call_of_no_offered_tool_fails_and_the_next_reply_answers(
+    make_conversation, write_script, sink, events
+):
+    script = write_script({"text": CHANGE_PORT}, {"text": "I cannot change ports."})
+    conversation = await make_conversation(script)
+    result = await conversation.run_turn("In config.ini, change the port from 8080 to 9090.")
+    assert (result.outcome, result.text) == ("ok", "I cannot change ports.")
+    assert sink.kinds() == ["prompt", "tool.call", "tool.result", "response"]
+    call = sink.events[1].details
+    assert isinstance(call, ToolCall)
+    assert (call.tool, call.arguments) == ("change_port", {"port": "9090"})
+    assert results(sink) == [
+        "error: there is no tool named change_port. The tools you have: current_date, echo. "
+        "Call one of them, or answer in plain text."
+    ]
+    assert "change_port" not in shown(events)  # the object never reached the screen
+    assert [e.kind for e in conversation.store][-3:] == ["toolCalls", "toolOutput", "response"]
+
+
+async def test_the_tools_are_named_once_a_turn_and_pointed_to_after(
+    make_conversation, write_script, sink, events
+):
+    wrong = {"text": '```json\n{"name": "hello", "arguments": {}}\n```'}
+    script = write_script(wrong, {"text": CHANGE_PORT}, {"text": "Done."}, wrong, {"text": "Ok."})
+    conversation = await make_conversation(script)
+    await conversation.run_turn("first")
+    await conversation.run_turn("second")
+    named = ". The tools you have: current_date, echo. Call one of them, or answer in plain text."
+    assert results(sink) == [
+        "error: there is no tool named hello" + named,
+        "error: there is no tool named change_port (the tools you have are named in an earlier "
+        "result).",
+        "error: there is no tool named hello" + named,  # a new turn names them again
+    ]
+
+
+async def test_arguments_that_do_not_parse_are_not_run_and_the_model_is_told(
+    make_conversation, write_script, sink, events
+):
+    written = {"text": '{"name": "echo", "arguments": "say hello"}'}
+    conversation = await make_conversation(write_script(written, {"text": "Sorry."}))
+    result = await conversation.run_turn("echo hello")
+    assert (result.outcome, result.text) == ("ok", "Sorry.")
+    assert results(sink) == [
+        "error: the call to echo was not run: its arguments must be a JSON object, and were "
+        "say hello. The tools you have: current_date, echo. Call one of them, or answer in "
+        "plain text."
+    ]
+    assert "say hello" not in shown(events)
+
+
+async def test_prose_that_contains_json_is_the_answer(
+    make_conversation, write_script, sink, events
+):
+    answer = 'Paris. For example {"name": "paris", "country": "France"}'
+    conversation = await make_conversation(write_script({"text": answer}))
+    result = await conversation.run_turn("What is the capital of France?")
+    assert (result.outcome, result.text) == ("ok", answer)
+    assert sink.kinds() == ["prompt", "response"]
+    assert shown(events) == answer
