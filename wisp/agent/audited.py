@@ -92,6 +92,7 @@ class AuditedTools:
         started = time.monotonic()
         tool = self.tools.get(call.name)
         keeper = _Keeper(self, call)
+        notes: list[str] = []
         if tool is None or unparsed is not None:
             output = self._failed(call.name if tool is None else None, call.name, unparsed)
         else:
@@ -102,6 +103,7 @@ class AuditedTools:
                 record=lambda details: record(details, call=call.id),
                 conversation=conversation,
                 keep_output=keeper,
+                notes=notes,
             )
             try:
                 output = await tool.run(dict(call.arguments), context)
@@ -113,6 +115,8 @@ class AuditedTools:
                     f"error: {message}", seconds, call_event, None, self._repeats[key]
                 )
         output = self._within_budget(call, output, budget, keeper)
+        if notes:  # arguments the tool ignored, one line at the end
+            output = "\n".join([output.rstrip("\n"), *notes])
         seconds = time.monotonic() - started
         repeat = self._repeats[key]
         if repeat == 2:
