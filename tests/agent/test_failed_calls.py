@@ -1,6 +1,7 @@
 """A call written as text that names no offered tool, or whose arguments do not parse, is a
 failed call: its result names the tools offered (once a turn) and the model answers next,
-never the object printed as the answer (docs/turn.md, "Failed calls")."""
+never the object printed as the answer (docs/turn.md, "Failed calls"). An argument a tool
+does not have is ignored, and its result says so."""
 
 from __future__ import annotations
 
@@ -81,3 +82,17 @@ async def test_prose_that_contains_json_is_the_answer(
     assert (result.outcome, result.text) == ("ok", answer)
     assert sink.kinds() == ["prompt", "response"]
     assert shown(events) == answer
+
+
+async def test_an_unknown_argument_is_ignored_with_a_note_at_the_end_of_the_result(
+    make_conversation, write_script, sink, events
+):
+    call = {"name": "current_date", "arguments": {"format": "iso", "city": "Paris"}}
+    script = write_script({"tool_calls": [call]}, {"text": "It is today."})
+    conversation = await make_conversation(script)
+    result = await conversation.run_turn("What is the date?")
+    assert (result.outcome, result.text) == ("ok", "It is today.")
+    (output,) = results(sink)
+    *lines, note = output.split("\n")
+    assert note == "(ignored unknown arguments: format, city)"
+    assert lines and not lines[0].startswith("error")  # the call ran
