@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from wisp.agent.types import ToolCallRequested, ToolSpec
 
 CALL_KEYS = frozenset(
@@ -40,18 +42,11 @@ def arguments_of(value: Any) -> dict[str, Any] | None:
 def call_from_object(value: Any, offered: Offered) -> ToolCallRequested | None:
     """``{"name": …, "arguments"|"parameters": …}``, OpenAI's ``{"type": "function",
     "function": {…}}``, or ``{"function": NAME, "arguments": …}``, naming an offered tool."""
-    if not isinstance(value, dict) or not set(value) <= CALL_KEYS:
+    shape = _call_shape(value)
+    if shape is None or shape.name not in offered:
         return None
-    function = value.get("function")
-    if isinstance(function, dict) and "name" not in value:
-        return call_from_object(function, offered)
-    name = value.get("name", function)
-    if not isinstance(name, str) or name not in offered:
-        return None
-    if "arguments" in value and "parameters" in value:
-        return None
-    arguments = arguments_of(value.get("arguments", value.get("parameters")))
-    return None if arguments is None else ToolCallRequested(name, arguments)
+    arguments = arguments_of(shape.arguments)
+    return None if arguments is None else ToolCallRequested(shape.name, arguments)
 
 
 def failed_call(value: Any, offered: Offered) -> ToolCallRequested | None:
@@ -59,21 +54,37 @@ def failed_call(value: Any, offered: Offered) -> ToolCallRequested | None:
     ``arguments`` or ``parameters``, but the name is no offered tool's or the arguments are no
     object. Taken where the reply (or a ``<tool_call>`` block) is that object alone, it becomes a
     failed call, so the model hears what is offered instead of the object being the answer."""
+    shape = _call_shape(value)
+    if shape is None or not shape.written or not shape.name.strip():
+        return None
+    arguments = arguments_of(shape.arguments)
+    if arguments is None:
+        written = shape.arguments
+        text = written if isinstance(written, str) else json.dumps(written, ensure_ascii=False)
+        return ToolCallRequested(shape.name, {}, unparsed=text)
+    return None if shape.name in offered else ToolCallRequested(shape.name, arguments)
+
+
+class _Shape(msgspec.Struct, frozen=True):
+    name: str
+    arguments: Any
+    written: bool
+    """``arguments`` or ``parameters`` was there (a call may leave them out)."""
+
+
+def _call_shape(value: Any) -> _Shape | None:
+    """The name and arguments of an object shaped as a call: a call's keys only, a name, and
+    not both ``arguments`` and ``parameters``; whether the name is offered is not asked."""
     if not isinstance(value, dict) or not set(value) <= CALL_KEYS:
         return None
     function = value.get("function")
     if isinstance(function, dict) and "name" not in value:
-        return failed_call(function, offered)
+        return _call_shape(function)
     name = value.get("name", function)
-    keys = {"arguments", "parameters"} & set(value)
-    if not isinstance(name, str) or not name.strip() or len(keys) != 1:
+    if not isinstance(name, str) or ("arguments" in value and "parameters" in value):
         return None
-    written = value[keys.pop()]
-    arguments = arguments_of(written)
-    if arguments is None:
-        text = written if isinstance(written, str) else json.dumps(written, ensure_ascii=False)
-        return ToolCallRequested(name, {}, unparsed=text)
-    return None if name in offered else ToolCallRequested(name, arguments)
+    written = "arguments" in value or "parameters" in value
+    return _Shape(name, value.get("arguments", value.get("parameters")), written)
 
 
 def is_failed(call: ToolCallRequested, offered: Offered) -> bool:
