@@ -48,9 +48,19 @@ class _Item(msgspec.Struct, frozen=True):
 
 def items(text: str, at: int, reading: Reading, *, bare: bool) -> Verdict:
     """Calls one after another from ``at`` (separated by space, ``,``, ``;``, a repeated
-    ``[TOOL_CALLS]``); ``bare`` allows the forms that must begin a line."""
+    ``[TOOL_CALLS]``); ``bare`` allows the forms that must begin a line. A run that begins
+    with a failed call (``Reading.alone``) is taken only if nothing but calls follows to the
+    reply's end; else all of it is text."""
     calls: list[ToolCallRequested] = []
+    failing = False
     index = skip_space(text, at)
+
+    def settled() -> Verdict:
+        """The calls end where text begins: taken, or text with a failed call among them."""
+        if failing:
+            return Text(index)
+        return Taken(calls, _trailer_end(text, index)) if calls else Text(at + 1)
+
     while True:
         next_index = _skip_separators(text, index) if calls else index
         if next_index >= len(text) or _partial_separator(text, next_index):
@@ -60,22 +70,21 @@ def items(text: str, at: int, reading: Reading, *, bare: bool) -> Verdict:
         item = _item(text, next_index, reading, bare=bare or bool(calls))
         if isinstance(item, More):
             if reading.final and calls:
-                return Taken(calls, _trailer_end(text, index))
+                return settled()
             return undecided(at, reading) if not calls else MORE
         if item is None:
-            return Taken(calls, _trailer_end(text, index)) if calls else Text(at + 1)
+            return settled()
         if isinstance(item, Text):
-            return item if not calls else Taken(calls, _trailer_end(text, index))
-        if item.failed:  # only alone: after calls, the object ends them
-            if calls:
-                return Taken(calls, _trailer_end(text, index))
-            return _failed_alone(text, item, reading)
+            return item if not calls else settled()
+        if item.failed and calls and not failing:  # only alone: after calls it ends them
+            return settled()
         if item.alone:
             line_end = _rest_of_line_blank(text, item.end)
             if line_end is None:
-                return Text(at + 1) if not calls else Taken(calls, _trailer_end(text, index))
+                return Text(at + 1) if not calls else settled()
             if isinstance(line_end, More) and not reading.final:
                 return MORE
+        failing = failing or item.failed
         calls += item.calls
         index = item.end
 
@@ -104,14 +113,6 @@ def _trailer_end(text: str, index: int) -> int:
         if text.startswith(trailer, at):
             return at + len(trailer)
     return index
-
-
-def _failed_alone(text: str, item: _Item, reading: Reading) -> Verdict:
-    """A failed call is taken only when nothing follows it: else the object is text."""
-    after = _trailer_end(text, item.end)
-    if skip_space(text, after) < len(text):
-        return Text(item.end)
-    return Taken(item.calls, after) if reading.final else MORE
 
 
 def _rest_of_line_blank(text: str, index: int) -> int | More | None:

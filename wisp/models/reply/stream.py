@@ -89,7 +89,7 @@ class CallScanner:
                     elif FENCE.startswith(rest) and not final:
                         break  # "``" at a line's start: maybe the fence's end
             elif may_begin(char, line_start):
-                alone = not (self._shown or self.calls or buffer[start:index].strip())
+                alone = not (self._shown or buffer[start:index].strip())  # calls only so far
                 reading = Reading(self._offered, final, line_start, alone)
                 verdict = read_at(buffer, index, reading)
                 if verdict is MORE and not final:
