@@ -32,9 +32,7 @@ class RunCommandArgs(msgspec.Struct, kw_only=True, rename="camel"):
     command: str
     working_directory: Annotated[
         str | UnsetType,
-        msgspec.Meta(
-            description="Folder to run in; relative to wisp's working directory (the default)"
-        ),
+        msgspec.Meta(description="Folder to run in, from wisp's working directory (the default)"),
     ] = UNSET
     timeout_seconds: Annotated[
         int | UnsetType,
