@@ -118,8 +118,8 @@ def _all_items(
 ) -> list[ToolCallRequested] | None:
     """The calls ``body`` is made of, all of it; ``None`` if anything else is in it. A fence
     around them (``<tool_call>```json {…}```</tool_call>``, as small models write) is dropped.
-    With ``alone`` (a ``<tool_call>`` block, or a fence that is the whole reply) one call-shaped
-    object that is no call of an offered tool is a failed call."""
+    With ``alone`` (a ``<tool_call>`` block, or a fence with nothing but calls before it) a
+    call-shaped object that is no call of an offered tool is a failed call."""
     fenced = _FENCED_JSON.match(body)
     body = fenced.group(1) if fenced else body
     reading = Reading(offered, final=True, line_start=True, alone=alone)
