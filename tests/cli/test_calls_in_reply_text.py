@@ -74,6 +74,28 @@ async def test_script_a_call_in_the_text_is_run(
     assert_ran_the_call(*done, audit_lines)
 
 
+async def test_script_a_call_of_no_offered_tool_fails_and_the_next_reply_is_the_answer(
+    wisp_env: dict[str, str], tmp_path: Path, audit_lines: AuditLines
+) -> None:
+    # Qwen2.5-Coder-0.5B's recorded reply to a config change: a tool that does not exist. It
+    # was printed as the answer; now the model is told what is offered and answers next.
+    wrong = '{"name": "change_port", "arguments": {"port": "9090"}}'
+    answer = "I can edit config.ini with edit_file."
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": wrong}, {"text": answer}]}))
+    code, out, err = await run_wisp(
+        wisp_env, "--yes", "-m", f"script:{script}", "In config.ini, change the port to 9090."
+    )
+    assert code == 0, err
+    assert out.strip() == answer
+    lines = audit_lines()
+    calls = [line["details"] for line in lines if line["kind"] == "tool.call"]
+    assert calls == [{"tool": "change_port", "arguments": {"port": "9090"}}]
+    (result,) = [line["details"]["output"] for line in lines if line["kind"] == "tool.result"]
+    assert result.startswith("error: there is no tool named change_port. The tools you have: ")
+    assert "edit_file" in result and "run_command" in result
+
+
 # -- Ollama ------------------------------------------------------------------------------------
 
 

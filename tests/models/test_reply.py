@@ -52,9 +52,43 @@ def test_a_json_example_is_let_go_at_its_first_key_that_no_call_has() -> None:
     assert shown(parser.text('d": 1, "ti')) == '{"id": 1, "ti'
 
 
-def test_a_name_that_is_no_offered_tool_lets_the_object_go() -> None:
+def test_a_name_that_is_no_offered_tool_lets_the_object_go_after_text() -> None:
     parser = ReplyParser(TOOLS)
-    assert shown(parser.text('{"name": "Al')) == '{"name": "Al'
+    assert shown(parser.text('For example:\n{"name": "Al')) == 'For example:\n{"name": "Al'
+
+
+def test_a_reply_that_is_only_a_call_of_no_offered_tool_is_a_failed_call_never_shown() -> None:
+    parser = ReplyParser(TOOLS)
+    reply = '{"name": "change_port", "arguments": {"port": "9090"}}'
+    assert shown(parser.text(reply[:12])) == ""  # held although no offered tool begins so
+    assert shown(parser.text(reply[12:] + "\n")) == ""  # closed: held till the reply's end
+    assert parser.finish() == [ToolCallRequested("change_port", {"port": "9090"})]
+
+
+def test_arguments_that_do_not_parse_make_a_failed_call_with_them_as_written() -> None:
+    parser = ReplyParser(TOOLS)
+    assert shown(parser.text('{"name": "read_file", "arguments": "a.txt"}')) == ""
+    assert parser.finish() == [ToolCallRequested("read_file", {}, unparsed="a.txt")]
+
+
+def test_a_call_shaped_object_with_words_after_it_is_shown_whole() -> None:
+    parser = ReplyParser(TOOLS)
+    reply = '{"name": "change_port", "arguments": {"port": "9090"}}'
+    assert shown(parser.text(reply)) == ""
+    assert shown(parser.text(" is how it looks.")) == reply + " is how it looks."
+    assert shown(parser.finish()) == ""
+
+
+def test_prose_that_contains_json_stays_text() -> None:
+    for reply in (
+        'Paris. For example {"name": "paris", "country": "France"}',
+        '{"name": "paris", "country": "France"}',
+        '{"name": "Paris"}',
+    ):
+        parser = ReplyParser(TOOLS)
+        events = parser.text(reply) + parser.finish()
+        assert shown(events) == reply
+        assert not [e for e in events if isinstance(e, ToolCallRequested)]
 
 
 def test_a_code_fence_streams_and_what_is_in_it_is_never_a_call() -> None:

@@ -92,5 +92,8 @@ def test_each_reply_gives_its_calls_and_text_however_it_is_split(
     case: dict[str, Any], split: int | None
 ) -> None:
     text, thinking, calls = parse(case, split)
-    expected = [ToolCallRequested(call["name"], call["arguments"]) for call in case["calls"]]
+    expected = [
+        ToolCallRequested(call["name"], call["arguments"], call.get("unparsed"))
+        for call in case["calls"]
+    ]
     assert (text, thinking, calls) == (case["text"], case.get("thinking", ""), expected)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,61 @@ def test_on_a_small_window_a_call_may_still_send_the_parameters_it_was_not_offer
     assert decision["workingDirectory"] == str(folder)
     assert outcome["timeoutSeconds"] == 30
     assert outcome["stdout"].strip() == str(folder)
+
+
+def run_in(tmp_path: Path, wisp_env: dict[str, str], arguments: dict[str, object]) -> str:
+    """One ``run_command`` call through ``wisp --yes`` started in ``tmp_path / "work"``; the
+    result the model got."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    call = {"name": "run_command", "arguments": arguments}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"tool_calls": [call]}, {"text": "done"}]}))
+    done = subprocess.run(
+        [str(WISP), "--yes", "-m", f"script:{script}", "list the files"],
+        cwd=work, env=wisp_env, capture_output=True, text=True, timeout=HANG,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize(("given", "folder"), [(".", "work"), ("src", "work/src")])
+def test_a_relative_working_directory_runs_in_the_conversations_folder(
+    tmp_path: Path, wisp_env: dict[str, str], audit_lines, given: str, folder: str
+) -> None:
+    # Qwen2.5-Coder-1.5B sends workingDirectory "." to list files (bench/tasks.py); it was
+    # refused as not absolute, and the model answered with the refusal.
+    (tmp_path / "work" / "src").mkdir(parents=True)
+    run_in(tmp_path, wisp_env, {"command": "pwd", "workingDirectory": given})
+    events = audit_lines()
+    decision = next(e["details"] for e in events if e["kind"] == "policy.decision")
+    outcome = next(e["details"] for e in events if e["kind"] == "command.outcome")
+    assert decision["workingDirectory"] == str(tmp_path / folder)
+    assert outcome["stdout"].strip() == str(tmp_path / folder)
+
+
+def test_a_relative_working_directory_out_of_the_folder_is_confined_as_an_absolute_one(
+    tmp_path: Path, wisp_env: dict[str, str], audit_lines
+) -> None:
+    # ".." is resolved, not trusted: the policy and the sandbox decide on the folder it names,
+    # exactly as for that folder written absolute, and nothing is written there.
+    if probe_uncached().landlock_abi is None:
+        pytest.skip("this kernel has no Landlock")
+    work = tmp_path / "work"
+    up_to_etc = "../" * (len(work.parts) - 1) + "etc"  # /etc, where only the sandbox stops us
+    leaf = f"wisp-test-{os.getpid()}-escaped"
+    decided = []
+    try:
+        for given in (up_to_etc, "/etc"):
+            run_in(tmp_path, wisp_env, {"command": f"pwd; touch {leaf}", "workingDirectory": given})
+            events = audit_lines()
+            decision = [e["details"] for e in events if e["kind"] == "policy.decision"][-1]
+            outcome = [e["details"] for e in events if e["kind"] == "command.outcome"][-1]
+            decided.append((decision["verdict"], decision["sandbox"], decision["workingDirectory"]))
+            assert outcome["stdout"].strip() == "/etc"
+            assert outcome["exitStatus"] != 0  # touch was refused by the sandbox
+        assert decided == [("allowed", True, "/etc")] * 2
+        assert not (Path("/etc") / leaf).exists()
+    finally:
+        (Path("/etc") / leaf).unlink(missing_ok=True)

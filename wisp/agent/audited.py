@@ -35,6 +35,14 @@ REPEAT_NOTE = (
 """Put before the result of the second identical call of a turn (what the model and the log
 get alike)."""
 
+NO_SUCH_TOOL = "error: there is no tool named {}"
+UNPARSED = "error: the call to {} was not run: its arguments must be a JSON object, and were {}"
+OFFERED = ". The tools you have: {}. Call one of them, or answer in plain text."
+OFFERED_BEFORE = " (the tools you have are named in an earlier result)."
+"""A failed call's result (docs/turn.md, "Failed calls"): the tools offered are named in the
+first of a turn, and only pointed to after, so a model that keeps missing is not sent the list
+again and again."""
+
 
 class CallRecord(msgspec.Struct, frozen=True):
     """What one audited call produced: the output the model got and the events' ids."""
@@ -59,9 +67,12 @@ class AuditedTools:
         self.recorder = recorder
         self.output_dir = output_dir
         self._repeats: Counter[tuple[str, bytes]] = Counter()
+        self._offered_named = False
+        """A failed call's result named the tools offered in this turn already."""
 
     def new_turn(self) -> None:
         self._repeats.clear()  # ``repeat`` counts within a turn
+        self._offered_named = False
 
     async def run(
         self,
@@ -70,7 +81,10 @@ class AuditedTools:
         conversation: ConversationView,
         working_directory: Path,
         budget: int,
+        unparsed: str | None = None,
     ) -> CallRecord:
+        """Run ``call`` (``unparsed``: arguments written as text that did not parse, so it is
+        not run) and record it."""
         record = self.recorder.record
         call_event = record(ToolCallEvent(tool=call.name, arguments=call.arguments), call=call.id)
         key = (call.name, msgspec.json.encode(call.arguments, order="sorted"))
@@ -78,8 +92,9 @@ class AuditedTools:
         started = time.monotonic()
         tool = self.tools.get(call.name)
         keeper = _Keeper(self, call)
-        if tool is None:
-            output = f"error: no tool named {call.name}; tools: {', '.join(self.tools) or 'none'}"
+        notes: list[str] = []
+        if tool is None or unparsed is not None:
+            output = self._failed(call.name if tool is None else None, call.name, unparsed)
         else:
             context = ToolContext(
                 working_directory=working_directory,
@@ -88,6 +103,7 @@ class AuditedTools:
                 record=lambda details: record(details, call=call.id),
                 conversation=conversation,
                 keep_output=keeper,
+                notes=notes,
             )
             try:
                 output = await tool.run(dict(call.arguments), context)
@@ -99,6 +115,8 @@ class AuditedTools:
                     f"error: {message}", seconds, call_event, None, self._repeats[key]
                 )
         output = self._within_budget(call, output, budget, keeper)
+        if notes:  # arguments the tool ignored, one line at the end
+            output = "\n".join([output.rstrip("\n"), *notes])
         seconds = time.monotonic() - started
         repeat = self._repeats[key]
         if repeat == 2:
@@ -110,6 +128,17 @@ class AuditedTools:
             result.repeat = repeat
         result_event = record(result, call=call.id)
         return CallRecord(output, seconds, call_event, result_event, repeat)
+
+    def _failed(self, unknown: str | None, name: str, unparsed: str | None) -> str:
+        """A call that cannot run: no such tool, or arguments that did not parse."""
+        if unknown is not None:
+            output = NO_SUCH_TOOL.format(unknown)
+        else:
+            output = UNPARSED.format(name, _clipped(unparsed or ""))
+        if self._offered_named:
+            return output + OFFERED_BEFORE
+        self._offered_named = True
+        return output + OFFERED.format(", ".join(self.tools) or "none")
 
     def _within_budget(self, call: ToolCall, output: str, budget: int, keeper: _Keeper) -> str:
         if utf8_len(output) <= budget:
@@ -173,6 +202,10 @@ class _Keeper:
         if self.kept is None:
             self.kept = self.tools.keep(self.call, text, cut=cut)
         return self.kept
+
+
+def _clipped(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def new_call_id(used: set[str]) -> str:

@@ -48,6 +48,7 @@ from wisp.agent.types import (
     ResolvedModel,
     Tool,
     ToolCall,
+    ToolCallRequested,
 )
 from wisp.audit.kinds import Error, Prompt, Response, ToolsWithdrawn, TurnStopped
 from wisp.audit.kinds import Usage as UsageDetails
@@ -263,6 +264,7 @@ class Conversation:
                 ToolCall(new_call_id(self._call_ids), c.name, c.arguments) for c in reply.calls
             ]
             turn.calls.update((call.id, call) for call in calls)
+            turn.unparsed.update(_unparsed(calls, reply.calls))
             turn.pending.append(PendingEntry("toolCalls", calls))
             for index, call in enumerate(calls):
                 if turn.looped is not None:
@@ -308,7 +310,11 @@ class Conversation:
 
     async def _call(self, turn: TurnState, call: ToolCall, budget: int) -> None:
         done = await self._audited.run(
-            call, conversation=self, working_directory=self.working_directory, budget=budget
+            call,
+            conversation=self,
+            working_directory=self.working_directory,
+            budget=budget,
+            unparsed=turn.unparsed.get(call.id),
         )
         sources = [self._source(done.call_event)]
         if done.result_event:
@@ -383,6 +389,11 @@ def _overflow_counts(overflow: ContextOverflow) -> str:
     if overflow.tokens and overflow.window:
         return f"{overflow.tokens:,} of {overflow.window:,} tokens"
     return str(overflow)
+
+
+def _unparsed(calls: list[ToolCall], written: list[ToolCallRequested]) -> dict[str, str]:
+    """Each failed call's arguments as written, when they did not parse, by its call id."""
+    return {c.id: w.unparsed for c, w in zip(calls, written, strict=True) if w.unparsed is not None}
 
 
 def _next_request(turn: TurnState, messages: list[Message], choice: Choice) -> ChatRequest:

@@ -26,6 +26,8 @@ class TurnState(msgspec.Struct):
     usage: Usage | None = None
     calls: dict[str, ToolCall] = msgspec.field(default_factory=dict)
     answered: set[str] = msgspec.field(default_factory=set)
+    unparsed: dict[str, str] = msgspec.field(default_factory=dict)
+    """A failed call's arguments as written, by call id, when they did not parse: not run."""
     call_events: dict[str, str] = msgspec.field(default_factory=dict)
     """Each call's ``tool.call`` event id, as ``AuditedTools.run`` returned it."""
     cut: str | None = None

@@ -126,6 +126,9 @@ class ToolCallRequested(msgspec.Struct, frozen=True):
 
     name: str
     arguments: dict[str, Any]
+    unparsed: str | None = None
+    """A call written as text whose arguments did not parse, as written: it is not run, and
+    its result says why (docs/models.md, "The reply parser")."""
 
 
 class UsageReport(msgspec.Struct, frozen=True):
@@ -287,6 +290,8 @@ class ToolContext(msgspec.Struct):
     keep_output: KeepOutput = keeps_nothing
     """Keeps a tool's whole output under this call's id, for a tool that fits its own output
     to the budget; the audited layer provides it. Without it nothing is kept."""
+    notes: list[str] = msgspec.field(default_factory=list)
+    """One-line notes the audited layer puts at the end of the result (arguments ignored)."""
 
 
 class Tool(Protocol):

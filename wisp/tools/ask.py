@@ -169,7 +169,7 @@ class AskTool:
         self._parked: list[_Parked] = []
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, AskArgs)
+        args = parse_arguments(self.name, arguments, AskArgs, context.notes)
         if isinstance(args, str):
             return args
         question = _question(args)

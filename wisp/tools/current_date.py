@@ -43,7 +43,7 @@ class CurrentDateTool:
         self._etc = etc
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, CurrentDateArgs)
+        args = parse_arguments(self.name, arguments, CurrentDateArgs, context.notes)
         if isinstance(args, str):
             return args
         now = self._clock()

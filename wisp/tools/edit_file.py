@@ -85,7 +85,7 @@ class EditFileTool:
         is the home folder or ``/``, as for commands (docs/sandbox.md, "What is confined")."""
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, EditFileArgs)
+        args = parse_arguments(self.name, arguments, EditFileArgs, context.notes)
         if isinstance(args, str):
             return args
         if args.mode not in MODES:

@@ -83,7 +83,7 @@ class InspectTool:
     read_only = True
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, InspectArgs)
+        args = parse_arguments(self.name, arguments, InspectArgs, context.notes)
         if isinstance(args, str):
             return args
         view = context.conversation

@@ -85,7 +85,7 @@ class MemoryTool:
     read_only = False
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, MemoryArgs)
+        args = parse_arguments(self.name, arguments, MemoryArgs, context.notes)
         if isinstance(args, str):
             return args
         verb, rest = parse_request(args.request)

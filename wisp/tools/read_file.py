@@ -61,7 +61,7 @@ class ReadFileTool:
     read_only = True
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, ReadFileArgs)
+        args = parse_arguments(self.name, arguments, ReadFileArgs, context.notes)
         if isinstance(args, str):
             return args
         if args.offset < 1:

@@ -12,7 +12,7 @@ from msgspec import UNSET, UnsetType
 from wisp.agent.text import COMMAND_HINT, count_lines, hold_back, utf8_len
 from wisp.agent.types import ToolContext
 from wisp.sandbox.process import ProcessResult
-from wisp.tools.arguments import nul_path_refusal, parse_arguments, schema_of
+from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
 from wisp.tools.command_runner import (
     CommandRunner,
     Ran,
@@ -32,7 +32,7 @@ class RunCommandArgs(msgspec.Struct, kw_only=True, rename="camel"):
     command: str
     working_directory: Annotated[
         str | UnsetType,
-        msgspec.Meta(description="Absolute path to run in; default: wisp's working directory"),
+        msgspec.Meta(description="Folder to run in, from wisp's working directory (the default)"),
     ] = UNSET
     timeout_seconds: Annotated[
         int | UnsetType,
@@ -60,7 +60,7 @@ class RunCommandTool:
         self.runner = runner
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, RunCommandArgs)
+        args = parse_arguments(self.name, arguments, RunCommandArgs, context.notes)
         if isinstance(args, str):
             return args
         directory = context.working_directory
@@ -68,9 +68,9 @@ class RunCommandTool:
             refusal = nul_path_refusal("workingDirectory", args.working_directory)
             if refusal:
                 return refusal
-            if not Path(args.working_directory).is_absolute():
-                return f"error: workingDirectory must be absolute: {args.working_directory}"
-            directory = Path(args.working_directory)
+            # Relative to the conversation's folder, as read_file's path is (small models
+            # send "."); the policy and the sandbox then decide on the resolved folder.
+            directory = resolve_path(args.working_directory, directory)
         if args.outside_sandbox is True:
             return self._refuse_outside(args.command, directory, context)
         timeout = self._timeout(args.timeout_seconds)

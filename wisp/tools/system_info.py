@@ -92,7 +92,7 @@ class SystemInfoTool:
         self.machine = machine or Machine()
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
-        args = parse_arguments(self.name, arguments, SystemInfoArgs)
+        args = parse_arguments(self.name, arguments, SystemInfoArgs, context.notes)
         if isinstance(args, str):
             return args
         if args.port is not UNSET and not 1 <= args.port <= 65535:

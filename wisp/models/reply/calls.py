@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from wisp.agent.types import ToolCallRequested
 from wisp.models.reply.items import FUNCTION, MISTRAL, items, named
-from wisp.models.reply.values import Offered
+from wisp.models.reply.values import Offered, broken_call, is_failed
 from wisp.models.reply.verdict import MORE, Reading, Taken, Text, Verdict, undecided
 
 FENCE = "```"
@@ -113,15 +113,21 @@ def _closed(
     return Taken(calls, after) if calls else Text(after)
 
 
-def _all_items(body: str, offered: Offered) -> list[ToolCallRequested] | None:
+def _all_items(
+    body: str, offered: Offered, *, alone: bool = True
+) -> list[ToolCallRequested] | None:
     """The calls ``body`` is made of, all of it; ``None`` if anything else is in it. A fence
-    around them (``<tool_call>```json {…}```</tool_call>``, as small models write) is dropped."""
+    around them (``<tool_call>```json {…}```</tool_call>``, as small models write) is dropped.
+    With ``alone`` (a ``<tool_call>`` block, or a fence with nothing but calls before it) a
+    call-shaped object that is no call of an offered tool is a failed call."""
     fenced = _FENCED_JSON.match(body)
     body = fenced.group(1) if fenced else body
-    verdict = items(body, 0, Reading(offered, final=True, line_start=True), bare=True)
+    reading = Reading(offered, final=True, line_start=True, alone=alone)
+    verdict = items(body, 0, reading, bare=True)
     if isinstance(verdict, Taken) and not body[verdict.end :].strip():
         return verdict.calls
-    return None
+    broken = broken_call(body) if alone else None
+    return [broken] if broken else None
 
 
 _DEEPSEEK_CALL = re.compile(r"<｜tool▁call▁begin｜>(.*?)(?:<｜tool▁call▁end｜>|$)", re.DOTALL)
@@ -183,11 +189,21 @@ def _fence(text: str, at: int, reading: Reading) -> Verdict:
     if close is None:
         if reading.final:
             return Text(len(text))
-        early = items(text, body, reading, bare=True)  # can this body still become calls?
+        # Can this body still become calls? A closing fence being written is not in it yet.
+        last_line = max(body, text.rfind("\n", body) + 1)
+        seen = last_line if FENCE.startswith(text[last_line:].strip()) else len(text)
+        early = items(text[:seen], body, reading, bare=True)
         return Text(body, opens_code=True) if isinstance(early, Text) else MORE
     content, after = text[body : close[0]], close[1]
-    calls = _all_items(content, reading.offered)
-    return Taken(calls, after) if calls else Text(after)
+    calls = _all_items(content, reading.offered, alone=reading.alone)
+    if not calls:
+        return Text(after)
+    if any(is_failed(call, reading.offered) for call in calls):  # only as the whole reply
+        if text[after:].strip():
+            return Text(after)
+        if not reading.final:
+            return MORE
+    return Taken(calls, after)
 
 
 def _fence_close(text: str, body: int) -> tuple[int, int] | None:

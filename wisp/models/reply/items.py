@@ -20,8 +20,10 @@ from wisp.models.reply.partial_json import (
 from wisp.models.reply.values import (
     Offered,
     arguments_of,
+    broken_call,
     calls_from_json,
     calls_from_python,
+    failed_call,
     parameter_value,
 )
 from wisp.models.reply.verdict import MORE, More, Reading, Taken, Text, Verdict, undecided
@@ -39,13 +41,26 @@ class _Item(msgspec.Struct, frozen=True):
     end: int
     alone: bool = False
     """A bare ``name(…)``: a call only when nothing else is on its line."""
+    failed: bool = False
+    """A call-shaped object that is no call of an offered tool: a failed call only when
+    nothing else is in the reply (``Reading.alone``)."""
 
 
 def items(text: str, at: int, reading: Reading, *, bare: bool) -> Verdict:
     """Calls one after another from ``at`` (separated by space, ``,``, ``;``, a repeated
-    ``[TOOL_CALLS]``); ``bare`` allows the forms that must begin a line."""
+    ``[TOOL_CALLS]``); ``bare`` allows the forms that must begin a line. A run that begins
+    with a failed call (``Reading.alone``) is taken only if nothing but calls follows to the
+    reply's end; else all of it is text."""
     calls: list[ToolCallRequested] = []
+    failing = False
     index = skip_space(text, at)
+
+    def settled() -> Verdict:
+        """The calls end where text begins: taken, or text with a failed call among them."""
+        if failing:
+            return Text(index)
+        return Taken(calls, _trailer_end(text, index)) if calls else Text(at + 1)
+
     while True:
         next_index = _skip_separators(text, index) if calls else index
         if next_index >= len(text) or _partial_separator(text, next_index):
@@ -55,18 +70,21 @@ def items(text: str, at: int, reading: Reading, *, bare: bool) -> Verdict:
         item = _item(text, next_index, reading, bare=bare or bool(calls))
         if isinstance(item, More):
             if reading.final and calls:
-                return Taken(calls, _trailer_end(text, index))
+                return settled()
             return undecided(at, reading) if not calls else MORE
         if item is None:
-            return Taken(calls, _trailer_end(text, index)) if calls else Text(at + 1)
+            return settled()
         if isinstance(item, Text):
-            return item if not calls else Taken(calls, _trailer_end(text, index))
+            return item if not calls else settled()
+        if item.failed and calls and not failing:  # only alone: after calls it ends them
+            return settled()
         if item.alone:
             line_end = _rest_of_line_blank(text, item.end)
             if line_end is None:
-                return Text(at + 1) if not calls else Taken(calls, _trailer_end(text, index))
+                return Text(at + 1) if not calls else settled()
             if isinstance(line_end, More) and not reading.final:
                 return MORE
+        failing = failing or item.failed
         calls += item.calls
         index = item.end
 
@@ -122,15 +140,20 @@ def _item(text: str, at: int, reading: Reading, *, bare: bool) -> _Item | Text |
 def _json_item(text: str, at: int, reading: Reading) -> _Item | Text | More | None:
     end = value_end(text, at)
     if end is None:
-        if reading.final or not object_may_be_call(text, at, reading.offered):
+        if reading.final:
             return None
-        return MORE
+        may = object_may_be_call(text, at, reading.offered, any_name=reading.alone)
+        return MORE if may else None
     try:
         value = json.loads(text[at:end])
     except json.JSONDecodeError:
-        return None
+        broken = broken_call(text[at:end]) if reading.alone else None
+        return _Item([broken], end, failed=True) if broken else None
     calls = calls_from_json(value, reading.offered)
-    return _Item(calls, end) if calls else Text(end)
+    if calls:
+        return _Item(calls, end)
+    failed = failed_call(value, reading.offered) if reading.alone else None
+    return _Item([failed], end, failed=True) if failed else Text(end)
 
 
 def _bracket_item(

@@ -46,9 +46,11 @@ def may_be_call(text: str, at: int, offered: Offered) -> bool:
         return False
 
 
-def object_may_be_call(text: str, at: int, offered: Offered) -> bool:
+def object_may_be_call(text: str, at: int, offered: Offered, *, any_name: bool = False) -> bool:
     """Can the unfinished object at ``at`` still be a call? Its keys so far must all be a call's,
-    and a ``name`` must be (or begin) an offered tool's: so an example in prose is let go early."""
+    and a ``name`` must be (or begin) an offered tool's: so an example in prose is let go early.
+    With ``any_name`` (the reply has nothing else) any name will do: a call of no offered tool
+    is held too, to become a failed call (``values.failed_call``)."""
     index, state, key = at + 1, "key", ""
     while True:
         index = skip_space(text, index)
@@ -69,7 +71,7 @@ def object_may_be_call(text: str, at: int, offered: Offered) -> bool:
                 return False
             index, state = index + 1, "value"
         elif state == "value":
-            if key in ("name", "function") and char == '"':
+            if key in ("name", "function") and char == '"' and not any_name:
                 name, index = _string_at(text, index)
                 if index is None:
                     return any(tool.startswith(name) for tool in offered)

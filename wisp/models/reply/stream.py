@@ -89,7 +89,9 @@ class CallScanner:
                     elif FENCE.startswith(rest) and not final:
                         break  # "``" at a line's start: maybe the fence's end
             elif may_begin(char, line_start):
-                verdict = read_at(buffer, index, Reading(self._offered, final, line_start))
+                alone = not (self._shown or buffer[start:index].strip())  # calls only so far
+                reading = Reading(self._offered, final, line_start, alone)
+                verdict = read_at(buffer, index, reading)
                 if verdict is MORE and not final:
                     break
                 if isinstance(verdict, Taken):
@@ -156,7 +158,10 @@ class ReplyParser:
         events = self._through(self._splitter.finish())
         if rest := self._calls.finish():
             events.append(TextDelta(rest))
-        events += [complete_call(call, self._tools) for call in self._calls.calls]
+        events += [
+            call if call.unparsed is not None else complete_call(call, self._tools)
+            for call in self._calls.calls
+        ]
         return events
 
     def _through(self, events: list[StreamEvent]) -> list[StreamEvent]:

@@ -1,15 +1,19 @@
 """A decoded value (JSON, or a Python call's syntax) → the tool calls it is, if any.
 
 A value is a call only when it names a tool offered in this request and its arguments are an
-object (or JSON text of one); anything else is ``None``, and the reply keeps it as text.
+object (or JSON text of one); anything else is ``None``, and the reply keeps it as text, except
+a call-shaped object where nothing else could be meant (``failed_call``).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
+
+import msgspec
 
 from wisp.agent.types import ToolCallRequested, ToolSpec
 
@@ -38,18 +42,73 @@ def arguments_of(value: Any) -> dict[str, Any] | None:
 def call_from_object(value: Any, offered: Offered) -> ToolCallRequested | None:
     """``{"name": …, "arguments"|"parameters": …}``, OpenAI's ``{"type": "function",
     "function": {…}}``, or ``{"function": NAME, "arguments": …}``, naming an offered tool."""
+    shape = _call_shape(value)
+    if shape is None or shape.name not in offered:
+        return None
+    arguments = arguments_of(shape.arguments)
+    return None if arguments is None else ToolCallRequested(shape.name, arguments)
+
+
+def failed_call(value: Any, offered: Offered) -> ToolCallRequested | None:
+    """A call-shaped object that is no call of an offered tool: a call's keys only, a name, and
+    ``arguments`` or ``parameters``, but the name is no offered tool's or the arguments are no
+    object. Taken where the reply (or a ``<tool_call>`` block) is that object alone, it becomes a
+    failed call, so the model hears what is offered instead of the object being the answer."""
+    shape = _call_shape(value)
+    if shape is None or not shape.written or not shape.name.strip():
+        return None
+    arguments = arguments_of(shape.arguments)
+    if arguments is None:
+        written = shape.arguments
+        text = written if isinstance(written, str) else json.dumps(written, ensure_ascii=False)
+        return ToolCallRequested(shape.name, {}, unparsed=text)
+    return None if shape.name in offered else ToolCallRequested(shape.name, arguments)
+
+
+class _Shape(msgspec.Struct, frozen=True):
+    name: str
+    arguments: Any
+    written: bool
+    """``arguments`` or ``parameters`` was there (a call may leave them out)."""
+
+
+def _call_shape(value: Any) -> _Shape | None:
+    """The name and arguments of an object shaped as a call: a call's keys only, a name, and
+    not both ``arguments`` and ``parameters``; whether the name is offered is not asked."""
     if not isinstance(value, dict) or not set(value) <= CALL_KEYS:
         return None
     function = value.get("function")
     if isinstance(function, dict) and "name" not in value:
-        return call_from_object(function, offered)
+        return _call_shape(function)
     name = value.get("name", function)
-    if not isinstance(name, str) or name not in offered:
+    if not isinstance(name, str) or ("arguments" in value and "parameters" in value):
         return None
-    if "arguments" in value and "parameters" in value:
+    written = "arguments" in value or "parameters" in value
+    return _Shape(name, value.get("arguments", value.get("parameters")), written)
+
+
+def is_failed(call: ToolCallRequested, offered: Offered) -> bool:
+    """Is ``call`` a failed one (``failed_call``, ``broken_call``), not to be run?"""
+    return call.unparsed is not None or call.name not in offered
+
+
+_NAME = re.compile(r'"name"\s*:\s*"([^"\\]{1,200})"')
+_ARGUMENTS = re.compile(r'"(?:arguments|parameters)"\s*:')
+
+
+def broken_call(source: str) -> ToolCallRequested | None:
+    """An object that is not JSON but written as a call (``{"name": "read_file", "arguments":
+    {"path": a.txt}}``, a brace missing): a failed call whose arguments did not parse."""
+    source = source.strip()
+    if not source.startswith("{"):
         return None
-    arguments = arguments_of(value.get("arguments", value.get("parameters")))
-    return None if arguments is None else ToolCallRequested(name, arguments)
+    try:
+        json.loads(source)
+    except json.JSONDecodeError:
+        name = _NAME.search(source)
+        if name is not None and _ARGUMENTS.search(source):
+            return ToolCallRequested(name.group(1), {}, unparsed=source)
+    return None  # JSON: ``failed_call`` decides
 
 
 def calls_from_json(value: Any, offered: Offered) -> list[ToolCallRequested] | None:

@@ -38,6 +38,10 @@ class Reading(msgspec.Struct, frozen=True):
     final: bool
     line_start: bool
     """At the start of a line (or just after calls): forms that must begin a line may begin."""
+    alone: bool = False
+    """Nothing but calls was written before (or inside a ``<tool_call>`` block): a call-shaped
+    object here that names no offered tool, or whose arguments do not parse, is held until it
+    closes, and is a failed call if nothing but calls follows it (``values.failed_call``)."""
 
 
 def undecided(at: int, reading: Reading) -> Verdict:
