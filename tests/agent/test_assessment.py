@@ -98,10 +98,16 @@ MakeConversation = Callable[..., Any]
 
 
 async def assessed(
-    make_conversation: MakeConversation, write_script: Callable[..., Path], *responses: Any
+    make_conversation: MakeConversation,
+    write_script: Callable[..., Path],
+    *responses: Any,
+    assess: tuple[Any, ...] = (),
 ) -> tuple[Conversation, Recording]:
+    """A conversation on a script: ``responses`` to its own requests, ``assess`` to the
+    assessment's routed call."""
     tools: list[Tool] = [ReadFile(), CurrentDateTool()]
-    conversation = await make_conversation(write_script(*responses), tools)
+    script = write_script(*responses, routed={"assess": list(assess)})
+    conversation = await make_conversation(script, tools)
     conversation.assessment = True
     recording = Recording(conversation.resolved.backend)
     conversation.resolved.backend = recording
@@ -146,7 +152,7 @@ async def test_a_model_call_chooses_when_the_rules_settle_nothing(
 ) -> None:
     choice = {"tools": ["read_file"], "intent": "the capital of France"}
     conversation, recording = await assessed(
-        make_conversation, write_script, {"text": json.dumps(choice)}, {"text": "Paris."}
+        make_conversation, write_script, {"text": "Paris."}, assess=({"text": json.dumps(choice)},)
     )
     result = await conversation.run_turn("What is the capital of France?")
     assert result.outcome == "ok" and result.text == "Paris."
@@ -166,7 +172,10 @@ async def test_an_answer_that_is_not_json_offers_every_tool(
     make_conversation: MakeConversation, write_script: Callable[..., Path], sink: MemorySink
 ) -> None:
     conversation, recording = await assessed(
-        make_conversation, write_script, {"text": "I think you need a map."}, {"text": "Paris."}
+        make_conversation,
+        write_script,
+        {"text": "Paris."},
+        assess=({"text": "I think you need a map."},),
     )
     await conversation.run_turn("What is the capital of France?")
     assert offered(recording.requests[1]) == ["read_file", "current_date"]
@@ -208,10 +217,9 @@ async def test_the_assessment_never_enters_the_model_s_context(
     conversation, recording = await assessed(
         make_conversation,
         write_script,
-        {"text": json.dumps(choice)},
         {"text": "Paris."},
-        {"text": json.dumps(choice)},
         {"text": "Rome."},
+        assess=({"text": json.dumps(choice)}, {"text": json.dumps(choice)}),
     )
     await conversation.run_turn("What is the capital of France?")
     await conversation.run_turn("And the capital of Italy?")
@@ -287,7 +295,7 @@ async def test_recorded_answers_of_a_small_model_are_read(
     tools: list[str],
 ) -> None:
     conversation, recording = await assessed(
-        make_conversation, write_script, {"text": raw}, {"text": "Done."}
+        make_conversation, write_script, {"text": "Done."}, assess=({"text": raw},)
     )
     await conversation.run_turn(prompt)
     (details,) = assessments(sink)

@@ -133,15 +133,18 @@ def test_a_model_that_does_each_task_right_passes_them_all(tmp_path: Path) -> No
 def test_a_model_that_fails_is_blamed_for_what_it_did(tmp_path: Path) -> None:
     repeat = call("read_file", path="notes.txt")
     replies = {
-        # The wrong tool, then a wrong answer.
-        "read": [call("current_date"), text("I do not know.")],
+        # The wrong tool (asked again with every tool, as the assessment retries a call of a
+        # tool it did not offer), then a wrong answer.
+        "read": [call("current_date"), call("current_date"), text("I do not know.")],
         # The right tool with the wrong file.
         "log": [call("read_file", path="other.log"), text("There is no error.")],
         # The right call, then an answer that ignores its result.
         "count": [call("run_command", command="wc -l data.csv"), text("It has 12 lines.")],
         # The same call three times: wisp withdraws the tools, and the answer is still wrong.
-        "date": [repeat, repeat, repeat, text("I could not find it.")],
-        "find": [*[call("read_file", path="src/server.py")] * 3, text("In no file.")],
+        # (read_file is not what the rules offer for a date: the first is asked again.)
+        "date": [repeat, repeat, repeat, repeat, text("I could not find it.")],
+        # (The first is asked again with every tool: the rules offered run_command alone.)
+        "find": [*[call("read_file", path="src/server.py")] * 4, text("In no file.")],
         # Empty twice: wisp asks again, then fails the turn saying so.
         "greeting": [text(""), text("")],
         # A reply that repeats itself: wisp cuts it.

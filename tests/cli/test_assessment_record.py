@@ -23,10 +23,10 @@ def write(path: Path, *responses: dict[str, Any]) -> Path:
 def test_a_one_shot_records_the_assessment_and_the_routed_call(
     tmp_path: Path, wisp_home: Path, run_wisp: RunWisp, audit_lines: AuditLines
 ) -> None:
-    chooser = write(
-        tmp_path / "chooser.json",
-        {"text": '{"tools": ["current_date"], "intent": "the capital of France"}'},
-    )
+    # The chooser's replies are to the routed task: a script keeps them apart.
+    answer = {"text": '{"tools": ["current_date"], "intent": "the capital of France"}'}
+    chooser = tmp_path / "chooser.json"
+    chooser.write_text(json.dumps({"routed": {"assess": [answer]}}))
     conversation = write(tmp_path / "conversation.json", {"text": "Paris."})
     wisp_home.mkdir(mode=0o700)
     routing = {"tasks": {"assess": f"script:{chooser}"}}

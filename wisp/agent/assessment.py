@@ -267,7 +267,10 @@ def ask_request(prompt: str, specs: list[ToolSpec]) -> ChatRequest:
     tools = "\n".join(f"- {spec.name}: {_first_sentence(spec.description)}" for spec in specs)
     system = Message(role="system", content=ASK.format(tools=tools))
     return ChatRequest(
-        [system, Message(role="user", content=prompt)], temperature=0.0, max_tokens=REPLY_TOKENS
+        [system, Message(role="user", content=prompt)],
+        temperature=0.0,
+        max_tokens=REPLY_TOKENS,
+        task=TASK,
     )
 
 

@@ -78,6 +78,9 @@ class ChatRequest(msgspec.Struct, frozen=True):
     """The JSON Schema the reply must match, for a backend that can hold the reply to it (a
     model with ``guidedGeneration``); the agent still validates the reply. Sent only on a
     request that offers no tools: a reply held to a schema could not call one."""
+    task: str | None = None
+    """The task wisp asks this of a model for, of its own accord (``assess``: docs/models.md,
+    "Routed tasks"); None for the conversation's own requests."""
 
     @property
     def known_tools(self) -> list[ToolSpec]:

@@ -64,6 +64,10 @@ class ScriptResponse(msgspec.Struct, frozen=True):
 
 class ScriptFile(msgspec.Struct, frozen=True):
     responses: list[ScriptResponse] = msgspec.field(default_factory=list)
+    routed: dict[str, list[ScriptResponse]] = msgspec.field(default_factory=dict)
+    """The replies to requests wisp makes of its own accord, per routed task (``assess``), in
+    order. A script without them fails such a request, as a model that cannot answer it would:
+    the conversation's replies are never spent on it."""
     context_size: Annotated[int, msgspec.Meta(ge=1)] | None = msgspec.field(
         default=None, name="contextSize"
     )
@@ -82,11 +86,12 @@ class ScriptBackend(msgspec.Struct):
     script: ScriptFile
     requests: int = 0
     """Requests made so far; the next one gets ``responses[requests]``."""
+    routed_requests: dict[str, int] = msgspec.field(default_factory=dict)
+    """Routed requests made so far, per task."""
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        self.requests += 1
         prompt_tokens = self._fitted(request)
-        response = self._next_response()
+        response = self._next_response(request.task)
         if response.error is not None:
             if is_overflow_message(response.error):
                 raise overflow_error(response.error)  # with the counts it says, as a server's
@@ -130,14 +135,20 @@ class ScriptBackend(msgspec.Struct):
             )
         return tokens
 
-    def _next_response(self) -> ScriptResponse:
-        held = len(self.script.responses)
-        if self.requests > held:
+    def _next_response(self, task: str | None) -> ScriptResponse:
+        if task is None:
+            self.requests += 1
+            return self._nth(self.script.responses, self.requests, "")
+        made = self.routed_requests[task] = self.routed_requests.get(task, 0) + 1
+        return self._nth(self.script.routed.get(task, []), made, f" of the routed task {task!r}")
+
+    def _nth(self, held: list[ScriptResponse], number: int, what: str) -> ScriptResponse:
+        if number > len(held):
             raise ModelError(
-                f"script {self.path}: no response left for request {self.requests} "
-                f"(it holds {held})"
+                f"script {self.path}: no response left for request {number}{what} "
+                f"(it holds {len(held)})"
             )
-        return self.script.responses[self.requests - 1]
+        return held[number - 1]
 
     async def aclose(self) -> None:
         return None
