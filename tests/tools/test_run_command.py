@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import RunWisp
 from tests.hang import HANG
 from wisp.sandbox.plan import probe_uncached
 
@@ -23,8 +24,21 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def one_shot(
+    run_wisp: RunWisp, cwd: Path, prompt: str, *arguments: dict[str, object], **script: object
+) -> subprocess.CompletedProcess[str]:
+    """``wisp --yes PROMPT`` in ``cwd`` on a script that calls run_command with each of
+    ``arguments`` and then says done (``script``: the file's other keys)."""
+    calls = [{"tool_calls": [{"name": "run_command", "arguments": a}]} for a in arguments]
+    path = cwd.parent / f"{cwd.name}-script.json"
+    path.write_text(json.dumps({"responses": [*calls, {"text": "done"}], **script}))
+    done = run_wisp("--yes", "-m", f"script:{path}", prompt, input="", cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_a_confined_git_commit_by_the_model_works(
-    tmp_path: Path, wisp_env: dict[str, str], audit_lines
+    tmp_path: Path, run_wisp: RunWisp, audit_lines
 ) -> None:
     # wisp's own git runs confined and ignores the repository's programs; the model's git, confined
     # in the working directory, still commits.
@@ -37,34 +51,18 @@ def test_a_confined_git_commit_by_the_model_works(
     git(repo, "config", "user.email", "t@example.com")
     (repo / "notes.txt").write_text("one\n")
     line = "git add notes.txt && git commit -qm 'the model commits'"
-    call = {"name": "run_command", "arguments": {"command": line}}
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"responses": [{"tool_calls": [call]}, {"text": "done"}]}))
-    done = subprocess.run(
-        [str(WISP), "--yes", "-m", f"script:{script}", "commit notes.txt"],
-        cwd=repo, env=wisp_env, capture_output=True, text=True, timeout=HANG,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    one_shot(run_wisp, repo, "commit notes.txt", {"command": line})
     assert git(repo, "log", "--format=%s") == "the model commits"
     decisions = [e["details"] for e in audit_lines() if e["kind"] == "policy.decision"]
     assert [d["sandbox"] for d in decisions] == [True]  # it ran confined
 
 
 def test_a_long_output_held_back_by_run_command_is_kept_under_the_id_its_marker_names(
-    tmp_path: Path, wisp_env: dict[str, str], wisp_home: Path, audit_lines
+    tmp_path: Path, run_wisp: RunWisp, wisp_home: Path, audit_lines
 ) -> None:
     # run_command fits its output to B itself; the whole of it must still be kept, or the
     # marker's "of output <id>" names nothing memory can recall.
-    call = {"name": "run_command", "arguments": {"command": "seq 1 200000"}}
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"responses": [{"tool_calls": [call]}, {"text": "done"}]}))
-    done = subprocess.run(
-        [str(WISP), "--yes", "-m", f"script:{script}", "count"],
-        cwd=tmp_path, env=wisp_env, capture_output=True, text=True, timeout=HANG,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    one_shot(run_wisp, tmp_path, "count", {"command": "seq 1 200000"})
     events = audit_lines()
     result = next(e for e in events if e["kind"] == "tool.result")
     kept = [e for e in events if e["kind"] == "output.kept"]
@@ -77,23 +75,14 @@ def test_a_long_output_held_back_by_run_command_is_kept_under_the_id_its_marker_
 
 
 def test_on_a_small_window_a_call_may_still_send_the_parameters_it_was_not_offered(
-    tmp_path: Path, wisp_env: dict[str, str], audit_lines
+    tmp_path: Path, run_wisp: RunWisp, audit_lines
 ) -> None:
     # A small window is not offered workingDirectory or timeoutSeconds (to save prompt
     # tokens); a model that sends them anyway is still taken at its word.
     folder = tmp_path / "sub"
     folder.mkdir()
     arguments = {"command": "pwd", "workingDirectory": str(folder), "timeoutSeconds": 30}
-    call = {"name": "run_command", "arguments": arguments}
-    script = tmp_path / "script.json"
-    responses = [{"tool_calls": [call]}, {"text": "done"}]
-    script.write_text(json.dumps({"responses": responses, "contextSize": 4096}))
-    done = subprocess.run(
-        [str(WISP), "--yes", "-m", f"script:{script}", "where am I?"],
-        cwd=tmp_path, env=wisp_env, capture_output=True, text=True, timeout=HANG,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    one_shot(run_wisp, tmp_path, "where am I?", arguments, contextSize=4096)
     events = audit_lines()
     decision = next(e["details"] for e in events if e["kind"] == "policy.decision")
     outcome = next(e["details"] for e in events if e["kind"] == "command.outcome")
@@ -102,31 +91,22 @@ def test_on_a_small_window_a_call_may_still_send_the_parameters_it_was_not_offer
     assert outcome["stdout"].strip() == str(folder)
 
 
-def run_in(tmp_path: Path, wisp_env: dict[str, str], arguments: dict[str, object]) -> str:
+def run_in(tmp_path: Path, run_wisp: RunWisp, arguments: dict[str, object]) -> str:
     """One ``run_command`` call through ``wisp --yes`` started in ``tmp_path / "work"``; the
     result the model got."""
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    call = {"name": "run_command", "arguments": arguments}
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"responses": [{"tool_calls": [call]}, {"text": "done"}]}))
-    done = subprocess.run(
-        [str(WISP), "--yes", "-m", f"script:{script}", "list the files"],
-        cwd=work, env=wisp_env, capture_output=True, text=True, timeout=HANG,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return one_shot(run_wisp, work, "list the files", arguments).stdout
 
 
 @pytest.mark.parametrize(("given", "folder"), [(".", "work"), ("src", "work/src")])
 def test_a_relative_working_directory_runs_in_the_conversations_folder(
-    tmp_path: Path, wisp_env: dict[str, str], audit_lines, given: str, folder: str
+    tmp_path: Path, run_wisp: RunWisp, audit_lines, given: str, folder: str
 ) -> None:
     # Qwen2.5-Coder-1.5B sends workingDirectory "." to list files (bench/tasks.py); it was
     # refused as not absolute, and the model answered with the refusal.
     (tmp_path / "work" / "src").mkdir(parents=True)
-    run_in(tmp_path, wisp_env, {"command": "pwd", "workingDirectory": given})
+    run_in(tmp_path, run_wisp, {"command": "pwd", "workingDirectory": given})
     events = audit_lines()
     decision = next(e["details"] for e in events if e["kind"] == "policy.decision")
     outcome = next(e["details"] for e in events if e["kind"] == "command.outcome")
@@ -135,7 +115,7 @@ def test_a_relative_working_directory_runs_in_the_conversations_folder(
 
 
 def test_a_relative_working_directory_out_of_the_folder_is_confined_as_an_absolute_one(
-    tmp_path: Path, wisp_env: dict[str, str], audit_lines
+    tmp_path: Path, run_wisp: RunWisp, audit_lines
 ) -> None:
     # ".." is resolved, not trusted: the policy and the sandbox decide on the folder it names,
     # exactly as for that folder written absolute, and nothing is written there.
@@ -147,7 +127,7 @@ def test_a_relative_working_directory_out_of_the_folder_is_confined_as_an_absolu
     decided = []
     try:
         for given in (up_to_etc, "/etc"):
-            run_in(tmp_path, wisp_env, {"command": f"pwd; touch {leaf}", "workingDirectory": given})
+            run_in(tmp_path, run_wisp, {"command": f"pwd; touch {leaf}", "workingDirectory": given})
             events = audit_lines()
             decision = [e["details"] for e in events if e["kind"] == "policy.decision"][-1]
             outcome = [e["details"] for e in events if e["kind"] == "command.outcome"][-1]
