@@ -27,23 +27,28 @@ TOOLS = [
     for tool in default_tools(Config(Path("/nonexistent/config.json"), {}), runner=object())  # type: ignore[arg-type]
 ]
 QWEN_LIKE = "{% for tool in tools %}{{ tool | tojson }}{% endfor %}<tool_call>...</tool_call>"
-EVERY_FORM = forms_for(QWEN_LIKE + "<|python_tag|>[TOOL_CALLS]<|tool_call|>")
 FORM = {form.name: form for form in FORMS}
+EVERY_FORM = FORMS
 
 
 # -- the table ----------------------------------------------------------------------------------
 
 
-def test_a_template_that_writes_calls_its_way_is_watched_for_its_form_and_json_objects() -> None:
-    assert [form.name for form in forms_for(QWEN_LIKE)] == [
-        "tool_call",
-        "fenced",
-        "bare",
-        "bare_line",
-    ]
-    # Tools wisp wrote into the prompt are called as it asked: a JSON object, bare or fenced.
+def test_a_template_that_writes_calls_its_way_is_watched_for_its_form_and_call_objects() -> None:
+    assert [form.name for form in forms_for(QWEN_LIKE)] == ["tool_call", "fenced", "bare_line"]
+    every = forms_for(QWEN_LIKE + "<|python_tag|>[TOOL_CALLS]<|tool_call|>")
+    assert every == tuple(form for form in FORMS if form.name != "bare")
+
+
+def test_tools_wisp_wrote_into_the_prompt_are_called_as_it_asked_a_json_object() -> None:
     assert [form.name for form in forms_for(None)] == ["fenced", "bare", "bare_line"]
-    assert EVERY_FORM == FORMS
+
+
+def test_a_reply_in_json_from_a_model_with_its_own_template_is_held_only_at_a_name() -> None:
+    qwen = forms_for(QWEN_LIKE)
+    assert opened('{"date": "2026-12-03"}', forms=qwen) is None
+    assert opened('{"name": "current_date"', forms=qwen) == ("", "bare_line")
+    assert opened('{"date": "2026-12-03"}', forms=forms_for(None)) == ("", "bare")
 
 
 # -- the watch ----------------------------------------------------------------------------------

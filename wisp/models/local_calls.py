@@ -50,6 +50,9 @@ class CallForm(msgspec.Struct, frozen=True):
     marker: str = ""
     """The form is watched for only when the chat template's source holds this (the family's
     own form); ``""``: on every model, as the calls wisp asks for in the prompt are written."""
+    prompt_only: bool = False
+    """Watched for only where wisp wrote the tools into the prompt, which asks for a call as a
+    reply that is the object alone; a template's own prompt asks no such thing."""
 
 
 _JSON_OPENER = (("{",), ('"name"',), (":",))
@@ -104,8 +107,9 @@ FORMS: tuple[CallForm, ...] = (
         between="ws",
         tail='ws "```"',
     ),
-    # A reply that is a JSON object: what wisp's own prompt asks a call to be (docs/models.md).
-    CallForm("bare", (("{",),), "reply", head="", between="ws", tail=""),
+    # A reply that is a JSON object: what wisp's own prompt asks a call to be (docs/models.md);
+    # a model with a template of its own may answer in JSON, and is held at "name" alone.
+    CallForm("bare", (("{",),), "reply", head="", between="ws", tail="", prompt_only=True),
     # A call object on a line of its own after some text.
     CallForm("bare_line", _JSON_OPENER, "line", head="", between="ws", tail=""),
 )
@@ -121,9 +125,9 @@ _SPACE = " \t\r\n"
 def forms_for(template: str | None) -> tuple[CallForm, ...]:
     """The forms to watch for: the family's own, as its template (``None``: a template that
     cannot place tools, the calls written as wisp's prompt asks) names them, and JSON objects."""
-    return tuple(
-        form for form in FORMS if not form.marker or (template and form.marker in template)
-    )
+    if template is None:
+        return tuple(form for form in FORMS if not form.marker)
+    return tuple(form for form in FORMS if not form.prompt_only and form.marker in template)
 
 
 def form_grammar(form: CallForm, tools: Sequence[ToolSpec]) -> str:
