@@ -256,6 +256,14 @@ def test_the_arguments_may_come_as_parameters_as_llama_writes_them(vocab: Any) -
     assert allowed(vocab, form_grammar(FORM["python_tag"], TOOLS), f"<|python_tag|>{call}")
 
 
+@pytest.mark.parametrize("form", list(WRITTEN))
+def test_a_line_break_after_the_calls_may_end_the_reply_without_another_call(
+    vocab: Any, form: str
+) -> None:
+    text = WRITTEN[form].format(call='{"name": "current_date", "arguments": {}}')
+    assert allowed(vocab, form_grammar(FORM[form], TOOLS), text + "\n")
+
+
 def test_calls_in_a_row_up_to_the_limit(vocab: Any) -> None:
     call = '<tool_call>\n{"name": "current_date", "arguments": {}}\n</tool_call>'
     grammar = form_grammar(FORM["tool_call"], TOOLS)

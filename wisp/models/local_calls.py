@@ -141,7 +141,9 @@ def form_grammar(form: CallForm, tools: Sequence[ToolSpec]) -> str:
 def _form_grammar(form: CallForm, key: str) -> str:
     head = f"{form.head} " if form.head else ""
     tail = f" {form.tail}" if form.tail else ""
-    root = f"root ::= {head}call ({form.between} call){{0,{MAX_CALLS - 1}}}{tail}"
+    # White space may end the reply too: a line break after a call must not commit the model
+    # to another call when it has nothing more to call.
+    root = f"root ::= {head}call ({form.between} call){{0,{MAX_CALLS - 1}}}{tail} ws"
     return f"{root}\nws ::= [ \\t\\r\\n]{{0,3}}\n{call_rules(key)}"
 
 
