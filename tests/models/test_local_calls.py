@@ -264,11 +264,15 @@ def test_a_line_break_after_the_calls_may_end_the_reply_without_another_call(
     assert allowed(vocab, form_grammar(FORM[form], TOOLS), text + "\n")
 
 
-def test_calls_in_a_row_up_to_the_limit(vocab: Any) -> None:
+def test_calls_in_a_row_up_to_the_limit_in_a_familys_form_and_one_object_alone(
+    vocab: Any,
+) -> None:
     call = '<tool_call>\n{"name": "current_date", "arguments": {}}\n</tool_call>'
     grammar = form_grammar(FORM["tool_call"], TOOLS)
     assert allowed(vocab, grammar, "\n".join([call] * MAX_CALLS))
     assert not allowed(vocab, grammar, "\n".join([call] * (MAX_CALLS + 1)))
+    bare = '{"name": "current_date", "arguments": {}}'
+    assert not allowed(vocab, form_grammar(FORM["bare_line"], TOOLS), f"{bare}\n{bare}")
     listed = '[TOOL_CALLS][{"name": "inspect", "arguments": {"what": "a"}}, '
     listed += '{"name": "current_date", "arguments": {}}]'
     assert allowed(vocab, form_grammar(FORM["tool_calls_list"], TOOLS), listed)

@@ -30,7 +30,8 @@ Where = Literal["anywhere", "line", "reply"]
 only as the answer's first characters (after white space)."""
 
 MAX_CALLS = 4
-"""Calls one reply may hold: a small model repeating a call runs into this, not the window."""
+"""Calls one reply may hold in a form that writes several (a family's own): a small model
+repeating a call runs into this, not the window."""
 
 
 class CallForm(msgspec.Struct, frozen=True):
@@ -50,6 +51,11 @@ class CallForm(msgspec.Struct, frozen=True):
     marker: str = ""
     """The form is watched for only when the chat template's source holds this (the family's
     own form); ``""``: on every model, as the calls wisp asks for in the prompt are written."""
+    most: int = 1
+    """Calls a reply may hold in this form. A JSON object form holds one: a small model that
+    writes a second object after a call is mostly writing its answer as one (seen: the 0.5B
+    Qwen's ``{"name": "pelican", ...}`` after reading the code word), which held to the tools
+    would only become calls nobody asked for."""
     prompt_only: bool = False
     """Watched for only where wisp wrote the tools into the prompt, which asks for a call as a
     reply that is the object alone; a template's own prompt asks no such thing."""
@@ -67,6 +73,7 @@ FORMS: tuple[CallForm, ...] = (
         between='ws "</tool_call>" ws "<tool_call>" ws',
         tail='ws "</tool_call>"',
         marker="<tool_call>",
+        most=MAX_CALLS,
     ),
     # Llama 3.x: <|python_tag|>{"name": ..., "parameters": ...}
     CallForm(
@@ -77,6 +84,7 @@ FORMS: tuple[CallForm, ...] = (
         between='ws ";"? ws',
         tail="",
         marker="<|python_tag|>",
+        most=MAX_CALLS,
     ),
     # Mistral: [TOOL_CALLS][{...}, {...}]
     CallForm(
@@ -87,6 +95,7 @@ FORMS: tuple[CallForm, ...] = (
         between='ws "," ws',
         tail='ws "]"',
         marker="[TOOL_CALLS]",
+        most=MAX_CALLS,
     ),
     # Granite: <|tool_call|>[{...}]
     CallForm(
@@ -97,6 +106,7 @@ FORMS: tuple[CallForm, ...] = (
         between='ws "," ws',
         tail='ws "]"',
         marker="<|tool_call|>",
+        most=MAX_CALLS,
     ),
     # A fenced call object: ```json\n{"name": ...}\n```
     CallForm(
@@ -131,8 +141,8 @@ def forms_for(template: str | None) -> tuple[CallForm, ...]:
 
 
 def form_grammar(form: CallForm, tools: Sequence[ToolSpec]) -> str:
-    """GBNF for the rest of a reply that opened a call in ``form``: the opener, one to
-    ``MAX_CALLS`` calls of ``tools`` with arguments their schemas allow, the closing."""
+    """GBNF for the rest of a reply that opened a call in ``form``: the opener, one call (up
+    to ``form.most``) of ``tools`` with arguments their schemas allow, the closing."""
     key = json.dumps([[tool.name, tool.parameters] for tool in tools])  # its order is kept
     return _form_grammar(form, key)
 
@@ -143,7 +153,8 @@ def _form_grammar(form: CallForm, key: str) -> str:
     tail = f" {form.tail}" if form.tail else ""
     # White space may end the reply too: a line break after a call must not commit the model
     # to another call when it has nothing more to call.
-    root = f"root ::= {head}call ({form.between} call){{0,{MAX_CALLS - 1}}}{tail} ws"
+    more = f" ({form.between} call){{0,{form.most - 1}}}" if form.most > 1 else ""
+    root = f"root ::= {head}call{more}{tail} ws"
     return f"{root}\nws ::= [ \\t\\r\\n]{{0,3}}\n{call_rules(key)}"
 
 
