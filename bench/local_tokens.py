@@ -53,8 +53,8 @@ thread and for every CPU (``n_threads`` and ``n_threads_batch`` alike), prompt r
 first request of a one-line question with wisp's tools written into SmolLM2's system
 message, evaluated from an empty cache: prompt tokens / seconds) and generation (a reply of
 ``--tokens`` tokens from that prompt, its prompt already cached: generated tokens / seconds),
-the latter with the call-or-text grammar and without. Rounds interleave the settings, so a
-busy machine slows each alike; the medians are reported.
+the latter with calls held to their form (``local.grammar``) and without. Rounds interleave
+the settings, so a busy machine slows each alike; the medians are reported.
 """
 
 from __future__ import annotations

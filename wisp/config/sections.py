@@ -137,7 +137,7 @@ class Local(msgspec.Struct, frozen=True, rename="camel"):
     threads: int | None
     think: bool | None
     grammar: bool
-    """A reply to tools written into the prompt is held to a call or text (docs/models.md)."""
+    """A call a reply opens is held to its form (docs/models.md, "The embedded model's tools")."""
     models: ModelEntries
 
 

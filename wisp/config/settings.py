@@ -266,8 +266,8 @@ SETTINGS: dict[str, Setting] = {
             bool,
             True,
             "true or false",
-            "Hold a local model's reply to a well-formed tool call or plain text when wisp writes "
-            "the tools into its prompt (its chat template cannot place them).",
+            "Once a local model's reply opens a tool call, hold the rest to a well-formed call "
+            "of an offered tool.",
         ),
         Setting(
             "context.memory",

@@ -68,7 +68,7 @@ class LocalOptions(msgspec.Struct, frozen=True):
     think: bool | None
     can_reason: bool
     grammar: bool = True
-    """``local.grammar``: hold a reply to tools wisp wrote into the prompt to a call or text."""
+    """``local.grammar``: once a reply opens a tool call, hold the rest to the call's form."""
 
 
 _Item = str | Generated | BaseException

@@ -16,13 +16,8 @@ from typing import Any
 import msgspec
 
 from wisp.agent.types import Message, ModelError, ModelUnavailable, ToolSpec
-from wisp.models.local_tools import (
-    call_grammar,
-    calls_only,
-    schema_grammar,
-    template_places_tools,
-    with_tools,
-)
+from wisp.models.local_calls import CallForm, Watch, form_grammar, forms_for
+from wisp.models.local_tools import schema_grammar, template_places_tools, with_tools
 
 NEEDS_EXTRA = "the local model needs the local extra: pip install 'wisp[local]'"
 
@@ -34,6 +29,13 @@ _CHATML = (
 )
 
 
+class CallHold(msgspec.Struct, frozen=True):
+    """What holds a reply's calls to their form: the forms watched for, the offered tools."""
+
+    forms: tuple[CallForm, ...]
+    tools: list[ToolSpec]
+
+
 class Prompt(msgspec.Struct):
     """A request rendered by the model's chat template and tokenized."""
 
@@ -42,10 +44,9 @@ class Prompt(msgspec.Struct):
     starts_thinking: bool
     """The template's generation prompt opened ``<think>``: the reply starts as thinking."""
     grammar: str | None = None
-    """GBNF the reply is held to: ``call | text``, for tools wisp wrote into the prompt, or a
-    request's schema."""
-    held: bool = False
-    """The grammar is a schema's: it holds every token, never only the first."""
+    """GBNF every token of the reply is held to: a request's schema."""
+    calls: CallHold | None = None
+    """Tools were offered: once the reply opens a call, the rest is held to the call's form."""
 
 
 class Sampling(msgspec.Struct, frozen=True):
@@ -100,6 +101,9 @@ class Engine:
         template = self._llm.metadata.get("tokenizer.chat_template") or _CHATML
         self.places_tools = template_places_tools(template)
         """The template writes the request's tools; else wisp writes them into the prompt."""
+        self.call_forms = forms_for(template if self.places_tools else None)
+        """The forms this model's calls are watched for (docs/models.md, "The embedded
+        model's tools")."""
         self._formatter = Jinja2ChatFormatter(
             template=template,
             eos_token=self._token_text(eos),
@@ -118,14 +122,13 @@ class Engine:
         schema: dict[str, Any] | None = None,
     ) -> Prompt:
         """The chat as the model's own template writes it, tools passed to it as ``tools``;
-        to a template that cannot place them, written into the system message instead, the
-        reply held to a call or text by a grammar unless ``grammar`` is off. A ``schema``
-        holds the whole reply to one JSON value fitting it (such a request offers no tools)."""
+        to a template that cannot place them, written into the system message instead. Unless
+        ``grammar`` is off, a call the reply opens is held to its form. A ``schema`` holds the
+        whole reply to one JSON value fitting it (such a request offers no tools)."""
         rules = schema_grammar(schema) if schema is not None else None
+        calls = CallHold(self.call_forms, tools) if tools and grammar and rules is None else None
         if tools and not self.places_tools:
             messages = with_tools(messages, tools)
-            if rules is None and grammar:
-                rules = call_grammar(tools)
             tools = []
         try:
             rendered = self._formatter(
@@ -140,7 +143,7 @@ class Engine:
         )
         stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
         starts_thinking = rendered.prompt.rstrip().endswith("<think>")
-        return Prompt(tokens, stop, starts_thinking, rules, held=schema is not None)
+        return Prompt(tokens, stop, starts_thinking, rules, calls)
 
     def _cached_prefix(self, tokens: list[int]) -> int:
         """Prompt tokens the last request left in the cache, which llama-cpp-python reuses."""
@@ -159,69 +162,85 @@ class Engine:
 
         ``stop`` is checked before every token, inside llama-cpp-python's loop (a stopping
         criterion) and again between pieces, so an interrupt ends it within a token.
-        """
-        from llama_cpp import LlamaGrammar, StoppingCriteriaList
 
-        greedy = sampling.temperature == 0
+        With tools offered the reply runs free, watched (``Watch``): text before a call costs
+        nothing. Once it opens a call, generation goes back to where the opener began and
+        writes the rest under the form's grammar: the opener again, then only well-formed
+        calls of the offered tools, then the end. Greedy picks the opener's tokens again (they
+        were the best; the grammar allows them), so only those few tokens are written twice.
+        """
         with self._busy:
             cached = self._cached_prefix(prompt.tokens)
-            tokens, grammar, first = self._opening(prompt, sampling)
-            max_tokens = sampling.max_tokens
-            if first:
-                emit(first)
-                if max_tokens is not None:
-                    max_tokens -= 1
-                    if max_tokens <= 0:
-                        return Generated("length", cached)
-            chunks = self._llm.create_completion(
-                prompt=tokens,
-                max_tokens=max_tokens,
-                temperature=sampling.temperature,
-                seed=0 if greedy else None,
-                stop=prompt.stop,
-                stream=True,
-                repeat_penalty=1.0,
-                grammar=LlamaGrammar.from_string(grammar) if grammar else None,
-                stopping_criteria=StoppingCriteriaList([lambda _ids, _logits: stop.is_set()]),
-            )
-            reason = None
-            with contextlib.closing(chunks):
-                for chunk in chunks:
-                    if stop.is_set():
-                        return Generated(None, cached)
-                    choice = chunk["choices"][0]
-                    if choice["text"]:
-                        emit(choice["text"])
-                    reason = choice.get("finish_reason") or reason
-            return Generated(reason, cached)
+            if prompt.calls is None:
+                reason = self._complete(prompt, prompt.tokens, prompt.grammar, sampling, emit, stop)
+                return Generated(reason, cached)
+            watch = Watch(prompt.calls.forms, thinking=prompt.starts_thinking)
 
-    def _opening(self, prompt: Prompt, sampling: Sampling) -> tuple[list[int], str | None, str]:
-        """(tokens to go on from, the grammar to go on under, text already written).
+            def watched(piece: str) -> bool:
+                if shown := watch.feed(piece):
+                    emit(shown)
+                return watch.opened is None
 
-        The ``call | text`` grammar decides at the first token, and checking every token of the
-        vocabulary against it at every step costs about a third of the generation rate. So the
-        first token alone is sampled under it: a ``{`` starts a call, generated again from the
-        start under the call's grammar alone (greedy picks the same token: it was the best the
-        wider grammar allowed); text goes on free, which the ``text`` rule allowed anyway."""
-        if not prompt.grammar or prompt.held:
-            return prompt.tokens, prompt.grammar, ""
-        from llama_cpp import LlamaGrammar
+            reason = self._complete(prompt, prompt.tokens, None, sampling, watched, stop)
+            if watch.opened is None:
+                if rest := watch.finish():
+                    emit(rest)
+                return Generated(reason, cached)
+            if stop.is_set():
+                return Generated(None, cached)
+            return Generated(self._held_call(prompt, watch, sampling, emit, stop), cached)
 
-        tokens = self._llm.generate(
-            prompt.tokens,
-            temp=sampling.temperature,
+    def _held_call(
+        self, prompt: Prompt, watch: Watch, sampling: Sampling, emit: Emit, stop: threading.Event
+    ) -> str | None:
+        """The rest of a reply that opened a call, from the opener on, under its form's
+        grammar; how it ended."""
+        assert prompt.calls is not None and watch.opened is not None
+        before = self._llm.tokenize(watch.before.encode(), add_bos=False, special=True)
+        left = sampling.max_tokens
+        if left is not None:
+            left -= len(before)
+            if left <= 0:
+                return "length"
+        grammar = form_grammar(watch.opened.form, prompt.calls.tools)
+        held = msgspec.structs.replace(sampling, max_tokens=left)
+        return self._complete(prompt, [*prompt.tokens, *before], grammar, held, emit, stop)
+
+    def _complete(
+        self,
+        prompt: Prompt,
+        tokens: list[int],
+        grammar: str | None,
+        sampling: Sampling,
+        take: Callable[[str], bool | None],
+        stop: threading.Event,
+    ) -> str | None:
+        """Generate from ``tokens`` (``prompt``'s, perhaps with more), each text piece to
+        ``take`` (which returns False to end it there); how it ended: ``stop``, ``length``, or
+        None (interrupted, or ended by ``take``)."""
+        from llama_cpp import LlamaGrammar, StoppingCriteriaList
+
+        chunks = self._llm.create_completion(
+            prompt=tokens,
+            max_tokens=sampling.max_tokens,
+            temperature=sampling.temperature,
+            seed=0 if sampling.temperature == 0 else None,
+            stop=prompt.stop,
+            stream=True,
             repeat_penalty=1.0,
-            grammar=LlamaGrammar.from_string(prompt.grammar),
+            grammar=LlamaGrammar.from_string(grammar) if grammar else None,
+            stopping_criteria=StoppingCriteriaList([lambda _ids, _logits: stop.is_set()]),
         )
-        with contextlib.closing(tokens):
-            token = next(tokens)
-        piece = self._llm.detokenize([token])
-        if piece.startswith(b"{"):
-            return prompt.tokens, calls_only(prompt.grammar), ""
-        try:
-            return [*prompt.tokens, token], None, piece.decode()
-        except UnicodeDecodeError:  # part of a character: let the grammar run it whole
-            return prompt.tokens, prompt.grammar, ""
+        reason = None
+        with contextlib.closing(chunks):
+            for chunk in chunks:
+                if stop.is_set():
+                    return None
+                choice = chunk["choices"][0]
+                if choice["text"] and take(choice["text"]) is False:
+                    return None
+                reason = choice.get("finish_reason") or reason
+        return reason
 
     def count(self, text: str) -> int:
         """Tokens ``text`` takes, by the model's own tokenizer."""

@@ -3,9 +3,11 @@ embedded model's tools").
 
 Such a template drops the request's ``tools``. Here wisp writes them into the system message
 itself, as a compact list and one instruction: to call a tool, reply with a bare JSON object
-``{"name": ..., "arguments": {...}}``. A GBNF grammar then holds the reply to ``call | text``:
-either exactly such an object, naming an offered tool with arguments its JSON Schema allows,
-or free text that does not start with ``{``. The reply parser finds the call in the text.
+``{"name": ..., "arguments": {...}}``. The reply parser finds the call in the text.
+
+``call_rules`` is the GBNF of one call object naming an offered tool, with arguments its JSON
+Schema allows, for every model: ``wisp.models.local_calls`` holds a call to it once the reply
+opens one, whatever the template.
 
 Nothing here imports llama-cpp-python at module level, so wisp imports without the extra.
 """
@@ -23,9 +25,14 @@ PROBE_TOOL = "wisp_probe_tool_0f6c"
 
 CALL_FORM = '{"name": "TOOL_NAME", "arguments": {...}}'
 
-_ROOT = "root ::= call | text"
-_TEXT_RULE = "text ::= [^{ \\t\\r\\n] [^\\x00]*"
-"""Free text, starting with neither ``{`` nor white space (a call cannot hide behind either)."""
+_ARGUMENT_KEYS = ("arguments", "parameters")
+"""Where a call object's arguments go: ``arguments`` (most families, and wisp's own prompt) or
+``parameters`` (Llama 3.x); the reply parser reads both."""
+
+_LOOSE_CHAR = 'char ::= [^"\\\\] |'
+_JSON_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F] |'
+"""A string's character as JSON has it: no raw control character (a newline is written
+``\\n``), where llama-cpp-python's converter lets any through."""
 
 
 def template_places_tools(template: str) -> bool:
@@ -112,36 +119,36 @@ def with_tools(messages: list[Message], tools: list[ToolSpec]) -> list[Message]:
     return out
 
 
-def call_grammar(tools: list[ToolSpec]) -> str:
-    """GBNF for ``root ::= call | text``: a call to one of ``tools`` with arguments matching
-    its schema, or free text that does not start with ``{``."""
-    key = json.dumps([[tool.name, tool.parameters] for tool in tools])  # its order is kept
-    return _grammar(key)
-
-
-def calls_only(grammar: str) -> str:
-    """``grammar`` (from ``call_grammar``) with text no longer allowed: a call, whole."""
-    return grammar.replace(_ROOT, "root ::= call", 1)
+def call_rules(key: str) -> str:
+    """GBNF rules whose ``call`` is one call object of the tools in ``key`` (JSON of their
+    ``[name, parameters]`` pairs, in order): ``{"name": ..., "arguments": {...}}``, the name an
+    offered tool's, the arguments (or ``parameters``) an object its JSON Schema allows."""
+    return _call_rules(key)
 
 
 @functools.cache
-def _grammar(key: str) -> str:
+def _call_rules(key: str) -> str:
     from llama_cpp.llama_grammar import SchemaConverter
 
     tools: list[list[Any]] = json.loads(key)
     choices = [
         {
             "type": "object",
-            "properties": {"name": {"const": name}, "arguments": _arguments(parameters)},
-            "required": ["name", "arguments"],
+            "properties": {"name": {"const": name}, arguments: _arguments(parameters)},
+            "required": ["name", arguments],
         }
         for name, parameters in tools
+        for arguments in _ARGUMENT_KEYS
     ]
+    order = {"name": 0} | {arguments: 1 for arguments in _ARGUMENT_KEYS}
     converter = SchemaConverter(
-        prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False
+        prop_order=order, allow_fetch=False, dotall=False, raw_pattern=False
     )
     converter.visit(converter.resolve_refs({"oneOf": choices}, "tools"), "call")
-    return f"{_ROOT}\n{_TEXT_RULE}\n{converter.format_grammar()}"
+    rules = converter.format_grammar()
+    if _LOOSE_CHAR not in rules and "char ::=" in rules:
+        raise AssertionError("llama-cpp-python's string rule changed: see _JSON_CHAR")
+    return rules.replace(_LOOSE_CHAR, _JSON_CHAR, 1)
 
 
 def schema_grammar(schema: dict[str, Any]) -> str:
