@@ -250,15 +250,25 @@ def _arg(arguments: Any, *keys: str) -> str:
     return " ".join(str(arguments.get(key, "")) for key in keys)
 
 
-def _reads(name: str) -> Arguments:
-    """read_file of ``name``, or a command that names it."""
+def _file_call(file_tool: str, name: str) -> Arguments:
+    """``file_tool`` (read_file, edit_file) on ``name``, or a command that names it."""
 
     def right(tool: str, arguments: Any) -> bool:
-        if tool == "read_file":
+        if tool == file_tool:
             return _arg(arguments, "path").strip().endswith(name)
         return tool == "run_command" and name in _arg(arguments, "command")
 
     return right
+
+
+def _reads(name: str) -> Arguments:
+    """read_file of ``name``, or a command that names it."""
+    return _file_call("read_file", name)
+
+
+def _writes(name: str) -> Arguments:
+    """edit_file of ``name``, or a command that names it."""
+    return _file_call("edit_file", name)
 
 
 def _command(pattern: str) -> Arguments:
@@ -344,12 +354,6 @@ def _port_changed(run: Run) -> str | None:
     if settings.get("name") != "demo" or settings.get("debug") is not False:
         return "settings.json's other values changed"
     return None
-
-
-def _edits_settings(tool: str, arguments: Any) -> bool:
-    if tool == "edit_file":
-        return _arg(arguments, "path").strip().endswith("settings.json")
-    return tool == "run_command" and "settings.json" in _arg(arguments, "command")
 
 
 # git
@@ -463,7 +467,7 @@ TASKS: tuple[Task, ...] = (
         "In settings.json, change the port from 8080 to 9090.",
         _port_changed,
         lambda f: _write(f, {"settings.json": SETTINGS}),
-        _edits_settings,
+        _writes("settings.json"),
         ("edit_file", "run_command"),
     ),
     Task(
@@ -559,17 +563,9 @@ def _created(run: Run) -> str | None:
     return None
 
 
-def _writes(name: str) -> Arguments:
-    def right(tool: str, arguments: Any) -> bool:
-        if tool == "edit_file":
-            return _arg(arguments, "path").strip().endswith(name)
-        return tool == "run_command" and name in _arg(arguments, "command")
-
-    return right
-
-
 # largest
 SIZED = {"notes.md": "n" * 120, "dump.sql": "d" * 6000, "todo.txt": "t" * 400}
+
 
 # python
 def _python_version(run: Run) -> str | None:
