@@ -1,5 +1,5 @@
 """An answer that answers (docs/turn.md): a reply after the turn's results that answers
-nothing is asked once more, with the question restated and the results pointed to; recorded as
+nothing is asked once more, with the results quoted and the question restated; recorded as
 ``response.verification`` (status ``unanswered``); never more than once a turn."""
 
 from __future__ import annotations
@@ -53,7 +53,11 @@ async def test_thank_you_after_a_read_is_asked_once_more_and_the_answer_follows(
     assert nudge.role == "user"
     assert "(Thank you!) does not answer my question" in nudge.content
     assert "My question was: What port does config.ini set?" in nudge.content
-    assert "read_file gave 4 lines" in nudge.content
+    # The result quoted in the last message, where a small model reads it; the question last.
+    assert (
+        "read_file gave:\n```\n1\t[server]\n2\thost = example.org\n3\tport = 8080" in nudge.content
+    )
+    assert nudge.content.endswith("Answer it now, in plain text, from those results.")
     # The nudge and the reply that answered nothing are not stored; the answer is.
     assert [e.kind for e in conversation.store][-2:] == ["toolOutput", "response"]
     assert conversation.store.entries[-1].value == "The port is 8080."
@@ -90,7 +94,7 @@ async def test_the_recorded_date_is_correct_is_asked_once_more_with_the_date_quo
     result = await conversation.run_turn("What is today's date?")
     assert result.text == "2026-12-03"  # what the 1.5B answered when asked once more
     nudge = recording.requests[-1].messages[-1].content
-    assert "current_date gave `" in nudge  # a short result is quoted, not only pointed to
+    assert "current_date gave:\n```\n20" in nudge  # the date itself, in the last message
 
 
 async def test_a_good_answer_is_not_asked_again(
@@ -179,3 +183,16 @@ class AnsweredQuestion:
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
         return "staging"
+
+
+def test_the_quoted_results_are_bounded_and_each_distinct_one_is_quoted_once():
+    from wisp.agent.asking_again import CUT_RESULT, quoted_results
+    from wisp.store import ToolOutputValue
+
+    page = "\n".join(f"{n}\tline {n}" for n in range(1, 400))
+    outputs = [ToolOutputValue(f"c{n}", "read_file", page) for n in range(3)]
+    outputs.append(ToolOutputValue("c9", "current_date", "2026-12-03T21:15:41Z (UTC)"))
+    quoted = quoted_results(outputs, budget=1024)
+    assert quoted.count("read_file gave:") == 1  # a looping model's three reads, once
+    assert quoted.count(CUT_RESULT) == 1 and "current_date gave:\n```\n2026-12-03" in quoted
+    assert len(quoted.encode()) < 1024 + 200

@@ -103,12 +103,12 @@ async def test_the_same_wrong_call_line_after_line_ends_the_tools_not_shown(
 ):
     # Qwen2.5-Coder-0.5B, told change_port does not exist, wrote it again line after line
     # (recorded: tests/models/text_calls/corpus.toml): failed calls, never the answer; the
-    # third withdraws the tools as any repeated call does.
+    # second in a row withdraws the tools as any call repeated straight after itself does.
     again = {"text": "\n".join([CHANGE_PORT] * 4)}
     script = write_script({"text": CHANGE_PORT}, again, {"text": "I cannot change it."})
     conversation = await make_conversation(script)
     result = await conversation.run_turn("In config.ini, change the port from 8080 to 9090.")
     assert (result.outcome, result.text) == ("ok", "I cannot change it.")
-    assert sink.kinds().count("tool.call") == 3
+    assert sink.kinds().count("tool.call") == 2
     assert sink.kinds().count("tools.withdrawn") == 1
     assert "change_port" not in shown(events)

@@ -293,23 +293,33 @@ async def test_silence_twice_ends_the_turn_saying_the_model_gave_no_answer(
 ECHO_AGAIN = {"tool_calls": [{"name": "echo", "arguments": {"text": "again"}}]}
 
 
+ECHO_OTHER = {"tool_calls": [{"name": "echo", "arguments": {"text": "other"}}]}
+ECHO_THIRD = {"tool_calls": [{"name": "echo", "arguments": {"text": "third"}}]}
+
+
 async def test_the_second_identical_call_is_told_it_repeats(
     make_conversation, write_script, sink, events
 ):
-    conversation = await make_conversation(write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": "ok"}))
+    # Another call between: a repeat that may be worth it (a test run after an edit).
+    script = write_script(ECHO_AGAIN, ECHO_OTHER, ECHO_AGAIN, {"text": "ok"})
+    conversation = await make_conversation(script)
     result = await conversation.run_turn("echo")
     assert result.outcome == "ok"
     outputs = [e.details.output for e in sink.events if e.kind == "tool.result"]
     assert outputs[0] == "again"
-    assert outputs[1].startswith("note: you already made this exact call in this turn")
-    assert outputs[1].endswith("\nagain")
+    assert outputs[2].startswith("note: you already made this exact call in this turn")
+    assert outputs[2].endswith("\nagain")
     assert "tools.withdrawn" not in kinds(sink)
 
 
 async def test_a_third_identical_call_withdraws_the_tools_and_asks_for_the_answer(
     make_conversation, write_script, sink, events
 ):
-    script = write_script(ECHO_AGAIN, ECHO_AGAIN, ECHO_AGAIN, {"text": "It said again."})
+    def both(*replies):
+        return {"tool_calls": [c for reply in replies for c in reply["tool_calls"]]}
+
+    replies = [both(ECHO_AGAIN, ECHO_OTHER), both(ECHO_AGAIN, ECHO_THIRD), ECHO_AGAIN]
+    script = write_script(*replies, {"text": "It said again."})
     conversation = await make_conversation(script)
     recording = RecordingBackend(conversation.resolved.backend)
     conversation.resolved.backend = recording
@@ -318,19 +328,40 @@ async def test_a_third_identical_call_withdraws_the_tools_and_asks_for_the_answe
     (withdrawn,) = [e for e in sink.events if e.kind == "tools.withdrawn"]
     assert (withdrawn.details.tool, withdrawn.details.repeat) == ("echo", 3)
     last = recording.requests[-1]
-    assert last.tools == [] and "three times" in last.messages[-1].content
+    assert last.tools == [] and "You called echo again" in last.messages[-1].content
     assert all(request.tools for request in recording.requests[:-1])
+
+
+async def test_the_same_call_straight_after_its_result_withdraws_the_tools(
+    make_conversation, write_script, sink, events
+):
+    # Qwen2.5-Coder-0.5B reads the file, then reads it again and again: the second call in a
+    # row is the loop. The request for the answer quotes the result, once, without the repeat
+    # note, and restates the question after it.
+    script = write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": "It said again."})
+    conversation = await make_conversation(script)
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    result = await conversation.run_turn("echo")
+    assert (result.outcome, result.text) == ("ok", "It said again.")
+    (withdrawn,) = [e for e in sink.events if e.kind == "tools.withdrawn"]
+    assert (withdrawn.details.tool, withdrawn.details.repeat) == ("echo", 2)
+    last = recording.requests[-1]
+    nudge = last.messages[-1].content
+    assert last.tools == [] and len(recording.requests) == 3
+    assert "echo gave:\n```\nagain\n```\nMy question was: echo\n" in nudge
+    assert "you already made this exact call" not in nudge
 
 
 async def test_calling_on_after_the_tools_are_withdrawn_ends_the_turn_plainly(
     make_conversation, write_script, sink, events
 ):
-    conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 4))
+    conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 3))
     result = await conversation.run_turn("echo")
     assert result.outcome == "error"
     assert result.error is not None
     assert result.error.startswith("the model kept calling echo with the same arguments")
-    assert kinds(sink).count("tool.call") == 3  # the fourth call never ran
+    assert kinds(sink).count("tool.call") == 2  # the third call never ran
 
 
 async def test_a_call_written_as_text_after_the_tools_are_withdrawn_is_no_answer(
@@ -340,7 +371,7 @@ async def test_a_call_written_as_text_after_the_tools_are_withdrawn_is_no_answer
     # is (the request withholds the tools, it does not forget them), never printed as the
     # answer (seen with Qwen2.5-Coder-0.5B in bench/tasks.py).
     written = {"text": '{"name": "echo", "arguments": {"text": "again"}}'}
-    conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 3, written))
+    conversation = await make_conversation(write_script(*[ECHO_AGAIN] * 2, written))
     result = await conversation.run_turn("echo")
     assert result.outcome == "error"
     assert result.error is not None
@@ -358,20 +389,20 @@ async def test_a_call_written_as_text_when_asked_again_after_silence_is_no_answe
     assert result.error is not None and result.error.startswith("the model gave no answer")
 
 
-async def test_calls_after_the_third_repeat_in_the_same_reply_are_not_run(
+async def test_calls_after_a_repeat_in_the_same_reply_are_not_run(
     make_conversation, write_script, sink, events
 ):
     # Small models write the same call several times in one reply (back to back as text):
-    # the third withdraws the tools, and the fourth and later of that reply never run.
+    # the second withdraws the tools, and the third and later of that reply never run.
     four = {"tool_calls": [{"name": "echo", "arguments": {"text": "again"}}] * 4}
     conversation = await make_conversation(write_script(four, {"text": "It said again."}))
     result = await conversation.run_turn("echo")
     assert (result.outcome, result.text) == ("ok", "It said again.")
-    assert kinds(sink).count("tool.call") == 3
+    assert kinds(sink).count("tool.call") == 2
     assert kinds(sink).count("tools.withdrawn") == 1
     (stored_calls,) = [e for e in conversation.store if e.kind == "toolCalls"]
     outputs = [e for e in conversation.store if e.kind == "toolOutput"]
-    assert len(stored_calls.value) == len(outputs) == 3
+    assert len(stored_calls.value) == len(outputs) == 2
 
 
 SHAPE = {"type": "object", "properties": {"colour": {"type": "string"}}}
@@ -382,12 +413,12 @@ async def test_a_schema_goes_only_with_requests_that_offer_no_tools(
 ):
     # A reply held to a schema could not call a tool: while tools are offered the reply is
     # free, and the request for the answer after they are withdrawn is held.
-    script = write_script(ECHO_AGAIN, ECHO_AGAIN, ECHO_AGAIN, {"text": '{"colour": "red"}'})
+    script = write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": '{"colour": "red"}'})
     conversation = await make_conversation(script)
     recording = RecordingBackend(conversation.resolved.backend)
     conversation.resolved.backend = recording
     await conversation.run_turn("echo", schema=SHAPE)
-    assert [request.schema for request in recording.requests] == [None, None, None, SHAPE]
+    assert [request.schema for request in recording.requests] == [None, None, SHAPE]
     toolless = await make_conversation(write_script({"text": '{"colour": "red"}'}), tools=[])
     recording = RecordingBackend(toolless.resolved.backend)
     toolless.resolved.backend = recording

@@ -140,11 +140,11 @@ def test_a_model_that_fails_is_blamed_for_what_it_did(tmp_path: Path) -> None:
         "log": [call("read_file", path="other.log"), text("There is no error.")],
         # The right call, then an answer that ignores its result.
         "count": [call("run_command", command="wc -l data.csv"), text("It has 12 lines.")],
-        # The same call three times: wisp withdraws the tools, and the answer is still wrong.
+        # The same call twice in a row: wisp withdraws the tools; the answer is still wrong.
         # (read_file is not what the rules offer for a date: the first is asked again.)
-        "date": [repeat, repeat, repeat, repeat, text("I could not find it.")],
+        "date": [repeat, repeat, repeat, text("I could not find it.")],
         # (The first is asked again with every tool: the rules offered run_command alone.)
-        "find": [*[call("read_file", path="src/server.py")] * 4, text("In no file.")],
+        "find": [*[call("read_file", path="src/server.py")] * 3, text("In no file.")],
         # Empty twice: wisp asks again, then fails the turn saying so.
         "greeting": [text(""), text("")],
         # A reply that repeats itself: wisp cuts it.
@@ -160,7 +160,7 @@ def test_a_model_that_fails_is_blamed_for_what_it_did(tmp_path: Path) -> None:
     assert why["count"][1].startswith("wrong answer from right results")
     assert why["date"][0] == "model" and why["date"][1].startswith("wrong tool")
     assert why["find"][0] == "model"
-    assert why["find"][1].startswith("loop: read_file called 3 times")
+    assert why["find"][1].startswith("loop: read_file called 2 times")
     assert why["greeting"] == ("model", "empty reply (wisp asked again, then said so)")
     assert why["no-tool"][0] == "model" and why["no-tool"][1].startswith("runaway reply")
     summary = report.summary

@@ -289,3 +289,23 @@ def test_a_long_pipeline_reads_each_stage_once(monkeypatch: pytest.MonkeyPatch) 
     parts = split_line(" | ".join(f"tool{n} x" for n in range(300)))
     assert len(read) == 300
     assert parts[-1].facts is not None and len(parts[-1].facts.stdin_feeds) == 299
+
+
+def test_the_model_is_told_a_denial_in_words_and_what_to_do(
+    tmp_path: Path, run_wisp: RunWisp, audit_lines
+) -> None:
+    """The pattern that caught `sudo` first is recorded; the model reads what the command does
+    and that it will not run (Qwen2.5-Coder-1.5B, given the pattern, answered that the command
+    "is risky and requires approval")."""
+    script = commands_script(tmp_path / "script.json", "sudo apt-get update")
+    done = run_wisp("--yes", "-m", f"script:{script}", "go", input="", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = audit_lines()
+    decision = next(e for e in events if e["kind"] == "policy.decision")
+    assert decision["details"]["reason"].startswith("command matches deny pattern")
+    output = next(e for e in events if e["kind"] == "tool.result")["details"]["output"]
+    assert output == (
+        "error: command denied by policy: the command runs as another user: sudo apt-get "
+        "update. It was not run and will not be: tell the person it was refused, and do not "
+        "try it another way."
+    )

@@ -184,7 +184,10 @@ async def test_find_matches_a_crlf_file_written_with_lf(
 async def test_text_not_found_is_an_error(context: ToolContext, workdir: Path) -> None:
     (workdir / "a.txt").write_text("one\n")
     result = await edit(context, path="a.txt", mode="replace", find="zebra", content="x")
-    assert result == 'error: text to replace not found: "zebra"'
+    assert result == (
+        'error: text to replace not found: "zebra"; nothing was changed. a.txt reads:\n'
+        "1\tone\n[end of file]"
+    )
 
 
 async def test_text_found_twice_is_an_error(context: ToolContext, workdir: Path) -> None:
@@ -195,12 +198,27 @@ async def test_text_found_twice_is_an_error(context: ToolContext, workdir: Path)
     )
 
 
-async def test_replace_needs_line_or_find(context: ToolContext, workdir: Path) -> None:
-    (workdir / "a.txt").write_text("one\n")
-    result = await edit(context, path="a.txt", mode="replace", content="x")
+async def test_replace_needs_line_or_find_and_shows_a_small_file(
+    context: ToolContext, workdir: Path
+) -> None:
+    # Recorded: Qwen2.5-Coder-1.5B, asked to change the port, wrote this without reading the
+    # file, then apologised: given the lines, a model can name the one to change.
+    (workdir / "settings.json").write_text('{\n  "name": "demo",\n  "port": 8080\n}\n')
+    result = await edit(context, path="settings.json", mode="replace", content="port: 9090")
     assert result == (
-        "error: replace needs line (from read_file) or find (the exact text to replace)"
+        "error: replace needs line (a line number) or find (the exact text to replace); nothing "
+        'was changed. settings.json reads:\n1\t{\n2\t  "name": "demo",\n3\t  "port": 8080\n'
+        "4\t}\n[end of file]"
     )
+    assert (workdir / "settings.json").read_text().count("8080") == 1
+
+
+async def test_a_large_file_is_not_shown_when_the_place_is_missing(
+    context: ToolContext, workdir: Path
+) -> None:
+    (workdir / "big.txt").write_text("".join(f"line {n}\n" for n in range(100)))
+    result = await edit(context, path="big.txt", mode="replace", find="zebra", content="x")
+    assert result == 'error: text to replace not found: "zebra"; nothing was changed'
 
 
 async def test_replace_refuses_a_file_over_one_mib(context: ToolContext, workdir: Path) -> None:

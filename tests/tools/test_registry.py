@@ -43,9 +43,7 @@ def test_run_command_and_ask_take_their_places_when_the_face_gives_what_they_nee
         settings=CommandSettings(),
         environ={},
     )
-    tools = default_tools(
-        config({"context": {"memory": True}}), runner=runner, asker=NobodyAsker()
-    )
+    tools = default_tools(config({"context": {"memory": True}}), runner=runner, asker=NobodyAsker())
     assert [tool.name for tool in tools] == list(BUILTIN_TOOLS)
 
 

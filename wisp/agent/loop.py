@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from wisp.agent.asking_again import (
     CUT_UNSEEN,
     answer_after_silence,
     answer_that_answers,
+    restated,
 )
 from wisp.agent.assessment import Assessor, Choice, Router
 from wisp.agent.audited import AuditedTools, new_call_id
@@ -57,14 +59,12 @@ from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
 DEFAULT_MAX_STEPS = 25
 COMMAND_STOP_GRACE = 5.0  # SIGTERM, SIGKILL 2 s later, and the pipes drained
 MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
-LOOP_NUDGE = (
-    "You called {} with the same arguments three times. No more tools in this turn: answer my "
-    "last message now, in plain text, from the results you have."
-)
-"""Sent (not stored) with the one request after a call's third repeat, no tools offered."""
+LOOP_NUDGE = "You called {} again with the same arguments. No more tools in this turn."
+"""Sent (not stored, ``restated``) with the one request after a call's third repeat, no tools
+offered."""
 LOOPED = (
     "the model kept calling {} with the same arguments and gave no answer (tools were "
-    "withdrawn after the third identical call)"
+    "withdrawn once it repeated the call)"
 )
 STILL_TOO_BIG = (
     "the conversation does not fit the model's window even after condensing it ({}): start "
@@ -323,7 +323,12 @@ class Conversation:
         turn.pending.append(PendingEntry("toolOutput", value, tuple(sources), utc_now()))
         turn.answered.add(call.id)
         turn.call_events[call.id] = done.call_event
-        if done.repeat >= 3 and turn.looped is None:
+        made = f"{call.name} {json.dumps(call.arguments, sort_keys=True)}"
+        in_a_row, turn.last_call = made == turn.last_call, made
+        # A call made again straight after its result came back adds nothing: the model is
+        # looping (Qwen2.5-Coder-0.5B reads the same file until stopped). A repeat with other
+        # calls between (a test run after an edit) may be worth it, twice.
+        if (done.repeat >= 3 or in_a_row) and turn.looped is None:
             turn.looped = call.name
             withdrawn = ToolsWithdrawn(tool=call.name, arguments=call.arguments, repeat=done.repeat)
             self.recorder.record(withdrawn, call=call.id)
@@ -404,7 +409,7 @@ def _next_request(turn: TurnState, messages: list[Message], choice: Choice) -> C
     if turn.looped is None:
         schema = None if specs else turn.schema
         return ChatRequest(messages, specs, withheld=withheld, schema=schema)
-    messages.append(Message(role="user", content=LOOP_NUDGE.format(turn.looped)))
+    messages.append(Message(role="user", content=restated(turn, LOOP_NUDGE.format(turn.looped))))
     return ChatRequest(messages, withheld=[*specs, *withheld], schema=turn.schema)
 
 

@@ -19,25 +19,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wisp.agent import checks
+from wisp.agent.asking_again import restated, turn_results
 from wisp.agent.events import TurnResult
 from wisp.agent.turn_state import TurnState
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import ResponseVerification, VerifiedClaim
-from wisp.store import PendingEntry, Source, ToolOutputValue
+from wisp.store import PendingEntry, Source
 
 if TYPE_CHECKING:
     from wisp.agent.loop import Conversation
 
 
-UNANSWERED_NUDGE = (
-    "Your reply ({reply}) does not answer my question. My question was: {question}\n"
-    "{results} Answer my question now, in plain text, from those results."
-)
-"""Sent (not stored) with the one request asked again after a reply that answers nothing."""
-QUESTION_CHARACTERS = 400
-"""The question is restated up to this many characters."""
-QUOTED_RESULT_BYTES = 200
-"""A result this short is quoted in the request asked again; a longer one is pointed to."""
+UNANSWERED_NUDGE = "Your reply ({reply}) does not answer my question."
+"""Sent (not stored, ``restated``) with the one request asked again after a reply that answers
+nothing."""
 
 
 class ReplyChecks:
@@ -94,13 +89,7 @@ class ReplyChecks:
         from wisp.agent.verification import answers  # at the first reply, as in ``check``
 
         started = time.perf_counter()
-        outputs = [
-            entry.value
-            for entry in turn.pending
-            if isinstance(entry.value, ToolOutputValue)
-            and not entry.value.text.startswith("error:")
-        ]
-        outputs = [output for output in outputs if output.tool not in answers.NOT_RESULTS]
+        outputs = [o for o in turn_results(turn) if o.tool not in answers.NOT_RESULTS]
         if not outputs:
             return None
 
@@ -115,27 +104,4 @@ class ReplyChecks:
             seconds=seconds,
         )  # fmt: skip
         conversation.recorder.record(details)
-        return UNANSWERED_NUDGE.format(
-            reply=answers.quoted(text), question=_cut(question), results=_pointed_to(outputs)
-        )
-
-
-def _pointed_to(outputs: list[ToolOutputValue]) -> str:
-    """``The results of your calls are above: current_date gave `2026-…`; read_file gave
-    12 lines.``: short results quoted, longer ones pointed to by their size."""
-    parts: list[str] = []
-    for output in outputs:
-        text = output.text.strip()
-        if len(text.encode()) <= QUOTED_RESULT_BYTES and "\n" not in text:
-            parts.append(f"{output.tool} gave `{text}`")
-        else:
-            lines = text.count("\n") + 1
-            parts.append(f"{output.tool} gave {lines} line{'s' if lines != 1 else ''}")
-    return "The results of your calls are above: " + "; ".join(parts) + "."
-
-
-def _cut(question: str) -> str:
-    question = question.strip()
-    if len(question) <= QUESTION_CHARACTERS:
-        return question
-    return question[: QUESTION_CHARACTERS - 1] + "…"
+        return restated(turn, UNANSWERED_NUDGE.format(reply=answers.quoted(text)))

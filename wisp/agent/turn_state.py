@@ -33,8 +33,10 @@ class TurnState(msgspec.Struct):
     cut: str | None = None
     """Why the reply was cut short (it kept repeating itself, or ran past its cap)."""
     looped: str | None = None
-    """The tool the model called a third time with the same arguments: no more tools this
-    turn, and one request for the answer."""
+    """The tool the model called again with the same arguments, straight after the first call
+    or a third time: no more tools this turn, and one request for the answer."""
+    last_call: str = ""
+    """The last call made, as its tool and arguments: the next one repeats it in a row."""
     headroom: int | None = None
     """What the turn is expected to take besides its prompt, set at its first request."""
     condensed: bool = False

@@ -116,6 +116,16 @@ class CommandPatterns(msgspec.Struct, frozen=True):
         return None
 
 
+def in_words(reason: str, parts: Iterable[SimpleCommand], patterns: CommandPatterns) -> str:
+    """A denial as the model is told it: what the command does, in words, where wisp's own
+    list judges that (``the command runs as another user: sudo apt-get update``), rather than
+    the pattern that caught it first, which a small model reads as noise (Qwen2.5-Coder-1.5B
+    answered that ``sudo`` "is risky and requires approval")."""
+    if patterns.judges_effects and (effect := effect_of(list(parts))) is not None:
+        return effect.reason
+    return reason
+
+
 def _compile(patterns: Sequence[str], key: str) -> tuple[re.Pattern[str], ...]:
     compiled = []
     for pattern in patterns:

@@ -18,7 +18,7 @@ from wisp.config.secrets import command_environment, model_environment
 from wisp.config.sections import NetworkMode
 from wisp.policy.gate import STOPPED, ApprovalGate
 from wisp.policy.pacing import assess_each
-from wisp.policy.patterns import CommandPatterns
+from wisp.policy.patterns import CommandPatterns, in_words
 from wisp.policy.rules import assess, assess_whole_line, network_reason
 from wisp.policy.split import split_line
 from wisp.policy.types import Assessment, SimpleCommand
@@ -69,6 +69,14 @@ class Refused(msgspec.Struct, frozen=True):
     """For the model: ``error: command denied by policy: …`` and the like."""
     verdict: str
     reason: str
+
+
+DENIED_NOTE = (
+    ". It was not run and will not be: tell the person it was refused, and do not try it "
+    "another way."
+)
+"""After a policy denial, for the model: small models otherwise report it as needing approval,
+or look for a way around it."""
 
 
 class CommandRunner:
@@ -140,7 +148,9 @@ class CommandRunner:
         parts = split_line(line)
         denial = None if self.settings.unsafe else self.patterns.denial(line, parts)
         if denial:
-            return self._refuse(record, line, directory, "denied", denial, "denied by policy")
+            refused = self._refuse(record, line, directory, "denied", denial, "denied by policy")
+            told = f"error: command denied by policy: {in_words(denial, parts, self.patterns)}"
+            return msgspec.structs.replace(refused, message=told + DENIED_NOTE)
         marks = self._network_marks(parts)
         if self.gate is not None:
             # Both yield to the event loop as they go, so an interrupt stops a long line.

@@ -11,6 +11,7 @@ An edit that lands is recorded as ``file.write``.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import stat
 from collections.abc import Sequence
@@ -36,9 +37,15 @@ from wisp.tools.beneath import (
 )
 from wisp.tools.home_guard import is_within, opened_inside_home
 from wisp.tools.output import split_lines
+from wisp.tools.read_file import numbered_page
 from wisp.tools.regular_file import NotRegularFile, open_regular
 
 MODES = ("write", "append", "replace")
+NEEDS_PLACE = "replace needs line (a line number) or find (the exact text to replace)"
+WHOLE_LINES, WHOLE_BYTES = 40, 2048
+"""A refused ``replace`` that missed its place shows a file this small whole, numbered as
+``read_file`` numbers it: small models write ``replace`` with no ``find`` without reading the
+file first, and given the lines they can name one (docs/tools.md, "edit_file")."""
 REPLACE_MAX_BYTES = 1 << 20
 """``replace`` reads the whole file to edit it: larger files are refused."""
 
@@ -92,8 +99,6 @@ class EditFileTool:
             return "error: mode must be write, append, or replace"
         find = "" if args.find is UNSET else args.find
         line = None if args.line is UNSET else args.line
-        if args.mode == "replace" and line is None and not find:
-            return "error: replace needs line (from read_file) or find (the exact text to replace)"
         refusal = nul_path_refusal("path", args.path)
         if refusal:
             return refusal
@@ -235,7 +240,8 @@ def _edit(path: Path, real: Path, place: _Place, edit: _Edit) -> _Landed | str:
     try:
         data, line_edit = _apply(path, before, edit.mode, edit.content, edit.find, edit.line)
     except EditRefused as exc:
-        return f"error: {exc}"
+        shown = _shown_lines(path, before) if exc.shows_file and before else ""
+        return f"error: {exc}{shown}"
     try:
         _write(place, real.name, data)
     except OSError as exc:
@@ -283,6 +289,15 @@ def _write(place: _Place, name: str, data: bytes) -> None:
         os.close(folder)
 
 
+def _shown_lines(path: Path, before: bytes) -> str:
+    """``; nothing was changed. settings.json reads:`` and its numbered lines, for a file of
+    at most ``WHOLE_LINES`` lines and ``WHOLE_BYTES`` bytes; else only that nothing changed."""
+    if len(before) > WHOLE_BYTES or before.count(b"\n") > WHOLE_LINES:
+        return "; nothing was changed"
+    page = numbered_page(io.BytesIO(before), 1, WHOLE_LINES, WHOLE_BYTES * 2)
+    return f"; nothing was changed. {path.name} reads:\n{page}"
+
+
 def _apply(
     path: Path, before: bytes | None, mode: str, content: str, find: str, line: int | None
 ) -> tuple[bytes, LineEdit | None]:
@@ -302,6 +317,8 @@ def _apply(
         text = before.decode()
     except UnicodeDecodeError as exc:
         raise EditRefused(f"cannot replace in {path}: it is not UTF-8 text") from exc
+    if line is None and not find:
+        raise EditRefused(NEEDS_PLACE, shows_file=True)
     if line is not None:
         new_text, line_edit = replace_line(text, line, content, find, path)
     else:
@@ -339,6 +356,11 @@ SHOWN_LINES = 3
 
 class EditRefused(Exception):
     """An edit that cannot be made as asked; the message is the result after ``error: ``."""
+
+    def __init__(self, message: str, *, shows_file: bool = False) -> None:
+        super().__init__(message)
+        self.shows_file = shows_file
+        """The place to edit was missing or not found: a small file's lines are shown."""
 
 
 class LineEdit(msgspec.Struct, frozen=True):
@@ -413,7 +435,7 @@ def replace_line(text: str, line: int, content: str, find: str, path: Path) -> t
     if find and find not in lines[line - 1]:
         holders = [number for number, held in enumerate(lines, start=1) if find in held]
         if not holders:
-            raise EditRefused(f"text to replace not found: {quote(find)}")
+            raise EditRefused(f"text to replace not found: {quote(find)}", shows_file=True)
         if len(holders) > 1:
             raise EditRefused(
                 f"text to replace occurs {len(holders)} times, include more surrounding "
@@ -441,7 +463,7 @@ def replace_text(text: str, find: str, content: str) -> tuple[str, LineEdit]:
         content = content.replace("\r\n", "\n").replace("\n", "\r\n")
         count = text.count(find)
     if count == 0:
-        raise EditRefused(f"text to replace not found: {quote(asked)}")
+        raise EditRefused(f"text to replace not found: {quote(asked)}", shows_file=True)
     if count > 1:
         raise EditRefused(
             f"text to replace occurs {count} times, include more surrounding text: {quote(asked)}"

@@ -98,7 +98,7 @@ def read_page(path: Path, offset: int, limit: int, budget: int, home: Path) -> s
             if b"\0" in file.read(_BINARY_PROBE):
                 return f"error: {path} looks binary (it has a NUL byte); read_file reads text only"
             file.seek(0)
-            return _page(file, offset, limit, budget)
+            return numbered_page(file, offset, limit, budget)
     except NotRegularFile as exc:  # it was a file when looked at: a command swapped it since
         return f"error: {path} is {exc.what}, not a regular file; read_file reads files only"
     except SwapRefused:
@@ -153,7 +153,9 @@ class _Line(msgspec.Struct):
     """Its whole length in bytes, without the ending."""
 
 
-def _page(file: BinaryIO, offset: int, limit: int, budget: int) -> str:
+def numbered_page(file: BinaryIO, offset: int, limit: int, budget: int) -> str:
+    """Lines ``offset`` on, numbered, at most ``limit`` of them and ``budget`` bytes, then the
+    page's last line (``[end of file]`` or where to read on)."""
     room = max(budget - _MARKER_ROOM, _MARKER_ROOM)
     shown: list[str] = []
     used = lines = 0

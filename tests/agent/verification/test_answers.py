@@ -8,6 +8,8 @@ import pytest
 from wisp.agent.verification.answers import quoted, unanswered, uses_results
 
 DATE = "2026-12-03T21:15:41Z (UTC)"
+CSV = "".join(f"{n}\t{n - 1},item{n - 1},{n * 7 % 100}\n" for n in range(2, 38))
+CSV = "1\tid,name,score\n" + CSV + "[end of file]"
 CONFIG = "1\t[server]\n2\thost = example.org\n3\tport = 8080\n4\tworkers = 4\n[end of file]"
 
 # Recorded: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through `wisp --yes -m local:…`.
@@ -18,6 +20,26 @@ RECORDED_UNANSWERED = [
         "I'm sorry, but I can't assist with that request.",
         CONFIG,
         "it refuses",
+    ),
+    (
+        "What is today's date?",
+        "The date and time are correctly formatted and displayed.",
+        DATE,
+        "it describes the results",
+    ),
+    (
+        "Run a command to list the files in this folder, then tell me their names.",
+        "The command executed successfully, and the output shows the names of the files in the "
+        "current folder.",
+        "alpha.txt\nbeta.py\ngamma.cfg",
+        "it describes the results",
+    ),
+    (
+        "How many lines does the file data.csv have?",
+        "To determine the number of lines in the file `data.csv`, you can use the `read_file` "
+        "function with the path to the file. Here's how you can do it:" * 2,
+        CSV,
+        "it tells how",
     ),
 ]
 
@@ -73,7 +95,7 @@ def test_without_a_successful_result_nothing_is_asked_again():
 
 
 def test_a_long_reply_is_left_alone_whatever_it_says():
-    reply = "Thank you! " + "This is a long reply about many things. " * 8
+    reply = "Thank you! " + "This is a long reply about many things. " * 12
     assert unanswered(reply, "What port?", [CONFIG]) is None
 
 
@@ -94,3 +116,22 @@ def test_common_words_are_not_a_use_of_the_results():
 def test_the_quote_is_one_line_and_bounded():
     assert quoted("Thank\n you!") == "Thank you!"
     assert len(quoted("word " * 100)) == 200
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The command executed successfully.",
+        "The tests ran successfully and the output shows no failures.",
+        "You can run it again with --verbose to see more.",
+    ],
+)
+def test_describing_a_run_answers_a_request_that_asked_for_nothing(reply):
+    assert unanswered(reply, "Run the tests.", ["12 passed in 0.4s"]) is None
+    assert unanswered(reply, "Which tests fail?", ["12 passed in 0.4s"]) is not None
+
+
+def test_describing_results_while_giving_them_is_an_answer():
+    listing = "alpha.txt\nbeta.py\ngamma.cfg"
+    reply = "The command executed successfully: the files are alpha.txt, beta.py and gamma.cfg."
+    assert unanswered(reply, "List the files here.", [listing]) is None

@@ -6,10 +6,13 @@ that request." right after a read that succeeded. Such a reply is asked once mor
 "An answer that answers"). Asking again costs a request and may lose a good answer, so the
 reader says "no answer" only when three simple signals agree:
 
-- **its shape**: the reply thanks, refuses, offers help, or only says that something is
-  correct ("The date and time are correct.") when the question asked for something (``what``,
-  ``which``, ``how``…: "correct" answers "is it right?", never "what is it?"); and it is short
-  (at most ``MOST_WORDS``). "Done." or "OK" after an edit is an answer, and is left alone;
+- **its shape**: the reply thanks, refuses or offers help; or, when the question asked for
+  something (``what``, ``which``, ``list``…: "correct" answers "is it right?", never "what is
+  it?"), it only says that something is correct ("The date and time are correct."), describes
+  the results without giving them ("The command executed successfully, and the output shows
+  the names of the files.") or tells the person how to find the answer themselves ("you can
+  use the ``read_file`` function"); and it is short (at most ``MOST_WORDS``). "Done." or "OK"
+  after an edit is an answer, and is left alone;
 - **no use of the results**: it shares no number with the turn's successful outputs, and no
   word of ``LEAST_LETTERS`` letters or more that the question did not already hold (a model that
   says "today's date" after being asked the date has used nothing) and that is not one of the
@@ -30,7 +33,7 @@ from collections.abc import Sequence
 
 NAME = "answers"
 """The reader's name, as ``response.verification`` records it."""
-MOST_WORDS = 40
+MOST_WORDS = 80
 LEAST_LETTERS = 4
 NOT_RESULTS = frozenset({"ask", "notify"})
 """Tools whose output is the person's answer or a receipt, not a result to report."""
@@ -57,6 +60,25 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "it describes the results",
+        re.compile(
+            r"\b(?:executed|ran|run|completed|finished|worked)\s+successfully\b"
+            r"|\b(?:correctly|properly|successfully)\s+(?:formatted|displayed|shown|listed|"
+            r"retrieved|read|printed|returned)\b"
+            r"|\b(?:output|result|results|response)\s+(?:shows?|lists?|contains?|displays?|"
+            r"includes?|gives?|provides?)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "it tells how",
+        re.compile(
+            r"\byou (?:can|could|may|should) (?:use|run|call|try|check|open)\b"
+            rf"|\bhere{_APOSTROPHE}?s how\b|\bhere is how\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
         "it offers help",
         re.compile(
             r"\blet me know\b|\bhow (?:can|may) i (?:help|assist)\b|\banything else\b",
@@ -65,6 +87,9 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 """What a reply that answers nothing says, each with the reason the record gives."""
+ASKING_SHAPES = frozenset({"it acknowledges", "it describes the results", "it tells how"})
+"""Shapes that answer nothing only when the question asked for something: "The command
+executed successfully." is the answer to "Run the tests"."""
 ASKS_FOR_SOMETHING = re.compile(
     r"\b(?:what|which|when|where|who|whose|how|why|list|show|tell|count|give|find)\b"
     r"|\bwhat['’]s\b",
@@ -93,7 +118,7 @@ def unanswered(reply: str, question: str, outputs: Sequence[str]) -> str | None:
     if not outputs or not text or len(text.split()) > MOST_WORDS:
         return None
     shape = next((why for why, pattern in SHAPES if pattern.search(text)), None)
-    if shape == "it acknowledges" and not ASKS_FOR_SOMETHING.search(question):
+    if shape in ASKING_SHAPES and not ASKS_FOR_SOMETHING.search(question):
         shape = None
     if shape is None or uses_results(text, question, outputs):
         return None
