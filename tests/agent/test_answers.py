@@ -196,3 +196,58 @@ def test_the_quoted_results_are_bounded_and_each_distinct_one_is_quoted_once():
     assert quoted.count("read_file gave:") == 1  # a looping model's three reads, once
     assert quoted.count(CUT_RESULT) == 1 and "current_date gave:\n```\n2026-12-03" in quoted
     assert len(quoted.encode()) < 1024 + 200
+
+
+LOG_ANSWER = "The error in the app.log file is related to the `read_file` function."  # recorded: Qwen2.5-Coder-0.5B, which never read the file
+
+
+async def test_an_answer_about_a_file_never_read_is_sent_back_to_read_it(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    (tmp_path / "app.log").write_text("ERROR database: connection refused\n")
+    read_log = {"tool_calls": [{"name": "read_file", "arguments": {"path": "app.log"}}]}
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        {"text": LOG_ANSWER}, read_log, {"text": "The database refused the connection."},
+    )  # fmt: skip
+    result = await conversation.run_turn("Look at app.log and explain the error in it.")
+    assert result.text == "The database refused the connection."
+    first, reminded, after_read = recording.requests
+    assert reminded.tools  # tools offered, so it can read
+    assert reminded.messages[-1].content == (
+        "You answered without reading app.log. Read it with read_file first, then answer my "
+        "question: Look at app.log and explain the error in it."
+    )
+    # Sent with that one request: the one after the read ends with the result.
+    assert after_read.messages[-1].role == "tool"
+    (record,) = unanswered_events(sink)
+    assert record.claims[0].reason == "it answers about app.log without reading it"
+    # Neither the reminder nor the unread answer is stored.
+    assert [e.kind for e in conversation.store][-4:] == [
+        "prompt",
+        "toolCalls",
+        "toolOutput",
+        "response",
+    ]
+
+
+async def test_a_question_naming_no_file_there_is_answered_as_it_is(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path, {"text": "Use mkdir -p."}
+    )
+    result = await conversation.run_turn("How do I create the folder build/out.d?")
+    assert result.text == "Use mkdir -p." and len(recording.requests) == 1
+    assert not unanswered_events(sink)
+
+
+async def test_the_reminder_is_sent_once_a_turn(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        {"text": "It sets a port."}, {"text": "It sets port 8080, I think."},
+    )  # fmt: skip
+    result = await conversation.run_turn("What does config.ini set?")
+    assert result.text == "It sets port 8080, I think." and len(recording.requests) == 2

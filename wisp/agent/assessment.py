@@ -63,14 +63,14 @@ def _words(words: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
 
 
-_FILE = re.compile(
+FILE_NAMED = re.compile(
     r"(?<![\w@:/.-])(?:[\w.-]*/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/-])"
     r"|(?<![\w@:])(?:\.{0,2}/)?[\w.-]+/[\w./-]+"
 )
 """A file or a path named in the prompt: ``config.ini``, ``src/app.py``, ``./notes``."""
 
 RULES: tuple[Rule, ...] = (
-    Rule("a file named", _FILE, ("read_file",)),
+    Rule("a file named", FILE_NAMED, ("read_file",)),
     Rule(
         "a file to change",
         _words(

@@ -36,7 +36,7 @@ from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
 from wisp.agent.cuts import cut_turn
-from wisp.agent.events import Emit, TurnResult
+from wisp.agent.events import Emit, TextFragment, TurnResult
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.reply_checks import ReplyChecks
@@ -248,8 +248,13 @@ class Conversation:
             if _missed(reply, choice):  # a call of a tool not offered: again, with every tool
                 choice = self.assessor.retry(choice, specs)
                 continue
+            turn.reminder = None  # sent with that one request only
             if not reply.calls:
                 if reply.text.strip():
+                    if (reminder := self.checks.unread(turn, reply.text)) is not None:
+                        turn.reminder = reminder
+                        emit(TextFragment("\n\n"))
+                        continue
                     return await answer_that_answers(self, turn, emit, reply.text)
                 if turn.cut is not None:  # it ran away in text held as a possible call
                     why, turn.cut = turn.cut, None
@@ -406,6 +411,8 @@ def _next_request(turn: TurnState, messages: list[Message], choice: Choice) -> C
     call to one is read as a call and retried), or, once they were withdrawn after a call's
     third repeat, all withheld, with one request for the answer."""
     specs, withheld = choice.offered, choice.withheld
+    if turn.reminder is not None:
+        messages.append(Message(role="user", content=turn.reminder))
     if turn.looped is None:
         schema = None if specs else turn.schema
         return ChatRequest(messages, specs, withheld=withheld, schema=schema)

@@ -35,6 +35,14 @@ UNANSWERED_NUDGE = "Your reply ({reply}) does not answer my question."
 nothing."""
 
 
+UNREAD_NUDGE = (
+    "You answered without reading {name}. Read it with read_file first, then answer my "
+    "question: {question}"
+)
+"""Sent (not stored) with the next request, tools offered, after a reply about a file the
+model never read."""
+
+
 class ReplyChecks:
     """Links a stored turn's calls to its trail, and checks its reply against them."""
 
@@ -76,6 +84,32 @@ class ReplyChecks:
         if found is not None:
             conversation.recorder.record(found.details)
             result.verification = found.line
+
+    def unread(self, turn: TurnState, text: str) -> str | None:
+        """When ``text`` answers a question that names a file in the working folder, in a turn
+        that called nothing, and ``read_file`` is there to read it (Qwen2.5-Coder-0.5B
+        explained "the error in app.log" without reading it): ``response.verification`` is
+        recorded (status ``unanswered``) and the reminder to send with the next request, tools
+        offered, is returned. Once a turn; None under ``verification.mode`` ``off``."""
+        conversation = self.conversation
+        if turn.reminded or turn.calls or "read_file" not in conversation.tool_names:
+            return None
+        if conversation.config.settings.verification.mode == "off":
+            return None
+        from wisp.agent.verification import answers  # at the first reply, as in ``check``
+
+        question = str(turn.pending[0].value)
+        name = answers.unread_file(question, conversation.working_directory)
+        if name is None:
+            return None
+        turn.reminded = True
+        why = f"it answers about {name} without reading it"
+        claim = VerifiedClaim(reader=answers.NAME, claim=answers.quoted(text), reason=why)
+        details = ResponseVerification(
+            method="readers", status="unanswered", claims=[claim], calls=0, seconds=0.0
+        )
+        conversation.recorder.record(details)
+        return UNREAD_NUDGE.format(name=name, question=question.strip())
 
     def unanswered(self, turn: TurnState, text: str) -> str | None:
         """When ``text``, the turn's reply, follows the turn's tool results and answers nothing

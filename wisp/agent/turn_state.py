@@ -35,6 +35,10 @@ class TurnState(msgspec.Struct):
     looped: str | None = None
     """The tool the model called again with the same arguments, straight after the first call
     or a third time: no more tools this turn, and one request for the answer."""
+    reminder: str | None = None
+    """Sent (not stored) with the next request only: the model answered about a file it never
+    read (``ReplyChecks.unread``)."""
+    reminded: bool = False
     last_call: str = ""
     """The last call made, as its tool and arguments: the next one repeats it in a row."""
     headroom: int | None = None

@@ -28,8 +28,12 @@ The port is 8080.") uses them.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
+from pathlib import Path
+
+from wisp.agent.assessment import FILE_NAMED
 
 NAME = "answers"
 """The reader's name, as ``response.verification`` records it."""
@@ -123,6 +127,17 @@ def unanswered(reply: str, question: str, outputs: Sequence[str]) -> str | None:
     if shape is None or uses_results(text, question, outputs):
         return None
     return f"{shape} and uses none of the results"
+
+
+def unread_file(question: str, folder: Path) -> str | None:
+    """A file the question names that is there in ``folder`` to read (``app.log`` in "Look at
+    app.log and explain the error"), or None."""
+    for match in FILE_NAMED.finditer(question):
+        name = match.group().strip("`'\".,:;")
+        with contextlib.suppress(OSError, ValueError):
+            if (folder / name).is_file():
+                return name
+    return None
 
 
 def uses_results(reply: str, question: str, outputs: Sequence[str]) -> bool:
