@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import pytest
+
 from tests.agent.test_loop import RecordingBackend
 from wisp.agent.events import TextFragment
 from wisp.agent.types import ToolContext
@@ -108,14 +110,23 @@ async def test_a_good_answer_is_not_asked_again(
     assert len(recording.requests) == 2 and not unanswered_events(sink)
 
 
-async def test_a_short_answer_without_calls_is_not_asked_again(
-    make_conversation, write_script, tmp_path, sink, events
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What is the capital of France?", "Paris"),
+        # A path that is not there to read: nothing to remind the model of.
+        ("How do I create the folder build/out.d?", "Use mkdir -p."),
+    ],
+)
+async def test_an_answer_without_calls_is_not_asked_again(
+    make_conversation, write_script, tmp_path, sink, events, question, answer
 ):
     conversation, recording = await recorded_conversation(
-        make_conversation, write_script, tmp_path, {"text": "Paris"}
+        make_conversation, write_script, tmp_path, {"text": answer}
     )
-    result = await conversation.run_turn("What is the capital of France?")
-    assert result.text == "Paris" and len(recording.requests) == 1
+    result = await conversation.run_turn(question)
+    assert result.text == answer and len(recording.requests) == 1
+    assert not unanswered_events(sink)
 
 
 async def test_thanks_without_results_is_not_asked_again(
@@ -198,7 +209,8 @@ def test_the_quoted_results_are_bounded_and_each_distinct_one_is_quoted_once():
     assert len(quoted.encode()) < 1024 + 200
 
 
-LOG_ANSWER = "The error in the app.log file is related to the `read_file` function."  # recorded: Qwen2.5-Coder-0.5B, which never read the file
+# Recorded: Qwen2.5-Coder-0.5B, which never read the file.
+LOG_ANSWER = "The error in the app.log file is related to the `read_file` function."
 
 
 async def test_an_answer_about_a_file_never_read_is_sent_back_to_read_it(
@@ -212,7 +224,7 @@ async def test_an_answer_about_a_file_never_read_is_sent_back_to_read_it(
     )  # fmt: skip
     result = await conversation.run_turn("Look at app.log and explain the error in it.")
     assert result.text == "The database refused the connection."
-    first, reminded, after_read = recording.requests
+    _, reminded, after_read = recording.requests
     assert reminded.tools  # tools offered, so it can read
     assert reminded.messages[-1].content == (
         "You answered without reading app.log. Read it with read_file first, then answer my "
@@ -229,17 +241,6 @@ async def test_an_answer_about_a_file_never_read_is_sent_back_to_read_it(
         "toolOutput",
         "response",
     ]
-
-
-async def test_a_question_naming_no_file_there_is_answered_as_it_is(
-    make_conversation, write_script, tmp_path, sink, events
-):
-    conversation, recording = await recorded_conversation(
-        make_conversation, write_script, tmp_path, {"text": "Use mkdir -p."}
-    )
-    result = await conversation.run_turn("How do I create the folder build/out.d?")
-    assert result.text == "Use mkdir -p." and len(recording.requests) == 1
-    assert not unanswered_events(sink)
 
 
 async def test_the_reminder_is_sent_once_a_turn(

@@ -23,7 +23,8 @@ CONFIG_LINES = [
     "timeout_seconds = 30",
 ]
 CONFIG = "\n".join(CONFIG_LINES) + "\n"
-NUMBERED = "\n".join(f"{n}\t{line}" for n, line in enumerate(CONFIG_LINES, 1)) + "\n[end of file]"
+NUMBERED = "\n".join(f"{n}\t{line}" for n, line in enumerate(CONFIG_LINES, 1))
+NUMBERED += f"\n[end of file: {len(CONFIG_LINES)} lines]"
 COPY = "\n".join(CONFIG_LINES)
 REPLY = f"Here is config.ini:\n\n```ini\n{COPY}\n```\n\nThe port is 8080."
 READ = {"tool_calls": [{"name": "read_file", "arguments": {"path": "config.ini"}}]}

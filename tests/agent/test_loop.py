@@ -248,6 +248,14 @@ async def test_a_typed_command_is_stored_for_the_next_turn(
     assert [m.content for m in messages if m.role == "user"][:1] == ["[the person ran `ls` …]"]
 
 
+async def recorded(make_conversation, script):
+    """A conversation on ``script`` whose requests are remembered."""
+    conversation = await make_conversation(script)
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    return conversation, recording
+
+
 class RecordingBackend:
     """A backend that remembers each request before the real one answers it."""
 
@@ -320,9 +328,7 @@ async def test_a_third_identical_call_withdraws_the_tools_and_asks_for_the_answe
 
     replies = [both(ECHO_AGAIN, ECHO_OTHER), both(ECHO_AGAIN, ECHO_THIRD), ECHO_AGAIN]
     script = write_script(*replies, {"text": "It said again."})
-    conversation = await make_conversation(script)
-    recording = RecordingBackend(conversation.resolved.backend)
-    conversation.resolved.backend = recording
+    conversation, recording = await recorded(make_conversation, script)
     result = await conversation.run_turn("echo")
     assert (result.outcome, result.text) == ("ok", "It said again.")
     (withdrawn,) = [e for e in sink.events if e.kind == "tools.withdrawn"]
@@ -339,9 +345,7 @@ async def test_the_same_call_straight_after_its_result_withdraws_the_tools(
     # row is the loop. The request for the answer quotes the result, once, without the repeat
     # note, and restates the question after it.
     script = write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": "It said again."})
-    conversation = await make_conversation(script)
-    recording = RecordingBackend(conversation.resolved.backend)
-    conversation.resolved.backend = recording
+    conversation, recording = await recorded(make_conversation, script)
     result = await conversation.run_turn("echo")
     assert (result.outcome, result.text) == ("ok", "It said again.")
     (withdrawn,) = [e for e in sink.events if e.kind == "tools.withdrawn"]
@@ -414,9 +418,7 @@ async def test_a_schema_goes_only_with_requests_that_offer_no_tools(
     # A reply held to a schema could not call a tool: while tools are offered the reply is
     # free, and the request for the answer after they are withdrawn is held.
     script = write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": '{"colour": "red"}'})
-    conversation = await make_conversation(script)
-    recording = RecordingBackend(conversation.resolved.backend)
-    conversation.resolved.backend = recording
+    conversation, recording = await recorded(make_conversation, script)
     await conversation.run_turn("echo", schema=SHAPE)
     assert [request.schema for request in recording.requests] == [None, None, SHAPE]
     toolless = await make_conversation(write_script({"text": '{"colour": "red"}'}), tools=[])

@@ -204,9 +204,7 @@ def test_chat_model_and_new_keep_the_session_and_the_turn_count(
 ) -> None:
     first = script({"text": "one"}, name="first.json")
     second = script({"text": "two"}, {"text": "three"}, name="second.json")
-    lines = (
-        f"hi\n/model script:{second}\nstill there?\n/new\nfresh\n/inspect context next\n/quit\n"
-    )
+    lines = f"hi\n/model script:{second}\nstill there?\n/new\nfresh\n/inspect context next\n/quit\n"
     result = run_wisp("chat", "-m", f"script:{first}", input=lines)
     assert result.returncode == 0, result.stderr
     assert f"model: script:{second}; the transcript continues" in result.stderr

@@ -28,7 +28,7 @@ async def test_a_tool_puts_its_note_in_the_calls_context(
 ) -> None:
     (workdir / "notes.txt").write_text("one\n")
     result = await ReadFileTool().run({"path": "notes.txt", "lines": 5}, context)
-    assert result == "1\tone\n[end of file]"
+    assert result == "1\tone\n[end of file: 1 line]"
     assert context.notes == ["(ignored unknown argument: lines)"]
 
 

@@ -186,7 +186,7 @@ async def test_text_not_found_is_an_error(context: ToolContext, workdir: Path) -
     result = await edit(context, path="a.txt", mode="replace", find="zebra", content="x")
     assert result == (
         'error: text to replace not found: "zebra"; nothing was changed. a.txt reads:\n'
-        "1\tone\n[end of file]"
+        "1\tone\n[end of file: 1 line]"
     )
 
 
@@ -208,7 +208,7 @@ async def test_replace_needs_line_or_find_and_shows_a_small_file(
     assert result == (
         "error: replace needs line (a line number) or find (the exact text to replace); nothing "
         'was changed. settings.json reads:\n1\t{\n2\t  "name": "demo",\n3\t  "port": 8080\n'
-        "4\t}\n[end of file]"
+        "4\t}\n[end of file: 4 lines]"
     )
     assert (workdir / "settings.json").read_text().count("8080") == 1
 

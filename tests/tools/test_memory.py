@@ -17,7 +17,7 @@ from wisp.tools.memory import MemoryTool
 
 SESSION = "5fd0cf21a0b1c2d3"
 STAMP = "2026-10-04T13:05:12Z"
-OUTPUT = "1\t# harbour sync: overview\n2\tsecond line\n3\tthe last line\n[end of file]"
+OUTPUT = "1\t# harbour sync: overview\n2\tsecond line\n3\tthe last line\n[end of file: 3 lines]"
 NOTICE = (
     "[the person ran `git status --short` themselves in /home/ann/harbour at 14:05:12 "
     '(exit status 0, 4 lines); this was not your action; to see the output: memory "recall '

@@ -30,14 +30,14 @@ async def test_a_short_file_is_numbered_and_ends_at_the_end(
 ) -> None:
     write_lines(workdir / "notes.txt", 3)
     result = await read(context, path=str(workdir / "notes.txt"))
-    assert result == "1\tline 1\n2\tline 2\n3\tline 3\n[end of file]"
+    assert result == "1\tline 1\n2\tline 2\n3\tline 3\n[end of file: 3 lines]"
 
 
 async def test_a_relative_path_is_read_from_the_working_directory(
     context: ToolContext, workdir: Path
 ) -> None:
     write_lines(workdir / "notes.txt", 1)
-    assert await read(context, path="notes.txt") == "1\tline 1\n[end of file]"
+    assert await read(context, path="notes.txt") == "1\tline 1\n[end of file: 1 line]"
 
 
 async def test_a_page_stops_at_the_limit_and_names_the_next_line(
@@ -58,17 +58,20 @@ async def test_a_range_past_the_end_has_no_lines(context: ToolContext, workdir: 
     write_lines(workdir / "notes.txt", 3)
     result = await read(context, path="notes.txt", offset=9)
     # Small models fill in every parameter they see: the result says where the file ends.
-    assert result == "(no lines in range): the file has 3 lines, fewer than offset 9\n[end of file]"
+    assert (
+        result
+        == "(no lines in range): the file has 3 lines, fewer than offset 9\n[end of file: 3 lines]"
+    )
 
 
 async def test_crlf_endings_are_removed(context: ToolContext, workdir: Path) -> None:
     (workdir / "dos.txt").write_bytes(b"one\r\ntwo\r\n")
-    assert await read(context, path="dos.txt") == "1\tone\n2\ttwo\n[end of file]"
+    assert await read(context, path="dos.txt") == "1\tone\n2\ttwo\n[end of file: 2 lines]"
 
 
 async def test_a_last_line_without_a_newline_is_read(context: ToolContext, workdir: Path) -> None:
     (workdir / "f.txt").write_bytes(b"one\ntwo")
-    assert await read(context, path="f.txt") == "1\tone\n2\ttwo\n[end of file]"
+    assert await read(context, path="f.txt") == "1\tone\n2\ttwo\n[end of file: 2 lines]"
 
 
 async def test_a_page_ends_early_to_stay_within_the_budget(
@@ -98,7 +101,7 @@ async def test_the_next_page_after_a_long_line_reads_on(
     context: ToolContext, workdir: Path
 ) -> None:
     (workdir / "long.txt").write_text("x" * 100_000 + "\nafter\n")
-    assert await read(context, path="long.txt", offset=2) == "2\tafter\n[end of file]"
+    assert await read(context, path="long.txt", offset=2) == "2\tafter\n[end of file: 2 lines]"
 
 
 async def test_a_binary_file_is_refused(context: ToolContext, workdir: Path) -> None:
@@ -143,7 +146,7 @@ async def test_limit_below_one_is_an_error(context: ToolContext, workdir: Path) 
 async def test_a_number_written_as_a_string_is_taken(context: ToolContext, workdir: Path) -> None:
     write_lines(workdir / "notes.txt", 3)
     result = await read(context, path="notes.txt", offset="3")
-    assert result == "3\tline 3\n[end of file]"
+    assert result == "3\tline 3\n[end of file: 3 lines]"
 
 
 async def test_a_missing_path_argument_is_an_error(context: ToolContext) -> None:

@@ -59,9 +59,7 @@ async def test_a_choice_opens_on_the_current_value_and_enter_chooses_the_highlig
         await pilot.pause()
         await pilot.press("down", "down", "down", "up", "enter")  # stops at the last row
         await wait_for(pilot, lambda: heard(app, transcript_text))
-        assert heard(app, transcript_text) == [
-            {"type": "choose", "id": "c1", "value": "dangerous"}
-        ]
+        assert heard(app, transcript_text) == [{"type": "choose", "id": "c1", "value": "dangerous"}]
 
 
 async def test_under_a_dialog_the_main_screens_keys_do_nothing_and_ctrl_q_is_ctrl_c(

@@ -85,9 +85,7 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
 
 def ready(terminal: TmuxTerminal) -> None:
     """wisp's status line (its approval mode on the right) is under the empty input."""
-    terminal.wait_until(
-        lambda s: IDLE in s and "approve at moderate" in s, "the input to be ready"
-    )
+    terminal.wait_until(lambda s: IDLE in s and "approve at moderate" in s, "the input to be ready")
 
 
 def send(terminal: TmuxTerminal, text: str) -> None:
@@ -95,9 +93,7 @@ def send(terminal: TmuxTerminal, text: str) -> None:
     terminal.press("Enter")
 
 
-def press_after_the_quiet(
-    terminal: TmuxTerminal, key: str, taken: Callable[[str], bool]
-) -> None:
+def press_after_the_quiet(terminal: TmuxTerminal, key: str, taken: Callable[[str], bool]) -> None:
     """Press `key` in a dialog after a quiet that outlasts its grace, until `taken(screen)`
     shows the dialog took it. On a busy machine the grace may outlast the quiet, and a key in it
     is dropped (and starts the grace again): then it is pressed again after twice the quiet.

@@ -23,7 +23,7 @@ from wisp.store import Entry, PendingEntry, ToolOutputValue
 READ_ONLY_TOOLS = frozenset({"read_file", "inspect", "system_info", "current_date"})
 REFERENCE_BYTES = 576  # a reference's most bytes (docs/store.md, "References")
 _NOT_CONTENT = ("exit status:", "stdout:", "stderr:", "timed out:", "stopped:")
-_TRAILING_MARKERS = ("[truncated:", "[held back:", "[more: call again with offset", "[end of file]")
+_TRAILING_MARKERS = ("[truncated:", "[held back:", "[more: call again with offset", "[end of file")
 
 
 def compose(

@@ -23,7 +23,8 @@ from wisp.tools.home_guard import is_within, opened_inside_home
 from wisp.tools.output import bounded
 from wisp.tools.regular_file import NotRegularFile, open_regular
 
-END_OF_FILE = "[end of file]"
+END_OF_FILE = "[end of file"
+"""How the last line of a page that reached the end begins (``end_of_file``)."""
 NO_LINES = "(no lines in range)"
 _BINARY_PROBE = 8192
 """A NUL byte in this much of the file's start means it is binary."""
@@ -39,6 +40,13 @@ class ReadFileArgs(msgspec.Struct, kw_only=True, rename="camel"):
     limit: Annotated[int, msgspec.Meta(description="How many lines to read at most")] = (
         DEFAULT_LINES
     )
+
+
+def end_of_file(lines: int) -> str:
+    """The last line of a page that reached the end: ``[end of file: 37 lines]``. The count
+    answers "how many lines?", which a small model cannot count for itself (Qwen2.5-Coder-1.5B
+    said 15 of a 37-line file it had read whole)."""
+    return f"{END_OF_FILE}: {lines:,} line{'' if lines == 1 else 's'}]"
 
 
 def more_marker(next_line: int) -> str:
@@ -155,7 +163,7 @@ class _Line(msgspec.Struct):
 
 def numbered_page(file: BinaryIO, offset: int, limit: int, budget: int) -> str:
     """Lines ``offset`` on, numbered, at most ``limit`` of them and ``budget`` bytes, then the
-    page's last line (``[end of file]`` or where to read on)."""
+    page's last line (``[end of file: N lines]`` or where to read on)."""
     room = max(budget - _MARKER_ROOM, _MARKER_ROOM)
     shown: list[str] = []
     used = lines = 0
@@ -180,11 +188,12 @@ def numbered_page(file: BinaryIO, offset: int, limit: int, budget: int) -> str:
     if not shown and offset > 1:
         # Small models fill in every parameter they see; say plainly where the file ends.
         return (
-            f"{NO_LINES}: the file has {lines:,} lines, fewer than offset {offset:,}\n{END_OF_FILE}"
+            f"{NO_LINES}: the file has {lines:,} lines, fewer than offset {offset:,}\n"
+            + end_of_file(lines)
         )
     if not shown:
-        return f"{NO_LINES}\n{END_OF_FILE}"
-    return _join(shown, END_OF_FILE)
+        return f"{NO_LINES}\n{end_of_file(lines)}"
+    return _join(shown, end_of_file(lines))
 
 
 def _join(shown: list[str], last: str) -> str:

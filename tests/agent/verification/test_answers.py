@@ -9,8 +9,10 @@ from wisp.agent.verification.answers import quoted, unanswered, uses_results
 
 DATE = "2026-12-03T21:15:41Z (UTC)"
 CSV = "".join(f"{n}\t{n - 1},item{n - 1},{n * 7 % 100}\n" for n in range(2, 38))
-CSV = "1\tid,name,score\n" + CSV + "[end of file]"
-CONFIG = "1\t[server]\n2\thost = example.org\n3\tport = 8080\n4\tworkers = 4\n[end of file]"
+CSV = "1\tid,name,score\n" + CSV + "[end of file: 37 lines]"
+CONFIG = (
+    "1\t[server]\n2\thost = example.org\n3\tport = 8080\n4\tworkers = 4\n[end of file: 4 lines]"
+)
 
 # Recorded: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through `wisp --yes -m local:…`.
 RECORDED_UNANSWERED = [
