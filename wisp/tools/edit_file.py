@@ -45,7 +45,7 @@ NEEDS_PLACE = "replace needs line (a line number) or find (the exact text to rep
 WHOLE_LINES, WHOLE_BYTES = 40, 2048
 """A refused ``replace`` that missed its place shows a file this small whole, numbered as
 ``read_file`` numbers it: small models write ``replace`` with no ``find`` without reading the
-file first, and given the lines they can name one (docs/tools.md, "edit_file")."""
+file first, and given the lines they can name one (docs/turn.md, "Tool arguments")."""
 REPLACE_MAX_BYTES = 1 << 20
 """``replace`` reads the whole file to edit it: larger files are refused."""
 
