@@ -6,8 +6,10 @@
     PYTHONPATH=/tmp/wisp-main python bench/tasks.py -m local   # an older checkout
     python bench/tasks.py -m local --wisp /tmp/wisp-main       # the same
     python bench/tasks.py -m local:./m.gguf --config tools.json  # copied into each WISP_HOME
+    python bench/tasks.py -m local --keep /tmp/runs     # each task's folder and home kept
 
-Each task runs in a fresh temporary folder with a fresh ``WISP_HOME``, as a real one-shot
+Each task runs in a fresh temporary folder with a fresh ``WISP_HOME`` (``--keep DIR`` keeps
+them, as ``DIR/TASK/work`` and ``DIR/TASK/home``, to read why a task failed), as a real one-shot
 ``wisp -m MODEL --yes PROMPT`` subprocess whose working directory is the task's folder, and
 is checked from outside only: the reply on stdout, the notes on stderr, the exit status, the
 audit log's events (``$WISP_HOME/logs/audit.jsonl``; kinds in docs/logging.md) and the files
@@ -42,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -860,14 +862,29 @@ def tasks_named(names: str | None) -> list[Task]:
     return [known[name] for name in wanted]
 
 
-def run_task(wisp: Wisp, model: str, task: Task, timeout: float) -> Verdict:
-    with tempfile.TemporaryDirectory(prefix=f"wisp-task-{task.name}-") as scratch:
-        folder, home = Path(scratch) / "work", Path(scratch) / "home"
+def run_task(
+    wisp: Wisp, model: str, task: Task, timeout: float, keep: Path | None = None
+) -> Verdict:
+    """One task in a fresh folder and home: temporary, or ``keep/TASK`` (which must not exist
+    yet: a kept run is never mixed with an earlier one)."""
+    with _scratch(task, keep) as scratch:
+        folder, home = scratch / "work", scratch / "home"
         folder.mkdir()
         home.mkdir()
         task.setup(folder)
         run = wisp.run(model.replace("{task}", task.name), task, folder, home, timeout)
         return judge(task, run)
+
+
+@contextlib.contextmanager
+def _scratch(task: Task, keep: Path | None) -> Iterator[Path]:
+    if keep is None:
+        with tempfile.TemporaryDirectory(prefix=f"wisp-task-{task.name}-") as scratch:
+            yield Path(scratch)
+        return
+    kept = keep / task.name
+    kept.mkdir(parents=True)  # FileExistsError names it: an earlier run is never overwritten
+    yield kept
 
 
 def run_suite(
@@ -877,13 +894,14 @@ def run_suite(
     wisp: Wisp | None = None,
     progress: Callable[[Verdict], None] | None = None,
     jobs: int = 1,
+    keep: Path | None = None,
 ) -> Report:
     """Every task, in order; ``jobs`` at once only for models that cost no CPU (script:)."""
     wisp = wisp or Wisp()
     started = time.monotonic()
 
     def one(task: Task) -> Verdict:
-        verdict = run_task(wisp, model, task, timeout)
+        verdict = run_task(wisp, model, task, timeout, keep)
         if progress is not None:
             progress(verdict)
         return verdict
@@ -929,6 +947,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", help="a config.json copied into each task's WISP_HOME")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     parser.add_argument("--list", action="store_true", help="list the tasks and exit")
+    parser.add_argument(
+        "--keep", type=Path, help="keep each task's folder and WISP_HOME as KEEP/TASK/{work,home}"
+    )
     args = parser.parse_args(argv)
     if args.list:
         for task in (*TASKS, *HELD_OUT):
@@ -944,7 +965,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             state += f"; reply: {verdict.reply[:160]!r}"
         print(f"  {verdict.task}: {state} ({verdict.seconds} s)", file=sys.stderr, flush=True)
 
-    report = run_suite(args.model, tasks_named(args.tasks), args.timeout, wisp, progress)
+    chosen = tasks_named(args.tasks)
+    if args.keep is not None and (
+        taken := [t.name for t in chosen if (args.keep / t.name).exists()]
+    ):
+        parser.error(f"--keep {args.keep}: already holds {', '.join(taken)}; name a new folder")
+    report = run_suite(args.model, chosen, args.timeout, wisp, progress, keep=args.keep)
     if args.json:
         document = {
             "model": report.model,

@@ -237,3 +237,18 @@ def test_an_apology_is_not_a_refusal_and_a_cut_reply_is_no_answer(tmp_path: Path
     cut = tasks.judge(greeting, made_run(tmp_path, "I'm a wizard, a wizard", [], stderr=note))
     assert not cut.passed and cut.cut
     assert cut.reason == "runaway reply (wisp cut it: it kept repeating itself)"
+
+
+def test_keep_leaves_each_tasks_folder_and_audit_log_to_read(tmp_path: Path) -> None:
+    model = scripts(tmp_path / "right", right_replies(tmp_path / "never"))
+    kept = tmp_path / "kept"
+    command = [sys.executable, str(BENCH), "-m", model, "--tasks", "read,date", "--keep", kept]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "PELICAN" in (kept / "read" / "work" / "notes.txt").read_text()
+    kinds = [e["kind"] for e in tasks.read_audit(kept / "date" / "home")]
+    assert "tool.call" in kinds and "response" in kinds
+    # A second run into the same folder is refused, naming what it would overwrite.
+    again = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert again.returncode == 2
+    assert f"--keep {kept}: already holds read, date" in again.stderr
