@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,7 +18,11 @@ from wisp.agent.types import Tool, ToolContext
 from wisp.audit import AuditLog, MemorySink
 from wisp.config import Config
 from wisp.models.script import resolve as resolve_script
+from wisp.policy.patterns import CommandPatterns
+from wisp.sandbox.plan import probe_uncached
+from wisp.sandbox.writable import WritableSet
 from wisp.store import ConversationStore, PendingEntry
+from wisp.tools.command_runner import CommandRunner, CommandSettings
 from wisp.tools.current_date import CurrentDateTool
 
 
@@ -40,6 +45,20 @@ class EchoTool:
         if text == "fail":
             return "error: asked to fail"
         return text
+
+
+def real_runner(working_directory: Path, home: Path) -> CommandRunner:
+    """The real command path: the policy and the sandbox, no approval asked."""
+    return CommandRunner(
+        patterns=CommandPatterns.compile(),
+        gate=None,
+        writable=WritableSet.build(
+            working_directory=working_directory, home=home, environ=os.environ
+        ),
+        support=probe_uncached(),
+        settings=CommandSettings(),
+        environ=os.environ,
+    )
 
 
 @pytest.fixture

@@ -8,12 +8,14 @@ from typing import Any, ClassVar
 
 import pytest
 
+from tests.agent.conftest import real_runner
 from tests.agent.test_loop import RecordingBackend
 from wisp.agent.events import TextFragment
 from wisp.agent.types import ToolContext
 from wisp.config import Config
 from wisp.tools.current_date import CurrentDateTool
 from wisp.tools.read_file import ReadFileTool
+from wisp.tools.run_command import RunCommandTool
 
 CONFIG = "[server]\nhost = example.org\nport = 8080\n"
 READ = {"tool_calls": [{"name": "read_file", "arguments": {"path": "config.ini"}}]}
@@ -252,3 +254,54 @@ async def test_the_reminder_is_sent_once_a_turn(
     )  # fmt: skip
     result = await conversation.run_turn("What does config.ini set?")
     assert result.text == "It sets port 8080, I think." and len(recording.requests) == 2
+
+
+# Recorded: Qwen2.5-Coder-0.5B, which called nothing.
+FIND_ANSWER = (
+    "The file 'legacy cache' is located in the following folder: "
+    "C:\\Users\\YourUsername\\AppData\\Local\\Temp"
+)
+FIND = "Which file in this folder contains the text 'legacy cache'? Search the files."
+
+
+async def test_an_answer_about_this_computer_with_no_call_is_sent_back_to_look(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    (tmp_path / "server.py").write_text("# FIXME: drop the legacy cache\n")
+    grep = {"tool_calls": [{"name": "run_command", "arguments": {"command": "grep -l legacy *"}}]}
+    script = write_script({"text": FIND_ANSWER}, grep, {"text": "server.py holds it."})
+    conversation = await make_conversation(
+        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
+    )
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    result = await conversation.run_turn(FIND)
+    assert result.text == "server.py holds it."
+    assert "server.py" in recording.requests[-1].messages[-1].content  # grep's real output
+    reminded = recording.requests[1]
+    assert [spec.name for spec in reminded.tools] == ["run_command"]
+    assert reminded.messages[-1].content == (
+        "You answered without looking: my question is about this computer, and only a tool "
+        f"can tell. Call run_command first, then answer my question: {FIND}"
+    )
+    (record,) = unanswered_events(sink)
+    assert record.claims[0].reason == "it answers about this computer without looking"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the capital of France? Answer in one word.",
+        "Write a long story about a lighthouse keeper.",
+        "How do I list files in a folder with ls?",  # about commands, not this computer
+    ],
+)
+async def test_a_question_not_about_this_computer_is_answered_without_a_call(
+    make_conversation, write_script, tmp_path, sink, events, question
+):
+    script = write_script({"text": "An answer."})
+    conversation = await make_conversation(
+        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
+    )
+    result = await conversation.run_turn(question)
+    assert result.text == "An answer." and unanswered_events(sink) == []

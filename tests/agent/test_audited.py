@@ -7,20 +7,16 @@ Real commands, the real sandbox, real files under a temporary WISP_HOME.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
+from tests.agent.conftest import real_runner
 from wisp.agent.audited import AuditedTools
 from wisp.agent.loop import Conversation
 from wisp.agent.types import ToolCall
 from wisp.audit import MemorySink
-from wisp.policy.patterns import CommandPatterns
-from wisp.sandbox.plan import probe_uncached
-from wisp.sandbox.writable import WritableSet
-from wisp.tools.command_runner import CommandRunner, CommandSettings
 from wisp.tools.memory import MemoryTool
 from wisp.tools.run_command import RunCommandTool
 
@@ -37,16 +33,7 @@ async def conversation(make_conversation, write_script) -> Conversation:
 @pytest.fixture
 def audited(conversation: Conversation, tmp_path: Path) -> AuditedTools:
     """run_command over a real runner (no approval asked) and memory, as a conversation has."""
-    runner = CommandRunner(
-        patterns=CommandPatterns.compile(),
-        gate=None,
-        writable=WritableSet.build(
-            working_directory=tmp_path, home=conversation.home, environ=os.environ
-        ),
-        support=probe_uncached(),
-        settings=CommandSettings(),
-        environ=os.environ,
-    )
+    runner = real_runner(tmp_path, conversation.home)
     tools = [RunCommandTool(runner), MemoryTool()]
     return AuditedTools(tools, conversation.recorder, conversation.home / "output", memory=True)
 

@@ -15,7 +15,8 @@ once more (docs/turn.md, "An answer that answers").
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wisp.agent import checks
@@ -41,6 +42,12 @@ UNREAD_NUDGE = (
 )
 """Sent (not stored) with the next request, tools offered, after a reply about a file the
 model never read."""
+UNLOOKED_NUDGE = (
+    "You answered without looking: my question is about this computer, and only a tool can "
+    "tell. Call {tool} first, then answer my question: {question}"
+)
+"""Sent (not stored) with the next request, tools offered, after a reply with no call to a
+question about this computer (the ``answers`` reader's ``about_this_computer``)."""
 
 
 class ReplyChecks:
@@ -86,30 +93,32 @@ class ReplyChecks:
             result.verification = found.line
 
     def unread(self, turn: TurnState, text: str) -> str | None:
-        """When ``text`` answers a question that names a file in the working folder, in a turn
-        that called nothing, and ``read_file`` is there to read it (Qwen2.5-Coder-0.5B
-        explained "the error in app.log" without reading it): ``response.verification`` is
-        recorded (status ``unanswered``) and the reminder to send with the next request, tools
-        offered, is returned. Once a turn; None under ``verification.mode`` ``off``."""
+        """When ``text`` answers, with no call made in the turn, a question that names a file
+        in the working folder (Qwen2.5-Coder-0.5B explained "the error in app.log" without
+        reading it) or asks about this computer in so many words ("Which file in this folder
+        contains…": it named a folder of a Windows machine), and a tool is there to look:
+        ``response.verification`` is recorded (status ``unanswered``) and the reminder to send
+        with the next request, tools offered, is returned. Once a turn; None under
+        ``verification.mode`` ``off``."""
         conversation = self.conversation
-        if turn.reminded or turn.calls or "read_file" not in conversation.tool_names:
+        if turn.reminded or turn.calls:
             return None
         if conversation.config.settings.verification.mode == "off":
             return None
         from wisp.agent.verification import answers  # at the first reply, as in ``check``
 
         question = str(turn.pending[0].value)
-        name = answers.unread_file(question, conversation.working_directory)
-        if name is None:
+        reminder = _looking(question, conversation.working_directory, conversation.tool_names)
+        if reminder is None:
             return None
+        why, nudge = reminder
         turn.reminded = True
-        why = f"it answers about {name} without reading it"
         claim = VerifiedClaim(reader=answers.NAME, claim=answers.quoted(text), reason=why)
         details = ResponseVerification(
             method="readers", status="unanswered", claims=[claim], calls=0, seconds=0.0
         )
         conversation.recorder.record(details)
-        return UNREAD_NUDGE.format(name=name, question=question.strip())
+        return nudge
 
     def unanswered(self, turn: TurnState, text: str) -> str | None:
         """When ``text``, the turn's reply, follows the turn's tool results and answers nothing
@@ -139,3 +148,18 @@ class ReplyChecks:
         )  # fmt: skip
         conversation.recorder.record(details)
         return restated(turn, UNANSWERED_NUDGE.format(reply=answers.quoted(text)))
+
+
+def _looking(question: str, folder: Path, tools: Collection[str]) -> tuple[str, str] | None:
+    """Why a reply with no call did not look, and the reminder to look; None when it need not
+    (or no tool is there to look with)."""
+    from wisp.agent.verification import answers
+
+    name = answers.unread_file(question, folder) if "read_file" in tools else None
+    if name is not None:
+        why = f"it answers about {name} without reading it"
+        return why, UNREAD_NUDGE.format(name=name, question=question.strip())
+    if "run_command" in tools and answers.about_this_computer(question):
+        why = "it answers about this computer without looking"
+        return why, UNLOOKED_NUDGE.format(tool="run_command", question=question.strip())
+    return None

@@ -129,6 +129,20 @@ def unanswered(reply: str, question: str, outputs: Sequence[str]) -> str | None:
     return f"{shape} and uses none of the results"
 
 
+THIS_COMPUTER = re.compile(
+    r"\b(?:(?:this|the current|my) (?:folder|directory|repo|repository|project|machine|computer)"
+    r"|run (?:a|the) command|search the files)\b",
+    re.IGNORECASE,
+)
+"""A question about this computer, in so many words, that only a tool can answer: "Which file
+in this folder contains…", "Run a command to list the files"."""
+
+
+def about_this_computer(question: str) -> bool:
+    """Whether the question asks about this computer in so many words (``THIS_COMPUTER``)."""
+    return THIS_COMPUTER.search(question) is not None
+
+
 def unread_file(question: str, folder: Path) -> str | None:
     """A file the question names that is there in ``folder`` to read (``app.log`` in "Look at
     app.log and explain the error"), or None."""
