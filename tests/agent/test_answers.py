@@ -14,6 +14,7 @@ from wisp.agent.events import TextFragment
 from wisp.agent.types import ToolContext
 from wisp.config import Config
 from wisp.tools.current_date import CurrentDateTool
+from wisp.tools.edit_file import EditFileTool
 from wisp.tools.read_file import ReadFileTool
 from wisp.tools.run_command import RunCommandTool
 
@@ -305,3 +306,54 @@ async def test_a_question_not_about_this_computer_is_answered_without_a_call(
     )
     result = await conversation.run_turn(question)
     assert result.text == "An answer." and unanswered_events(sink) == []
+
+
+# Recorded: Qwen2.5-Coder-1.5B, after its replace with no find was refused.
+EXPLAINED = (
+    "The error message indicates that the `replace` mode requires either a line number or an "
+    "exact text to replace. Since no line number or exact text was provided, no changes were "
+    "made to the file."
+)
+PORT = "In settings.json, change the port from 8080 to 9090."
+
+
+async def test_an_answer_after_a_refused_edit_is_sent_back_to_make_it(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    settings = tmp_path / "settings.json"
+    settings.write_text('{\n  "port": 8080\n}\n')
+    edit = {"path": "settings.json", "mode": "replace", "content": "port: 9090"}
+    fixed = {**edit, "find": '"port": 8080', "content": '"port": 9090'}
+    script = write_script(
+        {"tool_calls": [{"name": "edit_file", "arguments": edit}]},
+        {"text": EXPLAINED},
+        {"tool_calls": [{"name": "edit_file", "arguments": fixed}]},
+        {"text": "The port is now 9090."},
+    )
+    conversation = await make_conversation(script, [EditFileTool()])
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    result = await conversation.run_turn(PORT)
+    assert result.text == "The port is now 9090."
+    assert settings.read_text() == '{\n  "port": 9090\n}\n'
+    reminded = recording.requests[2]
+    assert [spec.name for spec in reminded.tools] == ["edit_file"]
+    assert reminded.messages[-1].content == (
+        "Your edit_file call was refused, so nothing was changed: replace needs line (a line "
+        "number) or find (the exact text to replace). Make the call again, corrected, or say why you cannot. My question was: "
+        + PORT
+    )
+    (record,) = unanswered_events(sink)
+    assert record.claims[0].reason == "it answers after edit_file was refused, and changed nothing"
+
+
+async def test_a_policy_refusal_is_reported_not_sent_back(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    sudo = {"tool_calls": [{"name": "run_command", "arguments": {"command": "sudo true"}}]}
+    script = write_script(sudo, {"text": "The policy refused sudo; I did not run it."})
+    tool = RunCommandTool(real_runner(tmp_path, tmp_path / "home"))
+    conversation = await make_conversation(script, [tool])
+    result = await conversation.run_turn("Run the command `sudo true` for me.")
+    assert result.text == "The policy refused sudo; I did not run it."
+    assert unanswered_events(sink) == []

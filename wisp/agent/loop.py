@@ -251,7 +251,7 @@ class Conversation:
             turn.reminder = None  # sent with that one request only
             if not reply.calls:
                 if reply.text.strip():
-                    if (reminder := self.checks.unread(turn, reply.text)) is not None:
+                    if (reminder := self.checks.reminder(turn, reply.text)) is not None:
                         turn.reminder = reminder
                         emit(TextFragment("\n\n"))
                         continue

@@ -25,7 +25,7 @@ from wisp.agent.events import TurnResult
 from wisp.agent.turn_state import TurnState
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import ResponseVerification, VerifiedClaim
-from wisp.store import PendingEntry, Source
+from wisp.store import PendingEntry, Source, ToolOutputValue
 
 if TYPE_CHECKING:
     from wisp.agent.loop import Conversation
@@ -48,6 +48,12 @@ UNLOOKED_NUDGE = (
 )
 """Sent (not stored) with the next request, tools offered, after a reply with no call to a
 question about this computer (the ``answers`` reader's ``about_this_computer``)."""
+EDIT_REFUSED_NUDGE = (
+    "Your edit_file call was refused, so nothing was changed: {error} Make the call again, "
+    "corrected, or say why you cannot. My question was: {question}"
+)
+"""Sent (not stored) with the next request, tools offered, after a reply that follows a refused
+``edit_file`` call and calls nothing."""
 
 
 class ReplyChecks:
@@ -92,31 +98,36 @@ class ReplyChecks:
             conversation.recorder.record(found.details)
             result.verification = found.line
 
-    def unread(self, turn: TurnState, text: str) -> str | None:
-        """When ``text`` answers, with no call made in the turn, a question that names a file
-        in the working folder (Qwen2.5-Coder-0.5B explained "the error in app.log" without
-        reading it) or asks about this computer in so many words ("Which file in this folder
-        contains…": it named a folder of a Windows machine), and a tool is there to look:
-        ``response.verification`` is recorded (status ``unanswered``) and the reminder to send
-        with the next request, tools offered, is returned. Once a turn; None under
+    def reminder(self, turn: TurnState, text: str) -> str | None:
+        """The reminder to send with the next request, tools offered, when ``text`` answers
+        without having looked or after giving up: with no call made in the turn, to a question
+        that names a file in the working folder (Qwen2.5-Coder-0.5B explained "the error in
+        app.log" without reading it) or asks about this computer in so many words ("Which file
+        in this folder contains…": it named a folder of a Windows machine); or right after a
+        refused ``edit_file`` call. ``response.verification`` is recorded (status
+        ``unanswered``). Once a turn, never once the tools were withdrawn; None under
         ``verification.mode`` ``off``."""
         conversation = self.conversation
-        if turn.reminded or turn.calls:
+        if turn.reminded or turn.looped is not None:
             return None
         if conversation.config.settings.verification.mode == "off":
             return None
-        from wisp.agent.verification import answers  # at the first reply, as in ``check``
-
         question = str(turn.pending[0].value)
-        reminder = _looking(question, conversation.working_directory, conversation.tool_names)
+        if turn.calls:
+            reminder = _edit_refused(turn, question)
+        else:
+            reminder = _looking(question, conversation.working_directory, conversation.tool_names)
         if reminder is None:
             return None
+        from wisp.agent.verification import answers  # at the first reply, as in ``check``
+
         why, nudge = reminder
         turn.reminded = True
         claim = VerifiedClaim(reader=answers.NAME, claim=answers.quoted(text), reason=why)
         details = ResponseVerification(
-            method="readers", status="unanswered", claims=[claim], calls=0, seconds=0.0
-        )
+            method="readers", status="unanswered", claims=[claim], calls=len(turn.calls),
+            seconds=0.0,
+        )  # fmt: skip
         conversation.recorder.record(details)
         return nudge
 
@@ -163,3 +174,23 @@ def _looking(question: str, folder: Path, tools: Collection[str]) -> tuple[str, 
         why = "it answers about this computer without looking"
         return why, UNLOOKED_NUDGE.format(tool="run_command", question=question.strip())
     return None
+
+
+def _edit_refused(turn: TurnState, question: str) -> tuple[str, str] | None:
+    """When the turn's last result is a refused ``edit_file`` call (Qwen2.5-Coder-1.5B sent
+    ``replace`` with no ``find``, was shown the file's lines, and explained the error), why the
+    reply leaves the change undone and the reminder to make the call again; else None."""
+    last = turn.pending[-1].value
+    if not isinstance(last, ToolOutputValue) or last.tool != "edit_file":
+        return None
+    if not last.text.startswith("error:"):
+        return None
+    error = last.text.removeprefix("error:").strip().splitlines()[0]
+    # edit_file's own "; nothing was changed. NAME reads:" (the lines follow) is said here.
+    error = error.partition("; nothing was changed")[0]
+    nudge = EDIT_REFUSED_NUDGE.format(error=_sentence(error), question=question.strip())
+    return "it answers after edit_file was refused, and changed nothing", nudge
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
