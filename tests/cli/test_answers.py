@@ -71,3 +71,22 @@ def test_a_copied_output_is_recorded_as_cut_in_a_real_chat(
     assert details["tool"] == "read_file" and details["coverage"] == 1.0
     assert details["words"] == len(copy.split()) and details["tokens"] == details["bytes"] // 4
     assert details["output"] == details["entry"] - 1  # the output, then the reply
+
+
+def test_text_before_a_call_and_the_answer_after_it_are_apart(
+    wisp_script, wisp_env, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "config.ini").write_text("[server]\nport = 8080\n")
+    script = tmp_path / "script.json"
+    # Qwen2.5-Coder-1.5B wrote "{}" before its call; the answer came after the result.
+    before = {"text": "{}", **READ}
+    responses = [before, {"text": "The port is 8080."}]
+    script.write_text(json.dumps({"responses": responses}))
+    done = subprocess.run(
+        [str(wisp_script), "--yes", "-m", f"script:{script}", "What port does config.ini set?"],
+        env=wisp_env, cwd=work, capture_output=True, text=True, timeout=HANG,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "{}\n\nThe port is 8080.\n"

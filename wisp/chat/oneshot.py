@@ -6,7 +6,7 @@ from typing import TextIO
 
 from wisp.agent.events import AgentEvent, TextFragment, TurnResult, cut_note
 from wisp.audit.event import AuditEvent
-from wisp.audit.kinds import ModelReasoning
+from wisp.audit.kinds import ModelReasoning, ToolCall
 from wisp.chat.event_text import event_text
 from wisp.chat.fold import drawable
 
@@ -19,17 +19,31 @@ class OneShotFace:
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
         self.err = err
-        self.ends_with_newline = True
         self.to_terminal = out.isatty()
+        self.wrote = False
+        self.newlines_at_end = 1
+        """Line breaks the output ends with (nothing written counts as one: no line to end)."""
+        self.called_since = False
+        """A tool was called since the reply's last text: what follows is another reply."""
 
     def emit(self, event: AgentEvent) -> None:
         match event:
             case TextFragment(text=text):
+                if self.called_since and self.wrote and text.strip():
+                    # Text before a call and the answer after it are two replies: a blank line
+                    # between, as between any two (never "{}The output…").
+                    self.out.write("\n" * (2 - min(2, self.newlines_at_end)))
                 # Piped, the reply is data and goes on as written; on a terminal, the model's
                 # words go there, never its escape sequences.
                 self.out.write(drawable(text) if self.to_terminal else text)
                 self.out.flush()
-                self.ends_with_newline = text.endswith("\n")
+                if text.strip():
+                    self.wrote, self.called_since = True, False
+                stripped = text.rstrip("\n")
+                ended = len(text) - len(stripped)
+                self.newlines_at_end = ended if stripped else self.newlines_at_end + ended
+            case AuditEvent(details=ToolCall()):
+                self.called_since = True
             case AuditEvent(details=ModelReasoning(phase="end") as thought):
                 self.note(event_text(thought, None) or "")
             case _:
@@ -40,7 +54,7 @@ class OneShotFace:
 
     def finish(self, result: TurnResult) -> int:
         """The lines under the reply, and the exit status: 0 ok, 1 error, 130 stopped."""
-        if not self.ends_with_newline:
+        if self.newlines_at_end == 0:
             self.out.write("\n")
             self.out.flush()
         if result.cut is not None:
