@@ -339,9 +339,12 @@ async def test_an_answer_after_a_refused_edit_is_sent_back_to_make_it(
     reminded = recording.requests[2]
     assert [spec.name for spec in reminded.tools] == ["edit_file"]
     assert reminded.messages[-1].content == (
-        "Your edit_file call was refused, so nothing was changed: replace needs line (a line "
-        "number) or find (the exact text to replace). Make the call again, corrected, or say why you cannot. My question was: "
-        + PORT
+        "Your edit_file call was refused, so nothing was changed:\n```\n"
+        "error: replace needs line (a line number) or find (the exact text to replace); nothing "
+        'was changed. settings.json reads:\n1\t{\n2\t  "port": 8080\n3\t}\n'
+        "[end of file: 3 lines]\n```\n"
+        "What to correct is said there: make the call again, corrected, or say why you cannot. "
+        "My question was: " + PORT
     )
     (record,) = unanswered_events(sink)
     assert record.claims[0].reason == "it answers after edit_file was refused, and changed nothing"

@@ -281,6 +281,8 @@ async def test_an_empty_reply_is_asked_once_more_without_tools(
     assert (result.outcome, result.text) == ("ok", "It is noon.")
     first, again = recording.requests
     assert first.tools and not again.tools
+    # What the first offered is still there for a backend to keep in the prompt, calls barred.
+    assert again.kept_in_prompt == first.tools
     nudge = again.messages[-1]
     assert nudge.role == "user" and "Your reply was empty" in nudge.content
     # The nudge is not part of the conversation: only the prompt and the answer are stored.
@@ -353,6 +355,7 @@ async def test_the_same_call_straight_after_its_result_withdraws_the_tools(
     last = recording.requests[-1]
     nudge = last.messages[-1].content
     assert last.tools == [] and len(recording.requests) == 3
+    assert last.kept_in_prompt == recording.requests[0].tools
     assert "echo gave:\n```\nagain\n```\nMy question was: echo\n" in nudge
     assert "you already made this exact call" not in nudge
 

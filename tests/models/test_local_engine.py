@@ -16,7 +16,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from wisp.agent.types import ChatRequest, Message, TextDelta, ToolCallRequested, ToolSpec
+from wisp.agent.types import (
+    ChatRequest,
+    Message,
+    TextDelta,
+    ToolCallRequested,
+    ToolSpec,
+    UsageReport,
+)
 from wisp.config import Config
 from wisp.models import local
 from wisp.models.local_calls import forms_for
@@ -128,3 +135,53 @@ async def test_through_the_backend_text_then_a_call_is_text_and_a_call() -> None
     [call] = [e for e in events if isinstance(e, ToolCallRequested)]
     assert call.name in SCHEMAS and call.name != "change_port"
     jsonschema.validate(call.arguments, SCHEMAS[call.name])
+
+
+def common_prefix(one: list[int], other: list[int]) -> int:
+    return next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), 0)
+
+
+def test_a_request_asked_again_keeps_the_tools_in_its_prompt_and_bars_calls(
+    engine: Engine,
+) -> None:
+    question = [Message(role="user", content="What is the date?")]
+    asked = [
+        *question,
+        Message(role="assistant", content="Thank you!"),
+        Message(role="user", content="Answer my question."),
+    ]
+    offered = engine.render(question, TOOLS, {})
+    again = engine.render(asked, TOOLS, {}, barred=True)
+    # Everything the first request read is the start of the second: the cache keeps it.
+    assert again.tokens[: len(offered.tokens)] == offered.tokens
+    assert common_prefix(engine.render(asked, [], {}).tokens, offered.tokens) < 20
+    assert again.calls is None and again.barred == engine.opener_tokens
+
+
+def test_a_barred_token_is_never_written(engine: Engine) -> None:
+    prompt = as_qwen(ask(engine, TAGGED))
+    reply, _ = generated(engine, prompt)
+    assert "<tool_call>" in reply
+    # SmolLM2 writes <tool_call> in pieces; its first is barred (Qwen's is one token).
+    tokenize = engine._llm.tokenize
+    opener = tokenize(reply[reply.index("<tool_call>") :].encode(), add_bos=False)[0]
+    prompt.calls, prompt.barred = None, (opener,)
+    barred, _ = generated(engine, prompt)
+    assert barred.startswith("Checking.") and "<tool_call>" not in barred
+
+
+async def test_through_the_backend_a_request_asked_again_reads_only_what_is_new() -> None:
+    declared = {"SmolLM2-135M-Instruct.Q4_1": {"capabilities": ["toolCalling"]}}
+    config = Config(Path("/nonexistent/config.json"), {"local": {"models": declared}})
+    model = await local.resolve("", config.settings.local)
+    question = [Message(role="user", content="Who are you? One line.")]
+    first = ChatRequest(question, TOOLS, max_tokens=20)
+    asked = [*question, Message(role="user", content="Answer in one word.")]
+    again = ChatRequest(asked, withheld=TOOLS, max_tokens=20, kept_in_prompt=TOOLS)
+    try:
+        [one] = [e async for e in model.backend.stream(first) if isinstance(e, UsageReport)]
+        [two] = [e async for e in model.backend.stream(again) if isinstance(e, UsageReport)]
+    finally:
+        await model.backend.aclose()
+    # The tools are still in the prompt: the first request's prompt comes from the cache.
+    assert two.usage.input > one.usage.input and two.usage.cached >= one.usage.input - 4

@@ -79,10 +79,16 @@ def quoted_results(outputs: Sequence[ToolOutputValue], budget: int = QUOTED_RESU
     share = max(budget // len(distinct), 64)
     blocks = []
     for tool, text in distinct:
-        if len(text.encode()) > share:
-            text = text.encode()[:share].decode(errors="ignore").rstrip() + "\n" + CUT_RESULT
+        text = cut_to(text, share)
         blocks.append(f"{tool} gave:\n```\n{text}\n```")
     return "The results of your calls:\n" + "\n".join(blocks)
+
+
+def cut_to(text: str, budget: int) -> str:
+    """``text`` within ``budget`` bytes, cut saying so (``CUT_RESULT``)."""
+    if len(text.encode()) <= budget:
+        return text
+    return text.encode()[:budget].decode(errors="ignore").rstrip() + "\n" + CUT_RESULT
 
 
 def _cut(question: str) -> str:
@@ -130,6 +136,8 @@ async def _ask_again(conversation: Conversation, turn: TurnState, emit: Emit, nu
     def asked_again() -> ChatRequest:
         messages = conversation.messages(turn.pending)
         messages.append(Message(role="user", content=nudge))
-        return ChatRequest(messages, withheld=specs, schema=turn.schema)
+        return ChatRequest(
+            messages, withheld=specs, schema=turn.schema, kept_in_prompt=turn.offered
+        )
 
     return await conversation.send(turn, asked_again, emit)

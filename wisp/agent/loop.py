@@ -415,9 +415,12 @@ def _next_request(turn: TurnState, messages: list[Message], choice: Choice) -> C
         messages.append(Message(role="user", content=turn.reminder))
     if turn.looped is None:
         schema = None if specs else turn.schema
+        turn.offered = specs
         return ChatRequest(messages, specs, withheld=withheld, schema=schema)
     messages.append(Message(role="user", content=restated(turn, LOOP_NUDGE.format(turn.looped))))
-    return ChatRequest(messages, withheld=[*specs, *withheld], schema=turn.schema)
+    return ChatRequest(
+        messages, withheld=[*specs, *withheld], schema=turn.schema, kept_in_prompt=turn.offered
+    )
 
 
 def _missed(reply: Reply, choice: Choice) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wisp.agent import checks
-from wisp.agent.asking_again import restated, turn_results
+from wisp.agent.asking_again import QUOTED_RESULTS_BYTES, cut_to, restated, turn_results
 from wisp.agent.events import TurnResult
 from wisp.agent.turn_state import TurnState
 from wisp.audit.event import AuditEvent
@@ -49,8 +49,9 @@ UNLOOKED_NUDGE = (
 """Sent (not stored) with the next request, tools offered, after a reply with no call to a
 question about this computer (the ``answers`` reader's ``about_this_computer``)."""
 EDIT_REFUSED_NUDGE = (
-    "Your edit_file call was refused, so nothing was changed: {error} Make the call again, "
-    "corrected, or say why you cannot. My question was: {question}"
+    "Your edit_file call was refused, so nothing was changed:\n```\n{result}\n```\nWhat to "
+    "correct is said there: make the call again, corrected, or say why you cannot. My question "
+    "was: {question}"
 )
 """Sent (not stored) with the next request, tools offered, after a reply that follows a refused
 ``edit_file`` call and calls nothing."""
@@ -185,12 +186,6 @@ def _edit_refused(turn: TurnState, question: str) -> tuple[str, str] | None:
         return None
     if not last.text.startswith("error:"):
         return None
-    error = last.text.removeprefix("error:").strip().splitlines()[0]
-    # edit_file's own "; nothing was changed. NAME reads:" (the lines follow) is said here.
-    error = error.partition("; nothing was changed")[0]
-    nudge = EDIT_REFUSED_NUDGE.format(error=_sentence(error), question=question.strip())
+    result = cut_to(last.text.strip(), QUOTED_RESULTS_BYTES)
+    nudge = EDIT_REFUSED_NUDGE.format(result=result, question=question.strip())
     return "it answers after edit_file was refused, and changed nothing", nudge
-
-
-def _sentence(text: str) -> str:
-    return text if text.endswith((".", "!", "?")) else text + "."

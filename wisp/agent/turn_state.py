@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from wisp.agent.types import ToolCall, ToolCallRequested, Usage
+from wisp.agent.types import ToolCall, ToolCallRequested, ToolSpec, Usage
 from wisp.store import PendingEntry
 
 
@@ -36,9 +36,12 @@ class TurnState(msgspec.Struct):
     """The tool the model called again with the same arguments, straight after the first call
     or a third time: no more tools this turn, and one request for the answer."""
     reminder: str | None = None
-    """Sent (not stored) with the next request only: the model answered about a file it never
-    read (``ReplyChecks.unread``)."""
+    """Sent (not stored) with the next request only: the model answered without looking, or
+    after a refused edit (``ReplyChecks.reminder``)."""
     reminded: bool = False
+    offered: list[ToolSpec] = msgspec.field(default_factory=list)
+    """The tools the turn's last request with tools offered: a request asked again keeps them
+    in its prompt (``ChatRequest.kept_in_prompt``)."""
     last_call: str = ""
     """The last call made, as its tool and arguments: the next one repeats it in a row."""
     headroom: int | None = None

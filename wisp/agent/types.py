@@ -81,6 +81,10 @@ class ChatRequest(msgspec.Struct, frozen=True):
     task: str | None = None
     """The task wisp asks this of a model for, of its own accord (``assess``: docs/models.md,
     "Routed tasks"); None for the conversation's own requests."""
+    kept_in_prompt: list[ToolSpec] = msgspec.field(default_factory=list)
+    """On a request that offers no tools, the tools the turn's earlier requests offered: a
+    backend whose prompt would otherwise start differently may write them as before, so its
+    cache keeps the prompt, and bar calls instead (the local one does)."""
 
     @property
     def known_tools(self) -> list[ToolSpec]:

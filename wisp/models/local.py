@@ -87,10 +87,17 @@ class LocalBackend(msgspec.Struct):
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         engine = await self._loaded()
+        # A request asked again offers no tools: those offered before stay in the prompt, so it
+        # starts as the turn's earlier requests did and the cache keeps it, and calls are
+        # barred instead (docs/models.md, "The embedded model's tools").
+        barred = not request.tools and bool(request.kept_in_prompt)
+        render = functools.partial(
+            engine.render, grammar=self.options.grammar, schema=request.schema, barred=barred
+        )
         prompt = await asyncio.to_thread(
-            functools.partial(engine.render, grammar=self.options.grammar, schema=request.schema),
+            render,
             request.messages,
-            request.tools,
+            request.tools or request.kept_in_prompt,
             self._template_options(request),
         )
         self._check_fits(prompt)

@@ -8,6 +8,7 @@ wisp imports without the ``local`` extra.
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +48,9 @@ class Prompt(msgspec.Struct):
     """GBNF every token of the reply is held to: a request's schema."""
     calls: CallHold | None = None
     """Tools were offered: once the reply opens a call, the rest is held to the call's form."""
+    barred: tuple[int, ...] = ()
+    """Tokens the reply may not hold: the call openers of a request whose tools are in the
+    prompt but not offered (``Engine.render``'s ``barred``)."""
 
 
 class Sampling(msgspec.Struct, frozen=True):
@@ -104,6 +108,9 @@ class Engine:
         self.call_forms = forms_for(template if self.places_tools else None)
         """The forms this model's calls are watched for (docs/models.md, "The embedded
         model's tools")."""
+        self.opener_tokens = self._opener_tokens()
+        """The forms' openers that are one token each (Qwen's ``<tool_call>``): what a request
+        that bars calls keeps the reply from writing."""
         self._formatter = Jinja2ChatFormatter(
             template=template,
             eos_token=self._token_text(eos),
@@ -120,13 +127,17 @@ class Engine:
         *,
         grammar: bool = True,
         schema: dict[str, Any] | None = None,
+        barred: bool = False,
     ) -> Prompt:
         """The chat as the model's own template writes it, tools passed to it as ``tools``;
         to a template that cannot place them, written into the system message instead. Unless
         ``grammar`` is off, a call the reply opens is held to its form. A ``schema`` holds the
-        whole reply to one JSON value fitting it (such a request offers no tools)."""
+        whole reply to one JSON value fitting it (such a request offers no tools). ``barred``:
+        the tools are written as ever, so the prompt starts as the turn's other requests did
+        and the cache keeps it, but the reply may not open a call with a one-token opener."""
         rules = schema_grammar(schema) if schema is not None else None
-        calls = CallHold(self.call_forms, tools) if tools and grammar and rules is None else None
+        holds = tools and grammar and rules is None and not barred
+        calls = CallHold(self.call_forms, tools) if holds else None
         if tools and not self.places_tools:
             messages = with_tools(messages, tools)
             tools = []
@@ -143,7 +154,20 @@ class Engine:
         )
         stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
         starts_thinking = rendered.prompt.rstrip().endswith("<think>")
-        return Prompt(tokens, stop, starts_thinking, rules, calls)
+        bar = self.opener_tokens if barred else ()
+        return Prompt(tokens, stop, starts_thinking, rules, calls, bar)
+
+    def _opener_tokens(self) -> tuple[int, ...]:
+        """The family's own call tags that are one token each (Qwen's ``<tool_call>``); a
+        text opener (``{``, a fence) is never barred: an answer may hold it."""
+        tokens = []
+        for form in self.call_forms:
+            if not form.marker or len(form.opener) > 1 or len(form.opener[0]) > 1:
+                continue
+            one = self._llm.tokenize(form.opener[0][0].encode(), add_bos=False, special=True)
+            if len(one) == 1:
+                tokens.append(one[0])
+        return tuple(sorted(tokens))
 
     def _cached_prefix(self, tokens: list[int]) -> int:
         """Prompt tokens the last request left in the cache, which llama-cpp-python reuses."""
@@ -229,6 +253,7 @@ class Engine:
             stream=True,
             repeat_penalty=1.0,
             grammar=LlamaGrammar.from_string(grammar) if grammar else None,
+            logit_bias=dict.fromkeys(prompt.barred, -math.inf) if prompt.barred else None,
             stopping_criteria=StoppingCriteriaList([lambda _ids, _logits: stop.is_set()]),
         )
         reason = None
