@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any, ClassVar
 
 from msgspec import UNSET
 
+from tests.agent.conftest import EchoTool
 from tests.hang import HANG
 from wisp.agent.compose import compose
 from wisp.agent.events import TextFragment
+from wisp.agent.types import ToolContext
 from wisp.audit import MemorySink
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import ToolResult
@@ -317,9 +320,40 @@ async def test_the_second_identical_call_is_told_it_repeats(
     assert result.outcome == "ok"
     outputs = [e.details.output for e in sink.events if e.kind == "tool.result"]
     assert outputs[0] == "again"
-    assert outputs[2].startswith("note: you already made this exact call in this turn")
-    assert outputs[2].endswith("\nagain")
+    # The same output is not sent twice: the model has it.
+    assert outputs[2] == (
+        "note: you already made this exact call in this turn, and its result is the same as "
+        "before (above). Do not call it a third time: use the results you have."
+    )
     assert "tools.withdrawn" not in kinds(sink)
+
+
+class CountingTool:
+    """A real tool whose output changes each call, as a command's may."""
+
+    name = "count"
+    description = "Counts its calls."
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    read_only = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
+        self.calls += 1
+        return f"call {self.calls}"
+
+
+async def test_a_repeat_that_gives_something_new_shows_it(
+    make_conversation, write_script, sink, events
+):
+    count = {"tool_calls": [{"name": "count", "arguments": {}}]}
+    script = write_script(count, ECHO_OTHER, count, {"text": "ok"})
+    conversation = await make_conversation(script, [CountingTool(), EchoTool()])
+    await conversation.run_turn("count")
+    outputs = [e.details.output for e in sink.events if e.kind == "tool.result"]
+    assert outputs[2].startswith("note: you already made this exact call in this turn; the result")
+    assert outputs[2].endswith("\ncall 2")
 
 
 async def test_a_third_identical_call_withdraws_the_tools_and_asks_for_the_answer(

@@ -34,6 +34,13 @@ REPEAT_NOTE = (
 )
 """Put before the result of the second identical call of a turn (what the model and the log
 get alike)."""
+SAME_NOTE = (
+    "note: you already made this exact call in this turn, and its result is the same as "
+    "before (above). Do not call it a third time: use the results you have."
+)
+"""The whole result of the second identical call of a turn when it gave what the first did:
+the model has it already, and a small window pays for every copy (a 37-line file read twice
+costs about 330 tokens more to read on)."""
 
 NO_SUCH_TOOL = "error: there is no tool named {}"
 UNPARSED = "error: the call to {} was not run: its arguments must be a JSON object, and were {}"
@@ -67,11 +74,14 @@ class AuditedTools:
         self.recorder = recorder
         self.output_dir = output_dir
         self._repeats: Counter[tuple[str, bytes]] = Counter()
+        self._first_outputs: dict[tuple[str, bytes], str] = {}
+        """Each call's first output this turn, to tell whether its repeat gave the same."""
         self._offered_named = False
         """A failed call's result named the tools offered in this turn already."""
 
     def new_turn(self) -> None:
         self._repeats.clear()  # ``repeat`` counts within a turn
+        self._first_outputs.clear()
         self._offered_named = False
 
     async def run(
@@ -119,8 +129,11 @@ class AuditedTools:
             output = "\n".join([output.rstrip("\n"), *notes])
         seconds = time.monotonic() - started
         repeat = self._repeats[key]
-        if repeat == 2:
-            output = REPEAT_NOTE + output  # small models loop; the third time ends the tools
+        if repeat == 1:
+            self._first_outputs[key] = output
+        elif repeat == 2:  # small models loop; the third time ends the tools
+            same = self._first_outputs.pop(key, None) == output
+            output = SAME_NOTE if same else REPEAT_NOTE + output
         result = ToolResult(
             tool=call.name, output=output, bytes=utf8_len(output), seconds=round(seconds, 6)
         )
