@@ -213,6 +213,52 @@ async def test_replace_needs_line_or_find_and_shows_a_small_file(
     assert (workdir / "settings.json").read_text().count("8080") == 1
 
 
+SETTINGS = '{\n  "name": "demo",\n  "port": 8080,\n  "debug": false\n}\n'
+
+
+async def test_an_edit_that_breaks_a_json_file_is_refused_and_changes_nothing(
+    context: ToolContext, workdir: Path
+) -> None:
+    # Recorded: Qwen2.5-Coder-1.5B, told the line, wrote YAML into settings.json.
+    (workdir / "settings.json").write_text(SETTINGS)
+    result = await edit(context, path="settings.json", mode="replace", line=3, content="port: 9090")
+    assert result.startswith(
+        "error: the edit would leave settings.json no longer valid JSON: Expecting property "
+        "name enclosed in double quotes: line 3 column 3 (char 22); nothing was changed. "
+        'settings.json reads:\n1\t{\n2\t  "name": "demo",\n3\t  "port": 8080,\n'
+    )
+    assert (workdir / "settings.json").read_text() == SETTINGS
+    fixed = await edit(
+        context, path="settings.json", mode="replace", line=3, content='"port": 9090,'
+    )
+    assert fixed.startswith("replaced at line 3")
+    assert '"port": 9090,' in (workdir / "settings.json").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "arguments"),
+    [
+        # A file broken already may be being fixed; other files are text.
+        ("broken.json", '{"port": 8080,,}\n', {"find": ",,", "content": ","}),
+        ("notes.txt", "port: 8080\n", {"find": "8080", "content": "{"}),
+        ("pyproject.toml", '[project]\nversion = "1.0"\n', {"find": "1.0", "content": "1.1"}),
+    ],
+)
+async def test_edits_that_leave_a_file_parsing_or_need_not_are_made(
+    context: ToolContext, workdir: Path, name: str, before: str, arguments: dict[str, str]
+) -> None:
+    (workdir / name).write_text(before)
+    result = await edit(context, path=name, mode="replace", **arguments)
+    assert result.startswith("replaced"), result
+
+
+async def test_a_toml_file_left_unparsable_is_refused(context: ToolContext, workdir: Path) -> None:
+    (workdir / "pyproject.toml").write_text('[project]\nversion = "1.0"\n')
+    result = await edit(context, path="pyproject.toml", mode="append", content="version =\n")
+    assert result.startswith("error: the edit would leave pyproject.toml no longer valid TOML")
+    assert (workdir / "pyproject.toml").read_text() == '[project]\nversion = "1.0"\n'
+
+
 async def test_a_large_file_is_not_shown_when_the_place_is_missing(
     context: ToolContext, workdir: Path
 ) -> None:

@@ -35,6 +35,7 @@ from wisp.tools.beneath import (
     real_path_of,
     resolved,
 )
+from wisp.tools.file_syntax import broken_by
 from wisp.tools.home_guard import is_within, opened_inside_home
 from wisp.tools.output import split_lines
 from wisp.tools.read_file import numbered_page
@@ -239,6 +240,10 @@ def _edit(path: Path, real: Path, place: _Place, edit: _Edit) -> _Landed | str:
         return f"error: cannot read {path}: {exc.strerror or exc}"
     try:
         data, line_edit = _apply(path, before, edit.mode, edit.content, edit.find, edit.line)
+        if (broken := broken_by(real.name, before, data)) is not None:
+            raise EditRefused(
+                f"the edit would leave {path.name} no longer valid {broken}", shows_file=True
+            )
     except EditRefused as exc:
         shown = _shown_lines(path, before) if exc.shows_file and before else ""
         return f"error: {exc}{shown}"
