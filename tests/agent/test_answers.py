@@ -360,3 +360,20 @@ async def test_a_policy_refusal_is_reported_not_sent_back(
     result = await conversation.run_turn("Run the command `sudo true` for me.")
     assert result.text == "The policy refused sudo; I did not run it."
     assert unanswered_events(sink) == []
+
+
+async def test_a_refusal_is_quoted_when_the_tools_are_withdrawn(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    # Qwen2.5-Coder-0.5B, its sudo denied, asked again and then explained how to run sudo.
+    sudo = {"tool_calls": [{"name": "run_command", "arguments": {"command": "sudo true"}}]}
+    script = write_script(sudo, sudo, {"text": "It was refused."})
+    conversation = await make_conversation(
+        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
+    )
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    await conversation.run_turn("Run the command `sudo true` for me.")
+    nudge = recording.requests[-1].messages[-1].content
+    assert "run_command gave:\n```\nerror: command denied by policy: the command runs as" in nudge
+    assert nudge.endswith("Answer it now, in plain text, from those results.")

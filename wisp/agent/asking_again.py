@@ -42,9 +42,11 @@ CUT_RESULT = "… (cut here; the whole result is above)"
 
 
 def restated(turn: TurnState, opening: str) -> str:
-    """A nudge: ``opening``, the turn's successful results quoted (each distinct one once, the
-    newest first to lose room), the question restated, and the request for a plain answer."""
-    results = turn_results(turn)
+    """A nudge: ``opening``, the turn's results quoted (each distinct one once, the newest
+    first to lose room; a refusal too, which the person must be told of: the 0.5B, its
+    ``sudo`` denied and the tools withdrawn, explained how to run ``sudo``), the question
+    restated, and the request for a plain answer."""
+    results = turn_results(turn, failed=True)
     parts = [opening]
     if results:
         parts.append(quoted_results(results))
@@ -54,14 +56,17 @@ def restated(turn: TurnState, opening: str) -> str:
     return "\n".join(parts)
 
 
-def turn_results(turn: TurnState) -> list[ToolOutputValue]:
-    """The outputs of the turn's calls that did not fail, oldest first; of calls repeated with
-    the same arguments, the first (the later ones carry the repeat note)."""
+def turn_results(turn: TurnState, *, failed: bool = False) -> list[ToolOutputValue]:
+    """The outputs of the turn's calls that did not fail (``failed``: and of those that did),
+    oldest first; of calls repeated with the same arguments, the first (the later ones carry
+    the repeat note)."""
     seen: set[str] = set()
     results = []
     for entry in turn.pending:
         output = entry.value
-        if not isinstance(output, ToolOutputValue) or output.text.startswith("error:"):
+        if not isinstance(output, ToolOutputValue):
+            continue
+        if output.text.startswith("error:") and not failed:
             continue
         call = turn.calls.get(output.call_id)
         made = json.dumps(call.arguments, sort_keys=True) if call else output.call_id
