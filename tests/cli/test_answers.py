@@ -13,20 +13,27 @@ from tests.hang import HANG
 READ = {"tool_calls": [{"name": "read_file", "arguments": {"path": "config.ini"}}]}
 
 
-def test_thank_you_after_a_read_is_asked_once_more(
-    wisp_script, wisp_env, tmp_path: Path, audit_lines
-) -> None:
+def ask_port(wisp_script, wisp_env, tmp_path: Path, *responses) -> subprocess.CompletedProcess:
+    """``wisp --yes "What port does config.ini set?"`` over a script of ``responses``, in a
+    folder holding config.ini."""
     work = tmp_path / "work"
     work.mkdir()
     (work / "config.ini").write_text("[server]\nport = 8080\n")
     script = tmp_path / "script.json"
-    responses = [READ, {"text": "Thank you!"}, {"text": "The port is 8080."}]
-    script.write_text(json.dumps({"responses": responses}))
+    script.write_text(json.dumps({"responses": list(responses)}))
     done = subprocess.run(
         [str(wisp_script), "--yes", "-m", f"script:{script}", "What port does config.ini set?"],
         env=wisp_env, cwd=work, capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_thank_you_after_a_read_is_asked_once_more(
+    wisp_script, wisp_env, tmp_path: Path, audit_lines
+) -> None:
+    responses = [READ, {"text": "Thank you!"}, {"text": "The port is 8080."}]
+    done = ask_port(wisp_script, wisp_env, tmp_path, *responses)
     assert done.stdout == "Thank you!\n\nThe port is 8080.\n"
     lines = audit_lines()
     kinds = [line["kind"] for line in lines]
@@ -76,17 +83,7 @@ def test_a_copied_output_is_recorded_as_cut_in_a_real_chat(
 def test_text_before_a_call_and_the_answer_after_it_are_apart(
     wisp_script, wisp_env, tmp_path: Path
 ) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "config.ini").write_text("[server]\nport = 8080\n")
-    script = tmp_path / "script.json"
     # Qwen2.5-Coder-1.5B wrote "{}" before its call; the answer came after the result.
     before = {"text": "{}", **READ}
-    responses = [before, {"text": "The port is 8080."}]
-    script.write_text(json.dumps({"responses": responses}))
-    done = subprocess.run(
-        [str(wisp_script), "--yes", "-m", f"script:{script}", "What port does config.ini set?"],
-        env=wisp_env, cwd=work, capture_output=True, text=True, timeout=HANG,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    done = ask_port(wisp_script, wisp_env, tmp_path, before, {"text": "The port is 8080."})
     assert done.stdout == "{}\n\nThe port is 8080.\n"
