@@ -55,6 +55,9 @@ EDIT_REFUSED_NUDGE = (
 )
 """Sent (not stored) with the next request, tools offered, after a reply that follows a refused
 ``edit_file`` call and calls nothing."""
+EDIT_CORRECTABLE = "; nothing was changed"
+"""What ``edit_file`` says of a refusal the model can correct from what it is shown (no place,
+a text not found, a JSON or TOML file it would break); a FIFO or a path with a NUL it cannot."""
 
 
 class ReplyChecks:
@@ -178,13 +181,14 @@ def _looking(question: str, folder: Path, tools: Collection[str]) -> tuple[str, 
 
 
 def _edit_refused(turn: TurnState, question: str) -> tuple[str, str] | None:
-    """When the turn's last result is a refused ``edit_file`` call (Qwen2.5-Coder-1.5B sent
-    ``replace`` with no ``find``, was shown the file's lines, and explained the error), why the
-    reply leaves the change undone and the reminder to make the call again; else None."""
+    """When the turn's last result is an ``edit_file`` call refused in a way the model can
+    correct (Qwen2.5-Coder-1.5B sent ``replace`` with no ``find``, was shown the file's lines,
+    and explained the error), why the reply leaves the change undone and the reminder to make
+    the call again; else None."""
     last = turn.pending[-1].value
     if not isinstance(last, ToolOutputValue) or last.tool != "edit_file":
         return None
-    if not last.text.startswith("error:"):
+    if not last.text.startswith("error:") or EDIT_CORRECTABLE not in last.text:
         return None
     result = cut_to(last.text.strip(), QUOTED_RESULTS_BYTES)
     nudge = EDIT_REFUSED_NUDGE.format(result=result, question=question.strip())
