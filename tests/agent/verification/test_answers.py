@@ -44,6 +44,16 @@ RECORDED_UNANSWERED = [
         "it tells how",
     ),
 ]
+LISTING = "exit status: 0\nstdout:\ntotal 12\n-rw-r--r-- 1 root root 2 Dec  4 alpha.txt\n"
+# Recorded: Qwen2.5-Coder-0.5B, after `ls -l` twice and the tools withdrawn.
+RECORDED_UNANSWERED.append(
+    (
+        "Run a command to list the files in this folder, then tell me their names.",
+        "```\nls -l\n```",
+        LISTING,
+        "it only shows a command",
+    )
+)
 
 
 @pytest.mark.parametrize(("question", "reply", "output", "shape"), RECORDED_UNANSWERED)
@@ -81,6 +91,7 @@ def test_thanks_acknowledgements_refusals_and_offers_answer_nothing(reply, shape
         "Done.",  # after an edit, the answer
         "OK",
         "The file looks good.",
+        "`8080`",  # a value in backticks is no command
     ],
 )
 def test_answers_are_never_taken_for_no_answer(reply):
@@ -137,3 +148,7 @@ def test_describing_results_while_giving_them_is_an_answer():
     listing = "alpha.txt\nbeta.py\ngamma.cfg"
     reply = "The command executed successfully: the files are alpha.txt, beta.py and gamma.cfg."
     assert unanswered(reply, "List the files here.", [listing]) is None
+
+
+def test_a_command_alone_answers_a_request_to_run_one():
+    assert unanswered("`make test`", "Run the tests.", ["exit status: 0"]) is None

@@ -11,7 +11,8 @@ reader says "no answer" only when three simple signals agree:
   it?"), it only says that something is correct ("The date and time are correct."), describes
   the results without giving them ("The command executed successfully, and the output shows
   the names of the files.") or tells the person how to find the answer themselves ("you can
-  use the ``read_file`` function"); and it is short (at most ``MOST_WORDS``). "Done." or "OK"
+  use the ``read_file`` function", or only a command in a fence: ```` ```ls -l``` ````); and it
+  is short (at most ``MOST_WORDS``). "Done." or "OK"
   after an edit is an answer, and is left alone;
 - **no use of the results**: it shares no number with the turn's successful outputs, and no
   word of ``LEAST_LETTERS`` letters or more that the question did not already hold (a model that
@@ -83,6 +84,10 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "it only shows a command",
+        re.compile(r"^\s*(?:```[\w+-]*\n[^\n`]+\n```|`[^`\n]+`)\s*$"),
+    ),
+    (
         "it offers help",
         re.compile(
             r"\blet me know\b|\bhow (?:can|may) i (?:help|assist)\b|\banything else\b",
@@ -91,7 +96,9 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 """What a reply that answers nothing says, each with the reason the record gives."""
-ASKING_SHAPES = frozenset({"it acknowledges", "it describes the results", "it tells how"})
+ASKING_SHAPES = frozenset(
+    {"it acknowledges", "it describes the results", "it tells how", "it only shows a command"}
+)
 """Shapes that answer nothing only when the question asked for something: "The command
 executed successfully." is the answer to "Run the tests"."""
 ASKS_FOR_SOMETHING = re.compile(
