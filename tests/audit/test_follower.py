@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import msgspec
@@ -71,3 +72,28 @@ def test_the_follower_waits_for_the_rest_of_a_line(tmp_path: Path) -> None:
         assert messages(follower.poll()) == ["late"]
     finally:
         follower.close()
+
+
+def test_the_follower_loses_nothing_while_rotations_shift_the_files_under_it(
+    tmp_path: Path,
+) -> None:
+    # A writer rotating while the follower lists and reads the rotated files: a file seen
+    # mid-shift was read twice and another never, and `wisp logs --follow` waited for a line
+    # it had lost.
+    log = make_log(tmp_path, max_file_bytes=1024, keep_files=1000)
+    log.record(Error(message="start", context=""))
+    follower = Follower(tmp_path, EventFilter(), [].append)
+    count = 600
+    writer = threading.Thread(
+        target=lambda: [log.record(Error(message=f"{i}", context="x" * 80)) for i in range(count)]
+    )
+    seen: list[str] = []
+    try:
+        writer.start()
+        while writer.is_alive():
+            seen += messages(follower.poll())
+        writer.join()
+        seen += messages(follower.poll())
+    finally:
+        follower.close()
+    assert seen == [f"{index}" for index in range(count)]

@@ -8,8 +8,10 @@ no line is lost or repeated. A line still being written is kept until its newlin
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 from wisp.audit.event_filter import EventFilter
@@ -43,7 +45,13 @@ class Follower:
         return (self._inode, self._offset) if self._fd >= 0 else None
 
     def poll(self) -> list[Record]:
-        """The matching events written since the last poll."""
+        """The matching events written since the last poll. Under the writers' lock, shared:
+        no rotation shifts the files while they are listed and read (one seen mid-shift was
+        read twice, and another never)."""
+        with _shared_lock(self.path.with_name("audit.lock")):
+            return self._poll()
+
+    def _poll(self) -> list[Record]:
         if self._fd < 0:
             self._open(at_end=False)
         records = self._drain()
@@ -118,3 +126,19 @@ class Follower:
             os.close(self._fd)
         self._fd = -1
         self._pending = b""
+
+
+@contextlib.contextmanager
+def _shared_lock(lock_path: Path) -> Iterator[None]:
+    """The lock every writer takes to append or rotate, held shared; none when no writer has
+    made it yet (then there is nothing to rotate)."""
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with the descriptor
