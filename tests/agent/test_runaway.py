@@ -26,6 +26,29 @@ def test_a_reply_repeating_itself_is_cut(text: str) -> None:
     assert feed(RunawayGuard(cap_tokens=100_000), text) == "it kept repeating itself"
 
 
+def test_a_sentence_counting_on_is_cut_once_it_fills_3000_characters() -> None:
+    # SmolLM2-135M, asked which Python is installed, counted on to its 4,096-token cap.
+    counting = " ".join(f"This is Python {n}." for n in range(2, 900))
+    guard = RunawayGuard(cap_tokens=100_000)
+    shown = ""
+    while (why := guard.add(counting[len(shown) : len(shown) + 4])) is None:
+        shown += counting[len(shown) : len(shown) + 4]
+    assert why == "it kept repeating itself, only its numbers changing"
+    assert 3000 < len(shown) < 3600  # about 800 tokens, not the 4,096 of the cap
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ", ".join(str(n) for n in range(1, 2000)),
+        "\n".join(f"{n},{n * 3},{n % 7}" for n in range(500)),
+    ],
+    ids=["a count", "numbers only"],
+)
+def test_numbers_alone_counting_on_are_an_answer(text: str) -> None:
+    assert feed(RunawayGuard(cap_tokens=100_000), text) is None
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -103,7 +103,10 @@ def test_a_reply_running_away_inside_what_looks_like_a_call_is_cut(run_wisp, scr
 def test_a_held_span_that_never_repeats_is_cut_at_the_cap(run_wisp, script, wisp_home) -> None:
     wisp_home.mkdir(parents=True, exist_ok=True)
     (wisp_home / "config.json").write_text(json.dumps({"agent": {"maxReplyTokens": 1024}}))
-    fields = "".join(f'"field{n}": "value {n * 7919 % 10007}", ' for n in range(2000))
+    # Keys and values in hexadecimal: their letters differ too, so no template repeats.
+    fields = "".join(
+        f'"{n * 2654435761 % 2**32:x}": "{n * 40503 % 65536:x}", ' for n in range(2000)
+    )
     runaway = '{"name": "current_date", "arguments": {' + fields
     twice = script({"text": runaway}, {"text": runaway})
     result = run_wisp("-m", f"script:{twice}", "what is the date?")
