@@ -54,15 +54,18 @@ async def test_thank_you_after_a_read_is_asked_once_more_and_the_answer_follows(
     assert (result.outcome, result.text) == ("ok", "The port is 8080.")
     _first, after_read, again = recording.requests
     assert after_read.tools and not again.tools  # asked once, for the answer
-    nudge = again.messages[-1]
-    assert nudge.role == "user"
-    assert "(Thank you!) does not answer my question" in nudge.content
-    assert "My question was: What port does config.ini set?" in nudge.content
-    # The result quoted in the last message, where a small model reads it; the question last.
-    assert (
-        "read_file gave:\n```\n1\t[server]\n2\thost = example.org\n3\tport = 8080" in nudge.content
+    # A request of its own: the question, what was done and what it gave, and the request for
+    # the answer; not the transcript of calls, which a small model reads past.
+    system, asked = again.messages
+    assert (system.role, system.content) == ("system", "You are a helpful assistant.")
+    assert asked.role == "user"
+    assert asked.content == (
+        "Question: What port does config.ini set?\n\n"
+        "This was already done for you:\n"
+        'I called read_file with {"path": "config.ini"}; it gave:\n'
+        "```\n1\t[server]\n2\thost = example.org\n3\tport = 8080\n[end of file: 3 lines]\n```\n"
+        "Answer the question from these results, in plain text. Do not show commands."
     )
-    assert nudge.content.endswith("Answer it now, in plain text, from those results.")
     # The nudge and the reply that answered nothing are not stored; the answer is.
     assert [e.kind for e in conversation.store][-2:] == ["toolOutput", "response"]
     assert conversation.store.entries[-1].value == "The port is 8080."
@@ -99,7 +102,7 @@ async def test_the_recorded_date_is_correct_is_asked_once_more_with_the_date_quo
     result = await conversation.run_turn("What is today's date?")
     assert result.text == "2026-12-03"  # what the 1.5B answered when asked once more
     nudge = recording.requests[-1].messages[-1].content
-    assert "current_date gave:\n```\n20" in nudge  # the date itself, in the last message
+    assert "I called current_date; it gave:\n```\n20" in nudge  # the date itself
 
 
 async def test_a_good_answer_is_not_asked_again(
@@ -201,14 +204,13 @@ class AnsweredQuestion:
 
 def test_the_quoted_results_are_bounded_and_each_distinct_one_is_quoted_once():
     from wisp.agent.asking_again import CUT_RESULT, quoted_results
-    from wisp.store import ToolOutputValue
 
     page = "\n".join(f"{n}\tline {n}" for n in range(1, 400))
-    outputs = [ToolOutputValue(f"c{n}", "read_file", page) for n in range(3)]
-    outputs.append(ToolOutputValue("c9", "current_date", "2026-12-03T21:15:41Z (UTC)"))
-    quoted = quoted_results(outputs, budget=1024)
-    assert quoted.count("read_file gave:") == 1  # a looping model's three reads, once
-    assert quoted.count(CUT_RESULT) == 1 and "current_date gave:\n```\n2026-12-03" in quoted
+    done = [("I called read_file; it gave", page) for _ in range(3)]
+    done.append(("I called current_date; it gave", "2026-12-03T21:15:41Z (UTC)"))
+    quoted = quoted_results(done, budget=1024)
+    assert quoted.count("read_file; it gave:") == 1  # a looping model's three reads, once
+    assert quoted.count(CUT_RESULT) == 1 and "current_date; it gave:\n```\n2026-12-03" in quoted
     assert len(quoted.encode()) < 1024 + 200
 
 
@@ -374,6 +376,11 @@ async def test_a_refusal_is_quoted_when_the_tools_are_withdrawn(
     recording = RecordingBackend(conversation.resolved.backend)
     conversation.resolved.backend = recording
     await conversation.run_turn("Run the command `sudo true` for me.")
-    nudge = recording.requests[-1].messages[-1].content
-    assert "run_command gave:\n```\nerror: command denied by policy: the command runs as" in nudge
-    assert nudge.endswith("Answer it now, in plain text, from those results.")
+    asked = recording.requests[-1].messages[-1].content
+    assert (
+        "I tried `sudo true`; it failed:\n```\nerror: command denied by policy: the command"
+        in asked
+    )
+    assert asked.endswith(
+        "Answer the question from these results, in plain text. Do not show commands."
+    )

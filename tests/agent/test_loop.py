@@ -370,7 +370,7 @@ async def test_a_third_identical_call_withdraws_the_tools_and_asks_for_the_answe
     (withdrawn,) = [e for e in sink.events if e.kind == "tools.withdrawn"]
     assert (withdrawn.details.tool, withdrawn.details.repeat) == ("echo", 3)
     last = recording.requests[-1]
-    assert last.tools == [] and "You called echo again" in last.messages[-1].content
+    assert last.tools == [] and last.messages[-1].content.startswith("Question: echo\n")
     assert all(request.tools for request in recording.requests[:-1])
 
 
@@ -378,8 +378,8 @@ async def test_the_same_call_straight_after_its_result_withdraws_the_tools(
     make_conversation, write_script, sink, events
 ):
     # Qwen2.5-Coder-0.5B reads the file, then reads it again and again: the second call in a
-    # row is the loop. The request for the answer quotes the result, once, without the repeat
-    # note, and restates the question after it.
+    # row is the loop. The request for the answer stands alone: the question, then the result,
+    # once, without the repeat note.
     script = write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": "It said again."})
     conversation, recording = await recorded(make_conversation, script)
     result = await conversation.run_turn("echo")
@@ -389,9 +389,22 @@ async def test_the_same_call_straight_after_its_result_withdraws_the_tools(
     last = recording.requests[-1]
     nudge = last.messages[-1].content
     assert last.tools == [] and len(recording.requests) == 3
-    assert last.kept_in_prompt == recording.requests[0].tools
-    assert "echo gave:\n```\nagain\n```\nMy question was: echo\n" in nudge
+    assert [m.role for m in last.messages] == ["system", "user"]  # a request of its own
+    assert 'I called echo with {"text": "again"}; it gave:\n```\nagain\n```\n' in nudge
     assert "you already made this exact call" not in nudge
+
+
+async def test_the_request_for_the_answer_gives_the_question_before_for_it_to_point_to(
+    make_conversation, write_script, sink, events
+):
+    script = write_script(
+        {"text": "Ask me to echo something."}, ECHO_AGAIN, ECHO_AGAIN, {"text": "It said again."}
+    )
+    conversation, recording = await recorded(make_conversation, script)
+    await conversation.run_turn("Can you echo things?")
+    await conversation.run_turn("Echo it, then.")
+    asked = recording.requests[-1].messages[-1].content
+    assert asked.startswith("Earlier I asked: Can you echo things?\nQuestion: Echo it, then.\n")
 
 
 async def test_calling_on_after_the_tools_are_withdrawn_ends_the_turn_plainly(

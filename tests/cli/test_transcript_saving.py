@@ -217,7 +217,8 @@ async def test_a_chat_whose_save_fails_says_so_at_the_turn_and_exits_non_zero(
     assert isinstance(session.lines[-1], p.Exit)
 
 
-BIG_REPLY = " ".join(f"word{n}" for n in range(12_000))  # about 100 kB, no word twice
+# About 100 kB, no word twice, and no template either ("word1 word2 …" counts on, a runaway).
+BIG_REPLY = " ".join(f"{n * 2654435761 % 2**32:x}" for n in range(12_000))
 
 
 def allow_a_long_reply(home: Path) -> None:

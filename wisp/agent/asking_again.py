@@ -1,11 +1,14 @@
 """Asking the model once more for the turn's answer (docs/turn.md, "An answer that answers"):
-after a reply with nothing to show, after one that answers nothing, and after a call's third
-repeat. One request, no tools, a nudge sent last and never stored.
+after a reply with nothing to show, after one that answers nothing, and after a call repeated
+straight after its result. One request, no tools, never stored.
 
-Every nudge ends the same way (``restated``): the turn's results quoted, then the question, then
-the request for an answer. A small model reads the last message far better than a result three
-messages up: Qwen2.5-Coder-0.5B called ``read_file`` three times over and then refused, and the
-1.5B said "the output shows the names of the files" with the names two messages up.
+When the turn has results, the request stands alone (``answer_request``): a plain system line
+and one message holding the question, what was done and what it gave, and the request for an
+answer. A small model answers from a short text far better than from the end of a transcript
+of calls: Qwen2.5-Coder-0.5B, its ``ls -l`` run, answered "list the files, then tell me their
+names" with the command again at the end of the conversation, and with the three names in a
+request of its own; so for 37 lines counted from a read (it said 10) and the error in a log.
+Without results, the conversation is sent as it is, with the nudge last (``restated``).
 """
 
 from __future__ import annotations
@@ -17,43 +20,86 @@ from typing import TYPE_CHECKING
 from wisp.agent.events import Emit, TextFragment
 from wisp.agent.prompt import tool_specs
 from wisp.agent.turn_state import Reply, TurnState
-from wisp.agent.types import ChatRequest, Message, ModelError
+from wisp.agent.types import ChatRequest, Message, ModelError, ToolCall
 from wisp.store import ToolOutputValue
 
 if TYPE_CHECKING:
     from wisp.agent.loop import Conversation
 
 EMPTY_REPLY_NUDGE = "Your reply was empty."
-"""Sent (not stored, ``restated``) when a reply ends with nothing, for the one request asked
-again."""
+"""The opening of the request asked again when a reply ends with nothing (``restated``: sent
+only when the turn has no results)."""
 NO_ANSWER = "the model gave no answer (its reply was empty, and again when asked once more)"
 CUT_NUDGE = "Your reply ran on without end and was cut off."
-"""Sent (not stored, ``restated``) when a reply was cut before any of it was shown, for the one
-request asked again."""
+"""The opening of the request asked again when a reply was cut before any of it was shown
+(``restated``: sent only when the turn has no results)."""
 CUT_UNSEEN = (
     "the model's reply was cut before any of it could be shown ({}): it was writing something "
     "that looked like a tool call and never finished it, and gave no answer when asked once more"
 )
 QUOTED_RESULTS_BYTES = 1536
-"""Of the turn's results, at most this much is quoted in a nudge (about 400 tokens)."""
+"""Of the turn's results, at most this much is quoted in a request for the answer (about 400
+tokens)."""
 QUESTION_CHARACTERS = 400
 """The question is restated up to this many characters."""
 CUT_RESULT = "… (cut here; the whole result is above)"
+ANSWER_INSTRUCTIONS = "You are a helpful assistant."
+"""The system line of a request for the answer that stands alone: Qwen's own default, and no
+word of tools (there are none to call)."""
+ANSWER_FROM_RESULTS = "Answer the question from these results, in plain text. Do not show commands."
+"""The last line of that request: a small model asked for an answer otherwise shows the
+command it ran ("```ls -l```")."""
+
+
+def answer_request(conversation: Conversation, turn: TurnState, opening: str) -> ChatRequest:
+    """The one request asked again, no tools offered (each still withheld, so a call is read
+    as one): standing alone when the turn has results, else the conversation with
+    ``opening`` and the question restated last. Neither is stored."""
+    specs = tool_specs(conversation.tools, conversation.resolved.context_size)
+    results = turn_results(turn, failed=True)
+    if results:
+        earlier = conversation.earlier_question()
+        messages = [
+            Message(role="system", content=ANSWER_INSTRUCTIONS),
+            Message(role="user", content=from_results(turn, results, earlier)),
+        ]
+        return ChatRequest(messages, withheld=specs, schema=turn.schema)
+    messages = conversation.messages(turn.pending)
+    messages.append(Message(role="user", content=restated(turn, opening)))
+    return ChatRequest(messages, withheld=specs, schema=turn.schema, kept_in_prompt=turn.offered)
+
+
+def from_results(
+    turn: TurnState, results: Sequence[ToolOutputValue], earlier: str | None = None
+) -> str:
+    """The message of a request for the answer that stands alone: the earlier question (what
+    "it" may point to), the question, what was done with what it gave (a refusal too: it is
+    what the person must be told of), and the request for the answer."""
+    parts = [f"Earlier I asked: {_cut(earlier)}"] if earlier else []
+    parts.append(f"Question: {_cut(str(turn.pending[0].value))}\n")
+    parts.append("This was already done for you:")
+    parts.append(quoted_results([(_done(turn.calls.get(o.call_id), o), o.text) for o in results]))
+    parts.append(ANSWER_FROM_RESULTS)
+    return "\n".join(parts)
+
+
+def _done(call: ToolCall | None, output: ToolOutputValue) -> str:
+    """What was done, in the person's words: "I ran `ls -l`; its output", "I called read_file
+    with {"path": "a.txt"}; it gave", "…; it failed"."""
+    failed = output.text.startswith("error:")
+    arguments = call.arguments if call is not None else {}
+    command = arguments.get("command") if output.tool == "run_command" else None
+    if isinstance(command, str):
+        return f"I tried `{command}`; it failed" if failed else f"I ran `{command}`; its output"
+    made = f"I called {output.tool}" + (f" with {json.dumps(arguments)}" if arguments else "")
+    return f"{made}; it failed" if failed else f"{made}; it gave"
 
 
 def restated(turn: TurnState, opening: str) -> str:
-    """A nudge: ``opening``, the turn's results quoted (each distinct one once, the newest
-    first to lose room; a refusal too, which the person must be told of: the 0.5B, its
-    ``sudo`` denied and the tools withdrawn, explained how to run ``sudo``), the question
-    restated, and the request for a plain answer."""
-    results = turn_results(turn, failed=True)
-    parts = [opening]
-    if results:
-        parts.append(quoted_results(results))
-    parts.append(f"My question was: {_cut(str(turn.pending[0].value))}")
-    source = "those results" if results else "what you already know"
-    parts.append(f"Answer it now, in plain text, from {source}.")
-    return "\n".join(parts)
+    """A nudge for a turn without results: ``opening``, the question restated, and the
+    request for a plain answer."""
+    question = _cut(str(turn.pending[0].value))
+    return f"{opening}\nMy question was: {question}\nAnswer it now, in plain text."
 
 
 def turn_results(turn: TurnState, *, failed: bool = False) -> list[ToolOutputValue]:
@@ -77,16 +123,12 @@ def turn_results(turn: TurnState, *, failed: bool = False) -> list[ToolOutputVal
     return results
 
 
-def quoted_results(outputs: Sequence[ToolOutputValue], budget: int = QUOTED_RESULTS_BYTES) -> str:
-    """``The results of your calls:`` and each distinct output in a fenced block under its
-    tool's name; together within ``budget`` bytes, each cut to its share and saying so."""
-    distinct = list(dict.fromkeys((output.tool, output.text.strip()) for output in outputs))
+def quoted_results(done: Sequence[tuple[str, str]], budget: int = QUOTED_RESULTS_BYTES) -> str:
+    """Each distinct (what was done, what it gave) as the line saying it and the output in a
+    fenced block; together within ``budget`` bytes, each cut to its share and saying so."""
+    distinct = list(dict.fromkeys((label, text.strip()) for label, text in done))
     share = max(budget // len(distinct), 64)
-    blocks = []
-    for tool, text in distinct:
-        text = cut_to(text, share)
-        blocks.append(f"{tool} gave:\n```\n{text}\n```")
-    return "The results of your calls:\n" + "\n".join(blocks)
+    return "\n".join(f"{label}:\n```\n{cut_to(text, share)}\n```" for label, text in distinct)
 
 
 def cut_to(text: str, budget: int) -> str:
@@ -114,7 +156,7 @@ async def answer_after_silence(
     one cut while it ran away in what looked like a call): it is asked once more, with no
     tools and a plain request for the answer. Nothing again fails the turn with a message
     saying so, never a silent, empty answer."""
-    reply = await _ask_again(conversation, turn, emit, restated(turn, nudge))
+    reply = await _ask_again(conversation, turn, emit, nudge)
     if reply.calls or not reply.text.strip():
         raise ModelError(failure)
     return reply.text
@@ -134,15 +176,8 @@ async def answer_that_answers(
     return reply.text if reply.text.strip() and not reply.calls else text
 
 
-async def _ask_again(conversation: Conversation, turn: TurnState, emit: Emit, nudge: str) -> Reply:
-    """The one request asked again: no tools, and ``nudge`` (sent, not stored) last."""
-    specs = tool_specs(conversation.tools, conversation.resolved.context_size)
-
-    def asked_again() -> ChatRequest:
-        messages = conversation.messages(turn.pending)
-        messages.append(Message(role="user", content=nudge))
-        return ChatRequest(
-            messages, withheld=specs, schema=turn.schema, kept_in_prompt=turn.offered
-        )
-
-    return await conversation.send(turn, asked_again, emit)
+async def _ask_again(
+    conversation: Conversation, turn: TurnState, emit: Emit, opening: str
+) -> Reply:
+    """The one request asked again (``answer_request``), composed when it is sent."""
+    return await conversation.send(turn, lambda: answer_request(conversation, turn, opening), emit)

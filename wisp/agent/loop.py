@@ -27,8 +27,8 @@ from wisp.agent.asking_again import (
     CUT_NUDGE,
     CUT_UNSEEN,
     answer_after_silence,
+    answer_request,
     answer_that_answers,
-    restated,
 )
 from wisp.agent.assessment import Assessor, Choice, Router
 from wisp.agent.audited import AuditedTools, new_call_id
@@ -60,8 +60,8 @@ DEFAULT_MAX_STEPS = 25
 COMMAND_STOP_GRACE = 5.0  # SIGTERM, SIGKILL 2 s later, and the pipes drained
 MIN_BUDGET, MAX_BUDGET = 4 * 1024, 64 * 1024
 LOOP_NUDGE = "You called {} again with the same arguments. No more tools in this turn."
-"""Sent (not stored, ``restated``) with the one request after a call's third repeat, no tools
-offered."""
+"""The opening of the one request after a call repeated straight after its result, no tools
+offered (``answer_request``)."""
 LOOPED = (
     "the model kept calling {} with the same arguments and gave no answer (tools were "
     "withdrawn once it repeated the call)"
@@ -241,6 +241,8 @@ class Conversation:
         )
 
         def next_request() -> ChatRequest:  # composed when sent, after any condensing
+            if turn.looped is not None:  # the tools withdrawn: one request for the answer
+                return answer_request(self, turn, LOOP_NUDGE.format(turn.looped))
             return _next_request(turn, self.messages(turn.pending), choice)
 
         for _ in range(self.max_steps):
@@ -286,6 +288,14 @@ class Conversation:
             f"the model made {self.max_steps} requests without a final reply; "
             "the turn was stopped there"
         )
+
+    def earlier_question(self) -> str | None:
+        """The person's last message before this turn, if the conversation keeps one: what a
+        request for the answer that stands alone gives for "it" to point to."""
+        for message in reversed(self.meter.stored().messages):
+            if message.role == "user":
+                return message.content
+        return None
 
     def messages(self, running: list[PendingEntry]) -> list[Message]:
         """The messages of the next request: the instructions, the live entries (kept between
@@ -408,19 +418,13 @@ def _unparsed(calls: list[ToolCall], written: list[ToolCallRequested]) -> dict[s
 
 def _next_request(turn: TurnState, messages: list[Message], choice: Choice) -> ChatRequest:
     """The turn's next request: the tools chosen for it offered (the rest withheld, so that a
-    call to one is read as a call and retried), or, once they were withdrawn after a call's
-    third repeat, all withheld, with one request for the answer."""
+    call to one is read as a call and retried), and the reminder, if any, last."""
     specs, withheld = choice.offered, choice.withheld
     if turn.reminder is not None:
         messages.append(Message(role="user", content=turn.reminder))
-    if turn.looped is None:
-        schema = None if specs else turn.schema
-        turn.offered = specs
-        return ChatRequest(messages, specs, withheld=withheld, schema=schema)
-    messages.append(Message(role="user", content=restated(turn, LOOP_NUDGE.format(turn.looped))))
-    return ChatRequest(
-        messages, withheld=[*specs, *withheld], schema=turn.schema, kept_in_prompt=turn.offered
-    )
+    schema = None if specs else turn.schema
+    turn.offered = specs
+    return ChatRequest(messages, specs, withheld=withheld, schema=schema)
 
 
 def _missed(reply: Reply, choice: Choice) -> bool:

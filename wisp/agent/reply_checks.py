@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wisp.agent import checks
-from wisp.agent.asking_again import QUOTED_RESULTS_BYTES, cut_to, restated, turn_results
+from wisp.agent.asking_again import QUOTED_RESULTS_BYTES, cut_to, turn_results
 from wisp.agent.events import TurnResult
 from wisp.agent.turn_state import TurnState
 from wisp.audit.event import AuditEvent
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 
 UNANSWERED_NUDGE = "Your reply ({reply}) does not answer my question."
-"""Sent (not stored, ``restated``) with the one request asked again after a reply that answers
-nothing."""
+"""The opening of the request asked again after a reply that answers nothing (sent only when
+the turn has no results to answer from: ``asking_again.answer_request``)."""
 
 
 UNREAD_NUDGE = (
@@ -162,7 +162,7 @@ class ReplyChecks:
             seconds=seconds,
         )  # fmt: skip
         conversation.recorder.record(details)
-        return restated(turn, UNANSWERED_NUDGE.format(reply=answers.quoted(text)))
+        return UNANSWERED_NUDGE.format(reply=answers.quoted(text))
 
 
 def _looking(question: str, folder: Path, tools: Collection[str]) -> tuple[str, str] | None:
