@@ -70,7 +70,8 @@ class ContextPlanner:
     def sizes(self, turn: TurnState) -> tuple[int, int, int]:
         """The fixed part, the running turn and what is left of its headroom, in tokens."""
         meter = self.conversation.meter
-        fixed = meter.scaled(self.fixed_tokens())
+        facts = self.conversation.facts.in_force()  # sent with the prompt, never stored
+        fixed = meter.scaled(self.fixed_tokens() + meter.text_tokens(facts))
         running = meter.scaled(meter.pending_tokens(turn.pending))
         if turn.headroom is None:
             turn.headroom = meter.headroom()

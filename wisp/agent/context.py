@@ -154,6 +154,10 @@ class ContextMeter:
         request = ChatRequest([Message(role="system", content=instructions)], list(tools))
         return request.estimated_tokens()
 
+    def text_tokens(self, text: str) -> int:
+        """Text sent beside the entries (the facts in force), by the same estimate."""
+        return _tokens(len(text.encode())) if text else 0
+
     def pending_tokens(self, pending: Iterable[PendingEntry]) -> int:
         return _tokens(
             sum(_bytes(compose_entry(entry.kind, entry.value, None)) for entry in pending)

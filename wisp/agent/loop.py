@@ -37,6 +37,7 @@ from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
 from wisp.agent.cuts import cut_turn
 from wisp.agent.events import Emit, TextFragment, TurnResult
+from wisp.agent.facts import ConversationFacts
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.reply_checks import ReplyChecks
@@ -54,6 +55,7 @@ from wisp.agent.types import (
 )
 from wisp.audit.kinds import Error, Prompt, Response, ToolsWithdrawn, TurnStopped
 from wisp.audit.kinds import Usage as UsageDetails
+from wisp.facts.book import FactBook
 from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
 
 DEFAULT_MAX_STEPS = 25
@@ -101,6 +103,7 @@ class Conversation:
         context: ContextSettings | None = None,
         assessment: bool | str = False,
         router: Router | None = None,
+        facts: FactBook | None = None,
     ) -> None:
         self.resolved = model
         self.tools = tools
@@ -126,6 +129,11 @@ class Conversation:
         """Chooses the tools a turn offers (docs/turn.md, "The assessment per request")."""
         self.checks = ReplyChecks(self)
         """Links a stored turn's calls to its trail; the lines under a reply."""
+        self.facts = ConversationFacts(
+            facts if facts is not None else FactBook(), recorder, lambda: self.resolved.context_size
+        )
+        """What this conversation knows beyond its window; the facts in force go with every
+        request (``messages``)."""
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
@@ -299,11 +307,14 @@ class Conversation:
 
     def messages(self, running: list[PendingEntry]) -> list[Message]:
         """The messages of the next request: the instructions, the live entries (kept between
-        requests), then the running turn's."""
+        requests), then the running turn's, its prompt led by the facts in force."""
         messages = [Message(role="system", content=self.instructions)]
         messages += self.meter.stored().messages
+        first_running = len(messages)
         for pending in running:
             append_entry(messages, pending.kind, pending.value, None)
+        if len(messages) > first_running and messages[first_running].role == "user":
+            messages[first_running] = self.facts.lead(messages[first_running])
         return messages
 
     async def send(self, turn: TurnState, make: Callable[[], ChatRequest], emit: Emit) -> Reply:

@@ -28,7 +28,9 @@ from wisp.audit.kinds import (
     FactSuperseded,
 )
 
-__all__ = ["PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactError", "normalised"]
+__all__ = [
+    "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactError", "facts_block", "normalised",
+]  # fmt: skip
 
 Source = Literal["person", "caller", "tool", "model"]
 FactClass = Literal["permanent", "dynamic", "ephemeral"]
@@ -238,3 +240,23 @@ def _recorded(fact: Fact) -> FactRecorded:
     if fact.supersedes is not None:
         recorded.supersedes = fact.supersedes
     return recorded
+
+
+FACTS_HEADER = "Facts in force (the person's first):"
+"""The first line of the facts a request carries."""
+
+
+def facts_block(facts: list[Fact], budget: int) -> str:
+    """The facts in force as a request carries them, within ``budget`` characters: the
+    person's first, oldest first, then the rest newest first; a fact that does not fit is
+    left out, never cut. Empty when none is in force (or none fits)."""
+    person = [fact for fact in facts if fact.source == "person"]
+    others = [fact for fact in reversed(facts) if fact.source != "person"]
+    lines, used = [], len(FACTS_HEADER)
+    for fact in person + others:
+        line = f"- {fact.subject} {fact.name}: {fact.value}"
+        if used + 1 + len(line) > budget:
+            continue
+        lines.append(line)
+        used += 1 + len(line)
+    return "\n".join([FACTS_HEADER, *lines]) if lines else ""
