@@ -10,6 +10,7 @@ from wisp import protocol as p
 from wisp.agent.types import capability_words
 from wisp.chat.bridge import Withdrawn, new_id
 from wisp.chat.context_views import context_answer
+from wisp.chat.fact_command import fact_command
 from wisp.chat.host import SlashLoop, Write
 from wisp.store import Entry
 
@@ -25,11 +26,13 @@ HELP = [
     ("/models", "the model in use and how to change it"),
     ("/new", "a fresh conversation with the same instructions and tools"),
     ("/save NAME", "save the transcript now, and again after every turn"),
+    ("/fact [SUBJECT NAME = VALUE]", "the facts every request carries; with one, state it"),
+    ("/fact delete ID", "a fact left out of requests from now on (kept in the log)"),
     ("/quit", "end the chat (also exit, quit, q, or Ctrl-D)"),
 ]  # fmt: skip
 COMMANDS = sorted(
-    {"help", "tools", "show", "last", "inspect", "model", "models", "new", "save", "quit",
-     "exit", "q", "?"}
+    {"help", "tools", "show", "last", "inspect", "model", "models", "new", "save", "fact",
+     "quit", "exit", "q", "?"}
 )  # fmt: skip
 INSPECT_VIEWS = ("context", "status", "config", "approvals", "audit")
 CONTEXT_WORDS = ("next", "turns")
@@ -82,6 +85,12 @@ class SlashCommands:
                 self.note("new conversation")
             case "save":
                 self.save(argument)
+            case "fact" | "facts":
+                kind, said = fact_command(self.loop.host.conversation.facts, argument)
+                if kind == "output":
+                    self.output(said)
+                else:
+                    self.note(said)
             case _:
                 self.note(f"unknown command /{word}; /help lists commands")
         return True

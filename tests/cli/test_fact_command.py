@@ -1,0 +1,44 @@
+"""`/fact` in `wisp chat --json`: the person states, lists and deletes facts, each recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_chat_json import Front
+from wisp import protocol as p
+
+
+async def answer(chat: Front, text: str) -> p.Note | p.Output:
+    """What wisp says back to one slash command."""
+    await chat.send(p.Message(text=text))
+    while not isinstance(line := await chat.next(), p.Note | p.Output):
+        pass
+    return line
+
+
+async def test_a_fact_stated_listed_and_deleted(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, audit_lines
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "Noted."}]}))
+    chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
+    await chat.until(p.Status)
+    stated = await answer(chat, "/fact Deploy Branch = release")
+    assert stated == p.Note(text="fact c1: deploy branch = release")
+    await answer(chat, "/fact deploy branch = main")
+    listed = await answer(chat, "/fact")
+    assert listed == p.Output(text="c2   deploy branch = main  (person)")
+    deleted = await answer(chat, "/fact delete c2")
+    assert deleted == p.Note(text="fact c2 deleted: later requests leave it out")
+    refused = await answer(chat, "/fact deploy = main")
+    assert isinstance(refused, p.Note) and "SUBJECT NAME = VALUE" in refused.text
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+    kinds = [(e["kind"], e["details"].get("id")) for e in audit_lines() if "fact" in e["kind"]]
+    assert kinds == [
+        ("fact.recorded", "c1"), ("fact.recorded", "c2"), ("fact.superseded", "c1"),
+        ("fact.deleted", "c2"),
+    ]  # fmt: skip
+    recorded = next(e for e in audit_lines() if e["kind"] == "fact.recorded")
+    assert recorded["details"]["source"] == "person" and recorded["details"]["detail"] == "/fact"

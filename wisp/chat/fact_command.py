@@ -1,0 +1,66 @@
+"""``/fact``: the person's facts, listed, stated and deleted in chat (docs/turn.md, "Facts")."""
+
+from __future__ import annotations
+
+from wisp.agent.facts import ConversationFacts
+from wisp.audit.kinds import FactRecorded
+from wisp.facts.book import Fact, FactError
+
+FACT_USAGE = "/fact lists the facts; /fact SUBJECT NAME = VALUE states one; /fact delete ID"
+
+
+def fact_command(facts: ConversationFacts, argument: str) -> tuple[str, str]:
+    """What ``/fact ARGUMENT`` did: ("output", the list) or ("note", what changed, or why
+    nothing did)."""
+    if not argument:
+        return listed(facts)
+    word, _, rest = argument.partition(" ")
+    if word.lower() == "delete" and "=" not in argument:
+        return _delete(facts, rest.strip())
+    if "=" in argument:
+        return _state(facts, argument)
+    return "note", f"not a fact: {argument!r}; {FACT_USAGE}"
+
+
+def listed(facts: ConversationFacts) -> tuple[str, str]:
+    """Each live fact, the winners in force first marked as such, then the heads they beat."""
+    in_force = facts.book.in_force()
+    beaten = [f for f in facts.book if f.live and f not in in_force]
+    if not in_force:
+        return "note", f"no facts yet; {FACT_USAGE}"
+    lines = [_line(fact) for fact in in_force]
+    lines += [_line(fact, note="outranked") for fact in beaten]
+    return "output", "\n".join(lines)
+
+
+def _state(facts: ConversationFacts, argument: str) -> tuple[str, str]:
+    left, _, value = argument.partition("=")
+    subject, _, name = left.strip().partition(" ")
+    try:
+        changes = facts.book.record(
+            subject, name, value, source="person", method="stated", detail="/fact"
+        )
+    except FactError as exc:
+        return "note", str(exc)
+    if not changes:
+        return "note", "that fact is already in force"
+    facts.record(changes)
+    recorded = changes[0]  # the book says first what it recorded
+    assert isinstance(recorded, FactRecorded)
+    return "note", f"fact {recorded.id}: {recorded.subject} {recorded.name} = {recorded.value}"
+
+
+def _delete(facts: ConversationFacts, fact_id: str) -> tuple[str, str]:
+    if not fact_id:
+        return "note", f"which fact? {FACT_USAGE}"
+    try:
+        changes = facts.book.delete(fact_id)
+    except FactError as exc:
+        return "note", str(exc)
+    facts.record(changes)
+    return "note", f"fact {fact_id} deleted: later requests leave it out"
+
+
+def _line(fact: Fact, note: str = "") -> str:
+    said = f"{fact.id:<4} {fact.subject} {fact.name} = {fact.value}  ({fact.source}"
+    return said + (f", {note})" if note else ")")
