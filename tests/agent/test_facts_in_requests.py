@@ -64,3 +64,27 @@ def test_a_small_budget_keeps_the_persons_facts_first_and_leaves_out_what_does_n
         "- deploy branch: release",
         "- tool found: " + "y" * 40,  # the newest of the rest; the model's no longer fits
     ]
+
+
+async def test_what_the_model_notes_is_kept_when_its_turn_ends_and_carried_after(
+    make_conversation, write_script, sink, events
+) -> None:
+    from tests.agent.test_loop import RecordingBackend
+    from wisp.tools.memory import MemoryTool
+
+    note = {"tool_calls": [{"name": "memory", "arguments": {"request": "note db port = 5433"}}]}
+    script = write_script(note, {"text": "Noted."}, {"text": "5433."})
+    conversation = await make_conversation(script, [MemoryTool()], memory=True)
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    await conversation.run_turn("The database listens on 5433; remember that.")
+    kinds = [e.kind for e in sink.events]
+    assert kinds.index("fact.recorded") > kinds.index("response")  # when the turn ended
+    (recorded,) = [e for e in sink.events if e.kind == "fact.recorded"]
+    memory_event = next(e for e in sink.events if e.kind == "context.memory")
+    assert (recorded.details.source, recorded.details.method) == ("model", "noted")
+    assert recorded.details.sources == [memory_event.id]
+    await conversation.run_turn("Which port?")
+    assert recording.requests[-1].messages[-1].content == (
+        "Facts in force (the person's first):\n- db port: 5433\n\nWhich port?"
+    )

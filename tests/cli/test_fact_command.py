@@ -42,3 +42,28 @@ async def test_a_fact_stated_listed_and_deleted(
     ]  # fmt: skip
     recorded = next(e for e in audit_lines() if e["kind"] == "fact.recorded")
     assert recorded["details"]["source"] == "person" and recorded["details"]["detail"] == "/fact"
+
+
+async def test_a_fact_the_model_notes_ends_its_turn_with_a_facts_note(
+    wisp_script: Path, wisp_env: dict[str, str], wisp_home: Path, tmp_path: Path, audit_lines
+) -> None:
+    wisp_home.mkdir(parents=True, exist_ok=True)
+    (wisp_home / "config.json").write_text(json.dumps({"context": {"memory": True}}))
+    note = {"name": "memory", "arguments": {"request": "note db port = 5433"}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"tool_calls": [note]}, {"text": "Noted."}]}))
+    chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="The database listens on 5433."))
+    end = await chat.until(p.Turn, phase="end")
+    assert end.facts == [
+        p.TurnFact(
+            id="c1", scope="thread", subject="db", name="port", value="5433", source="model",
+            proposed=False,
+        )
+    ]  # fmt: skip
+    assert await chat.next() == p.Note(text="1 new fact: c1 db port = 5433 (model)")
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+    (recorded,) = [e for e in audit_lines() if e["kind"] == "fact.recorded"]
+    assert (recorded["details"]["method"], recorded["details"]["detail"]) == ("noted", "memory")

@@ -37,6 +37,8 @@ class Conversation:
     model: str = "script:/tmp/replies.json"
     tool_names: list[str] = field(default_factory=lambda: ["current_date", "read_file"])
     audit_file: Path | None = None
+    facts: Any = None
+    """A ``ConversationFacts``; None: the conversation keeps no facts."""
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from wisp.agent.types import ToolCall, ToolContext
-from wisp.audit.kinds import ContextMemory
+from wisp.audit.kinds import ContextMemory, FactRecorded
 from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
-from wisp.tools.memory import MemoryTool
+from wisp.tools.memory import NOTE_FAILURES, PROPOSAL, MemoryTool
 
 SESSION = "5fd0cf21a0b1c2d3"
 STAMP = "2026-10-04T13:05:12Z"
@@ -375,3 +375,80 @@ async def test_an_empty_recall_says_what_to_ask(
     assert await memory(context, "recall") == (
         'memory: say what to recall, such as "recall entry 7", "recall turn 2" or "recall task"'
     )
+
+
+# -- notes -------------------------------------------------------------------------------------
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def record(self, details: Any) -> str:
+        self.events.append(details)
+        return f"e{len(self.events)}"
+
+
+@pytest.fixture
+def log() -> _Log:
+    """Where the conversation's fact events go."""
+    return _Log()
+
+
+@pytest.fixture
+def facts(conversation, log: _Log) -> Any:
+    from wisp.agent.facts import ConversationFacts
+    from wisp.facts.book import FactBook
+
+    conversation.facts = ConversationFacts(FactBook(), log, lambda: None)  # type: ignore[arg-type]
+    return conversation.facts
+
+
+async def test_a_note_is_held_until_the_turn_ends_then_kept(
+    context: ToolContext, facts: Any, log: _Log, recorded: list[Any]
+) -> None:
+    result = await memory(context, "note Deploy Branch = release")
+    assert result == "noted: deploy branch = release"
+    assert recorded == [
+        ContextMemory(
+            request="note Deploy Branch = release", action="note", noted=True,
+            subject="deploy", name="branch", value="release", class_="dynamic",
+        )
+    ]  # fmt: skip
+    assert facts.book.in_force() == []  # not before the turn ends
+    facts.settle()
+    (fact,) = facts.book.in_force()
+    assert (fact.source, fact.method, fact.value, fact.detail) == (
+        "model", "noted", "release", "memory",
+    )  # fmt: skip
+    (event,) = log.events
+    assert isinstance(event, FactRecorded) and event.sources == [recorded[0]]
+
+
+async def test_a_permanent_note_is_a_proposal(context: ToolContext, facts: Any, recorded) -> None:
+    result = await memory(context, "note permanent: user name = Ana")
+    assert result == "noted: user name = Ana" + PROPOSAL
+    assert recorded[0].class_ == "permanent"
+
+
+@pytest.mark.parametrize(
+    ("request_", "failure"),
+    [
+        ("note the branch is release", "shape"),
+        ("note deploy = release", "name"),
+        ("note = release", "subject"),
+        ("note deploy branch =", "shape"),
+    ],
+)
+async def test_a_note_that_says_no_fact_is_refused_saying_how(
+    context: ToolContext, facts: Any, recorded: list[Any], request_: str, failure: str
+) -> None:
+    result = await memory(context, request_)
+    assert result == NOTE_FAILURES[failure] and result.startswith("error:")
+    assert (recorded[0].noted, recorded[0].failure) == (False, failure)
+
+
+async def test_a_turn_notes_at_most_eight_facts(context: ToolContext, facts: Any) -> None:
+    for n in range(8):
+        assert (await memory(context, f"note item {n} = x")).startswith("noted:")
+    assert await memory(context, "note item 8 = x") == NOTE_FAILURES["full"]

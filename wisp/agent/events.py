@@ -13,6 +13,7 @@ import msgspec
 
 from wisp.agent.types import Usage
 from wisp.audit.event import AuditEvent
+from wisp.facts.book import Fact
 
 
 class TextFragment(msgspec.Struct, frozen=True):
@@ -68,6 +69,8 @@ class TurnResult(msgspec.Struct):
     past its token cap); None when it ended on its own."""
     killed: bool = False
     """A stopped turn whose work a second stop killed at once."""
+    facts: list[Fact] = msgspec.field(default_factory=list)
+    """The facts the turn recorded (what the model noted), for the end line and its note."""
 
 
 def cut_note(why: str) -> str:

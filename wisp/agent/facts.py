@@ -10,15 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import msgspec
+
 from wisp.agent.prompt import SMALL_WINDOW
 from wisp.agent.recorder import Recorder
 from wisp.agent.types import Message
 from wisp.audit.details import Details
-from wisp.facts.book import FactBook, facts_block
+from wisp.audit.kinds import FactRecorded
+from wisp.facts.book import Fact, FactBook, FactClass, facts_block, normalised
 
 FACTS_BUDGET, FACTS_BUDGET_SMALL = 2400, 600
 """Characters of facts in force a request carries (about 600 and 150 tokens): the second on a
 window of ``SMALL_WINDOW`` tokens or fewer, where every token costs reading time."""
+
+
+NOTES_A_TURN = 8
+"""Facts the model may note in one turn; past it a note fails ``full`` (a small model that
+loops would otherwise fill the book)."""
+
+
+class Noted(msgspec.Struct, kw_only=True):
+    """A fact the model noted (``memory note``), kept until its turn ends."""
+
+    subject: str
+    name: str
+    value: str
+    fact_class: FactClass
+    sources: list[str] = msgspec.field(default_factory=list)
+    """The audit events it came from: its ``context.memory``."""
 
 
 class ConversationFacts:
@@ -30,6 +49,38 @@ class ConversationFacts:
         self.book = book
         self._recorder = recorder
         self._window = window
+        self._noted: list[Noted] = []
+
+    def note(self, subject: str, name: str, value: str, fact_class: FactClass) -> Noted | str:
+        """A fact the model noted, held until its turn ends (``settle``), normalised as the
+        book keeps it; or why it cannot be (the failure word ``context.memory`` records:
+        ``subject``, ``name``, ``shape`` for no value, ``full``)."""
+        subject, name, value = normalised(subject), normalised(name), value.strip()
+        if not subject:
+            return "subject"
+        if not name:
+            return "name"
+        if not value:
+            return "shape"
+        if len(self._noted) >= NOTES_A_TURN:
+            return "full"
+        noted = Noted(subject=subject, name=name, value=value, fact_class=fact_class)
+        self._noted.append(noted)
+        return noted
+
+    def settle(self) -> list[Fact]:
+        """The turn ended: what the model noted in it goes into the book, each recorded
+        (``fact.recorded`` with method ``noted``). Returns the facts recorded."""
+        noted, self._noted = self._noted, []
+        recorded: list[Fact] = []
+        for fact in noted:
+            changes = self.book.record(
+                fact.subject, fact.name, fact.value, source="model", method="noted",
+                fact_class=fact.fact_class, detail="memory", sources=fact.sources,
+            )  # fmt: skip
+            self.record(changes)
+            recorded += [self.book.get(c.id) for c in changes if isinstance(c, FactRecorded)]
+        return recorded
 
     def record(self, changes: list[Details]) -> None:
         """What a change to the book did (its details), recorded in order."""

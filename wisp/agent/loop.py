@@ -410,6 +410,7 @@ class Conversation:
             outcome=outcome,  # type: ignore[arg-type]
             seconds=seconds,
             usage=turn.usage,
+            facts=self.facts.settle(),  # what the model noted in the turn, now that it ended
         )
 
     def _source(self, event_id: str) -> Source:

@@ -263,6 +263,9 @@ class ConversationView(Protocol):
     """An ``asyncio.Event`` set when the person stops the turn."""
     kill_requested: Any
     """An ``asyncio.Event`` set by a second stop: kill what still runs at once."""
+    facts: Any
+    """The conversation's facts (``wisp.agent.facts.ConversationFacts``), where ``memory
+    note`` holds what the model notes; None when the conversation keeps none."""
 
     def running_command(self) -> AbstractContextManager[None]:
         """Held while a command runs: a stop lets it end (SIGTERM, then SIGKILL) before the

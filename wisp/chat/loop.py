@@ -25,6 +25,7 @@ from wisp.chat.output_page import event_output
 from wisp.chat.slash import SlashCommands
 from wisp.chat.status import StatusReader
 from wisp.errors import WispError
+from wisp.facts.book import Fact
 
 QUIT_WORDS = frozenset({"exit", "quit", "q"})
 HELP_HINT = "/help for commands, /quit or Ctrl-D to exit."
@@ -226,6 +227,8 @@ class ChatLoop:
         self.save()  # before the end line: once a front end sees it, the turn is on disk
         self.write(self.tracker.end())
         self.write(_turn_end(result))
+        if result.facts:
+            self.write(p.Note(text=facts_note(result.facts)))
 
     def on_agent_event(self, event: AgentEvent) -> None:
         """The session's one stream: the reply's fragments, and every event it records."""
@@ -294,7 +297,33 @@ def _turn_end(result: TurnResult) -> p.Turn:
         end.verification = result.verification
     if result.killed:
         end.killed = True
+    if result.facts:
+        end.facts = [_turn_fact(fact) for fact in result.facts]
     return end
+
+
+def _turn_fact(fact: Fact) -> p.TurnFact:
+    return p.TurnFact(
+        id=fact.id, scope=fact.scope, subject=fact.subject, name=fact.name, value=fact.value,
+        source=fact.source, proposed=fact.fact_class == "permanent",
+    )  # fmt: skip
+
+
+FACTS_NAMED, FACT_VALUE_CHARACTERS = 3, 60
+"""The facts note names at most three, each value cut to 60 characters."""
+
+
+def facts_note(facts: list[Fact]) -> str:
+    """``2 new facts: c3 db port = 5433 (model), c4 …``: what a turn recorded, after its end."""
+    named = []
+    for fact in facts[:FACTS_NAMED]:
+        value = fact.value
+        if len(value) > FACT_VALUE_CHARACTERS:
+            value = value[: FACT_VALUE_CHARACTERS - 1] + "…"
+        named.append(f"{fact.id} {fact.subject} {fact.name} = {value} ({fact.source})")
+    more = f", and {len(facts) - FACTS_NAMED} more" if len(facts) > FACTS_NAMED else ""
+    noun = "fact" if len(facts) == 1 else "facts"
+    return f"{len(facts)} new {noun}: {', '.join(named)}{more}"
 
 
 def home_short(path: str | Path) -> str:

@@ -29,7 +29,8 @@ from wisp.audit.kinds import (
 )
 
 __all__ = [
-    "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactError", "facts_block", "normalised",
+    "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactClass", "FactError", "facts_block",
+    "normalised",
 ]  # fmt: skip
 
 Source = Literal["person", "caller", "tool", "model"]

@@ -2,10 +2,11 @@
 
 ``recall`` works in full over the conversation store: an entry, a turn, the task (the first
 prompt, while there are no facts), a kept output, paged within B with the modifiers of
-``memory_page``. Facts, the running summary, ``note``, ``task TEXT``, ``summarise`` and
-``condense`` need parts this wisp does not have yet (facts, the output readers, a model for
-memory): they answer with what is true, never a guess. Every call is recorded as
-``context.memory``.
+``memory_page``. ``note SUBJECT NAME = VALUE`` holds a fact for the conversation's book,
+which takes it when the turn ends (docs/turn.md, "Facts"). The running summary, ``task
+TEXT``, ``summarise`` and ``condense`` need parts this wisp does not have yet (the output
+readers, a model for memory): they answer with what is true, never a guess. Every call is
+recorded as ``context.memory``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,19 @@ NOTHING_STORED = (
 _NO_FACTS = "this conversation keeps no facts yet"
 NO_FACTS_TO_NOTE = "error: this conversation keeps no facts, so nothing can be noted"
 NO_FACTS_FOR_TASK = "error: this conversation keeps no facts, so the task cannot be noted"
+NOTE_SHAPE = (
+    "error: write a note as SUBJECT NAME = VALUE, such as: note deploy branch = release "
+    "(begin with permanent: for a fact worth keeping beyond this conversation)"
+)
+NOTE_FAILURES = {
+    "subject": "error: a note needs a subject first: note SUBJECT NAME = VALUE",
+    "name": "error: a note needs a name after its subject: note SUBJECT NAME = VALUE",
+    "shape": NOTE_SHAPE,
+    "full": "error: this turn has noted as many facts as it may; answer with what you have",
+}
+"""What the model is told when a note is refused, by the failure word recorded."""
+_FACT_CLASSES = ("permanent", "dynamic", "ephemeral")
+PROPOSAL = " (a proposal to keep it beyond this conversation: only the person can accept it)"
 INSTRUCTIONS_TEXT = "(the instructions, which every request carries in full)"
 REASONING_TEXT = "(the model's thinking, kept for the person and not recalled)"
 _VERBS = {
@@ -78,7 +92,8 @@ class MemoryTool:
     name = "memory"
     description = (
         "Recall what earlier turns of this conversation held (not RAM): recall entry N, turn N "
-        'or task, maybe ending "from line N", "matching TEXT", "lines A-B", "head K", "tail K".'
+        'or task, maybe ending "from line N", "matching TEXT", "lines A-B", "head K", "tail K"; '
+        "or note SUBJECT NAME = VALUE, a fact every later request carries."
     )
     parameters = schema_of(MemoryArgs)
     # Not read-only: note and task change what the conversation holds.
@@ -91,6 +106,8 @@ class MemoryTool:
         verb, rest = parse_request(args.request)
         if verb == "task" and not rest:
             verb, rest = "recall", "task"
+        if verb == "note" and context.conversation.facts is not None:
+            return _note(rest, args.request, context)
         if verb != "recall":
             result, record = _not_yet(verb, rest, args.request)
             context.record(record)
@@ -108,6 +125,35 @@ def parse_request(request: str) -> tuple[str, str]:
     if verb is None:
         return "recall", text
     return verb, rest.strip()
+
+
+def _note(rest: str, request: str, context: ToolContext) -> str:
+    """``note [CLASS:] SUBJECT NAME = VALUE``: held for the conversation's book until the turn
+    ends. ``permanent:`` makes it a proposal to keep beyond this conversation, which only the
+    person can accept."""
+    fact_class, body = _fact_class(rest)
+    left, equals, value = body.partition("=")
+    subject, _, name = left.strip().partition(" ")
+    held = context.conversation.facts.note(subject, name, value, fact_class) if equals else "shape"
+    if isinstance(held, str):
+        record = ContextMemory(request=request, action="note", noted=False, failure=held)
+        context.record(record)
+        return NOTE_FAILURES[held]
+    record = ContextMemory(
+        request=request, action="note", noted=True, subject=held.subject, name=held.name,
+        value=held.value, class_=held.fact_class,
+    )  # fmt: skip
+    held.sources.append(context.record(record))
+    said = f"noted: {held.subject} {held.name} = {held.value}"
+    return said + (PROPOSAL if fact_class == "permanent" else "")
+
+
+def _fact_class(rest: str) -> tuple[str, str]:
+    """A note's class ("permanent: …"; dynamic when it names none) and the rest."""
+    first, colon, after = rest.partition(":")
+    if colon and first.strip().lower() in _FACT_CLASSES:
+        return first.strip().lower(), after.strip()
+    return "dynamic", rest
 
 
 def _not_yet(verb: str, rest: str, request: str) -> tuple[str, ContextMemory]:
