@@ -88,3 +88,15 @@ async def test_what_the_model_notes_is_kept_when_its_turn_ends_and_carried_after
     assert recording.requests[-1].messages[-1].content == (
         "Facts in force (the person's first):\n- db port: 5433\n\nWhich port?"
     )
+
+
+async def test_with_facts_off_nothing_is_noted_and_nothing_carried(
+    make_conversation, write_script, sink, events
+) -> None:
+    conversation, recording = await recorded(make_conversation, write_script(FIRST))
+    conversation.facts.enabled = False
+    facts = conversation.facts
+    facts.record(facts.book.record("deploy", "branch", "release", source="person", method="stated"))
+    assert facts.note("db", "port", "5433", "dynamic") == "off"
+    await conversation.run_turn("Hello.")
+    assert recording.requests[0].messages[-1].content == "Hello."

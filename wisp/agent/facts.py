@@ -44,9 +44,16 @@ class ConversationFacts:
     """The book of one conversation, the log its changes go to, and the window they fit."""
 
     def __init__(
-        self, book: FactBook, recorder: Recorder, window: Callable[[], int | None]
+        self,
+        book: FactBook,
+        recorder: Recorder,
+        window: Callable[[], int | None],
+        *,
+        enabled: bool = True,
     ) -> None:
         self.book = book
+        self.enabled = enabled
+        """``facts.enabled``: off, nothing is noted and no request carries facts."""
         self._recorder = recorder
         self._window = window
         self._noted: list[Noted] = []
@@ -54,7 +61,9 @@ class ConversationFacts:
     def note(self, subject: str, name: str, value: str, fact_class: FactClass) -> Noted | str:
         """A fact the model noted, held until its turn ends (``settle``), normalised as the
         book keeps it; or why it cannot be (the failure word ``context.memory`` records:
-        ``subject``, ``name``, ``shape`` for no value, ``full``)."""
+        ``off``, ``subject``, ``name``, ``shape`` for no value, ``full``)."""
+        if not self.enabled:
+            return "off"
         subject, name, value = normalised(subject), normalised(name), value.strip()
         if not subject:
             return "subject"
@@ -90,6 +99,8 @@ class ConversationFacts:
     def in_force(self) -> str:
         """The facts a request carries, within their budget for this window; empty when none
         is in force."""
+        if not self.enabled:
+            return ""
         window = self._window()
         small = window is not None and window <= SMALL_WINDOW
         return facts_block(self.book.in_force(), FACTS_BUDGET_SMALL if small else FACTS_BUDGET)

@@ -104,6 +104,7 @@ class Conversation:
         assessment: bool | str = False,
         router: Router | None = None,
         facts: FactBook | None = None,
+        facts_enabled: bool = True,
     ) -> None:
         self.resolved = model
         self.tools = tools
@@ -130,7 +131,10 @@ class Conversation:
         self.checks = ReplyChecks(self)
         """Links a stored turn's calls to its trail; the lines under a reply."""
         self.facts = ConversationFacts(
-            facts if facts is not None else FactBook(), recorder, lambda: self.resolved.context_size
+            facts if facts is not None else FactBook(),
+            recorder,
+            lambda: self.resolved.context_size,
+            enabled=facts_enabled,
         )
         """What this conversation knows beyond its window; the facts in force go with every
         request (``messages``)."""

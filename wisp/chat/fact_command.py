@@ -12,6 +12,8 @@ FACT_USAGE = "/fact lists the facts; /fact SUBJECT NAME = VALUE states one; /fac
 def fact_command(facts: ConversationFacts, argument: str) -> tuple[str, str]:
     """What ``/fact ARGUMENT`` did: ("output", the list) or ("note", what changed, or why
     nothing did)."""
+    if not facts.enabled:
+        return "note", "facts are off in this conversation (facts.enabled is false)"
     if not argument:
         return listed(facts)
     word, _, rest = argument.partition(" ")

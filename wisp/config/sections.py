@@ -150,6 +150,11 @@ class Context(msgspec.Struct, frozen=True, rename="camel"):
     """A working folder's own cache for the model's commands goes when unused this long."""
 
 
+class Facts(msgspec.Struct, frozen=True, rename="camel"):
+    enabled: bool
+    """Facts are kept and sent with every request (docs/turn.md, "Facts")."""
+
+
 class Verification(msgspec.Struct, frozen=True, rename="camel"):
     mode: str
 
@@ -253,6 +258,7 @@ SECTIONS: dict[str, type[msgspec.Struct]] = {
     "commandPolicy": CommandPolicy,
     "approval": Approval,
     "verification": Verification,
+    "facts": Facts,
     "assessment": Assessment,
     "routing": Routing,
 }
@@ -358,6 +364,7 @@ class Settings:
     command_policy = SettingSection(CommandPolicy, "commandPolicy")
     approval = SettingSection(Approval, "approval")
     verification = SettingSection(Verification, "verification")
+    facts = SettingSection(Facts, "facts")
     assessment = SettingSection(Assessment, "assessment")
     routing = SettingSection(Routing, "routing")
 

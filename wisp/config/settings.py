@@ -316,6 +316,14 @@ SETTINGS: dict[str, Setting] = {
             "against the turn's tool calls and flag those that did not happen; off skips it.",
         ),
         Setting(
+            "facts.enabled",
+            bool,
+            True,
+            "true or false",
+            "Keep facts (the person's /fact, the model's memory notes) and send those in force "
+            "with every request.",
+        ),
+        Setting(
             "assessment.enabled",
             bool | Literal["auto"],
             "auto",

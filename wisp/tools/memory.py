@@ -38,6 +38,7 @@ NOTE_SHAPE = (
     "(begin with permanent: for a fact worth keeping beyond this conversation)"
 )
 NOTE_FAILURES = {
+    "off": NO_FACTS_TO_NOTE,
     "subject": "error: a note needs a subject first: note SUBJECT NAME = VALUE",
     "name": "error: a note needs a name after its subject: note SUBJECT NAME = VALUE",
     "shape": NOTE_SHAPE,

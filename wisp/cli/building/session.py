@@ -169,6 +169,7 @@ class SessionBuilder:
             context=ContextSettings(section.budget, section.target, section.headroom_turns),
             assessment=settings.assessment.enabled,
             router=Router(lambda: self.config, self.named("local", recorder.record).resolve),
+            facts_enabled=settings.facts.enabled,
         )
         conversation.turn = turn
         conversation.sandbox_mechanism = runner.sandbox_state().mechanism
@@ -212,6 +213,7 @@ def rebuilt(old: Conversation, store: ConversationStore) -> Conversation:
         context=old.meter.settings,
         assessment=old.assessment,
         router=old.assessor.router,
+        facts_enabled=old.facts.enabled,
     )
     conversation.turn = old.turn
     conversation.sandbox_mechanism = old.sandbox_mechanism
