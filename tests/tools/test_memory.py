@@ -452,3 +452,29 @@ async def test_a_turn_notes_at_most_eight_facts(context: ToolContext, facts: Any
     for n in range(8):
         assert (await memory(context, f"note item {n} = x")).startswith("noted:")
     assert await memory(context, "note item 8 = x") == NOTE_FAILURES["full"]
+
+
+async def test_facts_are_recalled_by_id_and_by_words(
+    context: ToolContext, facts: Any, recorded: list[Any]
+) -> None:
+    book = facts.book
+    book.record("db", "port", "5432", source="model", method="noted")
+    book.record("db", "port", "5433", source="person", method="stated")
+    book.record("deploy", "branch", "release", source="person", method="stated")
+    assert await memory(context, "recall fact c1") == (
+        "fact c1: db port = 5432 (model, noted, version 1; outranked)"
+    )
+    assert await memory(context, "recall facts db") == (
+        "fact c2: db port = 5433 (person, stated, version 1; in force)\n"
+        "fact c1: db port = 5432 (model, noted, version 1; outranked)"
+    )
+    assert await memory(context, "recall fact release") == (
+        "fact c3: deploy branch = release (person, stated, version 1; in force)"
+    )
+    assert await memory(context, "recall fact c9") == "memory: no fact c9; recall facts lists them"
+    assert await memory(context, "recall facts nothing") == "memory: no fact matches 'nothing'"
+    assert (recorded[1].target, recorded[1].found, recorded[1].facts) == (
+        "fact",
+        True,
+        ["c2", "c1"],
+    )

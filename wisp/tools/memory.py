@@ -2,7 +2,8 @@
 
 ``recall`` works in full over the conversation store: an entry, a turn, the task (the first
 prompt, while there are no facts), a kept output, paged within B with the modifiers of
-``memory_page``. ``note SUBJECT NAME = VALUE`` holds a fact for the conversation's book,
+``memory_page``; ``recall fact ID`` and ``recall facts [WORDS]`` read the conversation's facts.
+``note SUBJECT NAME = VALUE`` holds a fact for the conversation's book,
 which takes it when the turn ends (docs/turn.md, "Facts"). The running summary, ``task
 TEXT``, ``summarise`` and ``condense`` need parts this wisp does not have yet (the output
 readers, a model for memory): they answer with what is true, never a guess. Every call is
@@ -20,6 +21,7 @@ from msgspec import UNSET
 
 from wisp.agent.types import ConversationView, ToolContext
 from wisp.audit.kinds import ContextMemory
+from wisp.facts.book import Fact, FactBook, FactError
 from wisp.store import ConversationStore, Entry
 from wisp.tools.arguments import parse_arguments, schema_of
 from wisp.tools.memory_page import END, Modifiers, Page, page_lines, split_modifiers
@@ -31,6 +33,7 @@ NOTHING_STORED = (
     "is in your context as the person wrote it"
 )
 _NO_FACTS = "this conversation keeps no facts yet"
+NO_FACTS_YET = "memory: no facts yet; note one with: note SUBJECT NAME = VALUE"
 NO_FACTS_TO_NOTE = "error: this conversation keeps no facts, so nothing can be noted"
 NO_FACTS_FOR_TASK = "error: this conversation keeps no facts, so the task cannot be noted"
 NOTE_SHAPE = (
@@ -85,6 +88,8 @@ class Recalled(msgspec.Struct, frozen=True):
     entries: list[int]
     events: list[str]
     page: Page | None = None
+    facts: list[str] = msgspec.field(default_factory=list)
+    """The ids of the facts it returned."""
 
 
 class MemoryTool:
@@ -92,8 +97,8 @@ class MemoryTool:
 
     name = "memory"
     description = (
-        "Recall what earlier turns of this conversation held (not RAM): recall entry N, turn N "
-        'or task, maybe ending "from line N", "matching TEXT", "lines A-B", "head K", "tail K"; '
+        "Recall what earlier turns of this conversation held (not RAM): recall entry N, turn N, "
+        'task or facts, maybe ending "from line N", "matching TEXT", "lines A-B", "head K", "tail K"; '
         "or note SUBJECT NAME = VALUE, a fact every later request carries."
     )
     parameters = schema_of(MemoryArgs)
@@ -190,7 +195,8 @@ def _recall_record(request: str, recalled: Recalled) -> ContextMemory:
         found=recalled.found,
         entries=recalled.entries,
         events=recalled.events,
-        from_="store",
+        facts=recalled.facts or UNSET,
+        from_="store" if recalled.entries or not recalled.facts else UNSET,
         filter=page.matching if page and page.matching else UNSET,
         offset=page.first if page else UNSET,
         bytes=len(recalled.text.encode()),
@@ -211,14 +217,17 @@ def recall(request: str, view: ConversationView, budget: int) -> Recalled:
             'memory: say what to recall, such as "recall entry 7", '
             '"recall turn 2" or "recall task"',
         )
+    facts = view.facts if view.facts is not None and view.facts.enabled else None
     if match := _FACT_ID.fullmatch(lowered):
-        return _missing(f"fact {match[1]}", f"memory: no fact {match[1]}; {_NO_FACTS}")
+        if facts is None:
+            return _missing(f"fact {match[1]}", f"memory: no fact {match[1]}; {_NO_FACTS}")
+        return _recall_fact(facts.book, match[1])
     if "summary" in lowered:
         return _missing(
             "summary", "memory: there is no running summary; this conversation keeps none yet"
         )
     if lowered.startswith("fact"):
-        return _fact_query(what)
+        return _fact_query(what) if facts is None else _search_facts(facts.book, what)
     numbers = _NUMBER.findall(lowered)
     if "task" in lowered and not numbers:
         return _recall_task(store, modifiers, budget)
@@ -228,7 +237,46 @@ def recall(request: str, view: ConversationView, budget: int) -> Recalled:
         return _recall_output(view, match[1], modifiers, budget)
     if numbers:
         return _recall_entry(store, int(numbers[0]), modifiers, budget)
-    return _fact_query(what)
+    return _fact_query(what) if facts is None else _search_facts(facts.book, what)
+
+
+def _recall_fact(book: FactBook, fact_id: str) -> Recalled:
+    """One fact by its id, with its standing: in force, outranked, replaced or deleted."""
+    try:
+        fact = book.get(fact_id)
+    except FactError:
+        return _missing(f"fact {fact_id}", f"memory: no fact {fact_id}; recall facts lists them")
+    return Recalled(_fact_line(fact, book), "fact", True, [], [], facts=[fact.id])
+
+
+def _search_facts(book: FactBook, query: str) -> Recalled:
+    """The live facts whose subject, name or value holds every word of ``query`` ("facts"
+    alone: all of them), those in force first."""
+    words = query.lower().split()
+    if words and words[0] in ("fact", "facts"):
+        words = words[1:]
+    in_force = book.in_force()
+    live = in_force + [fact for fact in book if fact.live and fact not in in_force]
+    found = [f for f in live if all(w in f"{f.subject} {f.name} {f.value}".lower() for w in words)]
+    if not found:
+        said = " ".join(words)
+        return _missing(
+            "fact", f"memory: no fact matches {said!r}" if said else "memory: no facts yet"
+        )
+    text = "\n".join(_fact_line(fact, book) for fact in found)
+    return Recalled(text, "fact", True, [], [], facts=[fact.id for fact in found])
+
+
+def _fact_line(fact: Fact, book: FactBook) -> str:
+    """``fact c3: db port = 5433 (model, noted, version 2; in force)``."""
+    if fact.deleted:
+        standing = "deleted"
+    elif fact.superseded_by is not None:
+        standing = f"replaced by {fact.superseded_by}"
+    else:
+        standing = "in force" if fact in book.in_force() else "outranked"
+    said = f"fact {fact.id}: {fact.subject} {fact.name} = {fact.value}"
+    return f"{said} ({fact.source}, {fact.method}, version {fact.version}; {standing})"
 
 
 def _missing(target: str, text: str) -> Recalled:
