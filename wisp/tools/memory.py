@@ -97,9 +97,9 @@ class MemoryTool:
 
     name = "memory"
     description = (
-        "Recall what earlier turns of this conversation held (not RAM): recall entry N, turn N, "
-        'task or facts, maybe ending "from line N", "matching TEXT", "lines A-B", "head K", "tail K"; '
-        "or note SUBJECT NAME = VALUE, a fact every later request carries."
+        "Recall what earlier turns of this conversation held (not RAM): recall entry N, turn "
+        'N, task or facts, maybe ending "from line N", "matching TEXT", "lines A-B", "head K", '
+        '"tail K"; or note SUBJECT NAME = VALUE, a fact every later request carries.'
     )
     parameters = schema_of(MemoryArgs)
     # Not read-only: note and task change what the conversation holds.
