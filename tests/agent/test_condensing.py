@@ -112,7 +112,7 @@ async def test_three_hundred_turns_of_file_reads_fit_a_4096_window(
     transcripts.save(conversation.store, tmp_path / "transcripts", "long")
     dropped_before = [entry.id for entry in conversation.store if not entry.active]
     assert dropped_before, "150 turns of 2 KB reads must have been condensed"
-    store = transcripts.load(tmp_path / "transcripts", "long")
+    store = transcripts.load(tmp_path / "transcripts", "long").store
     assert [entry.id for entry in store if not entry.active] == dropped_before
     assert all(store.get(i).dropped_by and store.get(i).dropped_at == 0 for i in dropped_before)
 

@@ -138,7 +138,7 @@ async def test_cuts_are_kept_in_a_saved_transcript(
 ):
     conversation, _, _ = await two_turns(make_conversation, write_script, tmp_path)
     transcripts.save(conversation.store, tmp_path / "saved", "t")
-    resumed = transcripts.load(tmp_path / "saved", "t")
+    resumed = transcripts.load(tmp_path / "saved", "t").store
     reply = next(e for e in resumed if e.kind == "response")
     assert reply.cuts == next(e for e in conversation.store if e.kind == "response").cuts
 

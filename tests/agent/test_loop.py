@@ -158,7 +158,7 @@ async def test_a_resumed_store_keeps_its_entry_numbers(
     )
     await first.run_turn("what day is it?")
     transcripts.save(first.store, tmp_path / "transcripts", "x")
-    store = transcripts.load(tmp_path / "transcripts", "x")
+    store = transcripts.load(tmp_path / "transcripts", "x").store
     assert [e.origin for e in store][1:] == ["resumed"] * 4
     second = await make_conversation(
         write_script({"text": "As entry 4 showed, it is today."}), store=store

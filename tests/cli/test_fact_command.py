@@ -67,3 +67,28 @@ async def test_a_fact_the_model_notes_ends_its_turn_with_a_facts_note(
     assert await chat.finish() == 0
     (recorded,) = [e for e in audit_lines() if e["kind"] == "fact.recorded"]
     assert (recorded["details"]["method"], recorded["details"]["detail"]) == ("noted", "memory")
+
+
+async def test_facts_are_saved_with_the_transcript_and_come_back_with_it(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "Noted."}]}))
+    chat = await Front.start(
+        wisp_script, wisp_env, tmp_path, "-m", f"script:{script}", "--save", "deploy"
+    )
+    await chat.until(p.Status)
+    await answer(chat, "/fact deploy branch = release")
+    await answer(chat, "/fact db port = 5432")
+    await answer(chat, "/fact delete c2")
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+
+    again = await Front.start(
+        wisp_script, wisp_env, tmp_path, "-m", f"script:{script}", "--resume", "deploy"
+    )
+    await again.until(p.Status)
+    assert await answer(again, "/fact") == p.Output(text="c1   deploy branch = release  (person)")
+    assert await answer(again, "/fact db port = 5433") == p.Note(text="fact c3: db port = 5433")
+    await again.send(p.Message(text="/quit"))
+    assert await again.finish() == 0

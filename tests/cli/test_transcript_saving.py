@@ -103,7 +103,7 @@ async def test_a_turn_survives_kill_9_once_its_end_line_is_out(chat, script, wis
     await session.until(p.Turn, phase="end")
     session.process.send_signal(signal.SIGKILL)
     assert await asyncio.wait_for(session.process.wait(), HANG) == -signal.SIGKILL
-    store = transcripts.load(wisp_home / "transcripts", "kept")
+    store = transcripts.load(wisp_home / "transcripts", "kept").store
     assert [(e.kind, e.text) for e in store if e.kind in ("prompt", "response")] == [
         ("prompt", "remember this"), ("response", "Kept."),
     ]  # fmt: skip
@@ -120,7 +120,7 @@ async def test_kill_9_frees_the_conversation_for_the_next_wisp(
     await asyncio.wait_for(session.process.wait(), HANG)
     result = run_wisp("-m", f"script:{script({'text': 'Again.'})}", "--resume", "kept", "more")
     assert result.returncode == 0, result.stderr
-    prompts = [e.text for e in transcripts.load(wisp_home / "transcripts", "kept")
+    prompts = [e.text for e in transcripts.load(wisp_home / "transcripts", "kept").store
                if e.kind == "prompt"]  # fmt: skip
     assert prompts == ["remember this", "more"]
 
@@ -146,7 +146,7 @@ async def test_a_second_chat_on_an_open_conversation_is_refused_with_the_holders
     await first.until(p.Turn, phase="end")
     code, stderr = await first.finish()
     assert code == 0, stderr
-    prompts = [e.text for e in transcripts.load(wisp_home / "transcripts", "shared")
+    prompts = [e.text for e in transcripts.load(wisp_home / "transcripts", "shared").store
                if e.kind == "prompt"]  # fmt: skip
     assert prompts == ["hi", "mine"]
 

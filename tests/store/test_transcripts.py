@@ -41,7 +41,7 @@ def test_a_resume_from_a_folder_that_is_a_file_is_one_error_naming_the_file(tmp_
 def test_a_saved_store_resumes_whole(tmp_path) -> None:
     path = transcripts.save(_store(), tmp_path / "transcripts", "notes")
     assert path.stat().st_mode & 0o777 == 0o600
-    assert [e.text for e in transcripts.load(tmp_path / "transcripts", "notes")] == [
+    assert [e.text for e in transcripts.load(tmp_path / "transcripts", "notes").store] == [
         "be brief", "hi", "hello",
     ]  # fmt: skip
 

@@ -13,8 +13,9 @@ import contextlib
 import fcntl
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -34,6 +35,16 @@ class TranscriptError(WispError):
 class _Transcript(msgspec.Struct):
     version: int
     entries: list[dict[str, Any]]
+    facts: list[dict[str, Any]] = []
+    """The conversation's facts, every version (docs/turn.md, "Facts"); absent before wisp
+    kept facts."""
+
+
+class Transcript(NamedTuple):
+    """A saved conversation: its store, and its facts as saved (for the caller's book)."""
+
+    store: ConversationStore
+    facts: list[dict[str, Any]]
 
 
 def transcript_path(folder: Path, name: str) -> Path:
@@ -44,11 +55,15 @@ def transcript_path(folder: Path, name: str) -> Path:
     return folder / f"{name}.json"
 
 
-def save(store: ConversationStore, folder: Path, name: str) -> Path:
-    """Write the store atomically, mode 0600. A failure (a full disk, a folder that cannot be
-    written) is one ``TranscriptError`` naming the file and the cause; the old file stays."""
+def save(
+    store: ConversationStore, folder: Path, name: str, facts: Sequence[msgspec.Struct] = ()
+) -> Path:
+    """Write the store and its conversation's facts atomically, mode 0600. A failure (a full
+    disk, a folder that cannot be written) is one ``TranscriptError`` naming the file and the
+    cause; the old file stays."""
     path = transcript_path(folder, name)
-    body = msgspec.json.encode({"version": VERSION, "entries": store.entries})
+    saved = {"version": VERSION, "entries": store.entries, "facts": list(facts)}
+    body = msgspec.json.encode(saved)
     try:
         ensure_private_dir(folder)
         replace_atomically(path, body)
@@ -57,8 +72,9 @@ def save(store: ConversationStore, folder: Path, name: str) -> Path:
     return path
 
 
-def load(folder: Path, name: str) -> ConversationStore:
-    """The saved store, checked; its entries' origin becomes ``resumed``."""
+def load(folder: Path, name: str) -> Transcript:
+    """The saved store, checked, its entries' origin now ``resumed``; and its facts as saved,
+    for the caller to check as it reads them."""
     path = transcript_path(folder, name)
     try:
         raw = path.read_bytes()
@@ -67,7 +83,7 @@ def load(folder: Path, name: str) -> ConversationStore:
     except OSError as exc:
         raise TranscriptError(f"cannot read {path}: {_cause(exc)}") from exc
     try:
-        entries = _checked_entries(raw)
+        entries, facts = _checked_entries(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
         raise TranscriptError(
             f"transcript {name!r} cannot be resumed: {exc}; start a new conversation"
@@ -79,10 +95,10 @@ def load(folder: Path, name: str) -> ConversationStore:
             entry.dropped_at = 0
         if entry.referenced_at is not None:
             entry.referenced_at = 0
-    return ConversationStore(entries)
+    return Transcript(ConversationStore(entries), facts)
 
 
-def _checked_entries(raw: bytes) -> list[Entry]:
+def _checked_entries(raw: bytes) -> tuple[list[Entry], list[dict[str, Any]]]:
     transcript = msgspec.json.decode(raw, type=_Transcript)
     if transcript.version != VERSION:
         raise ValueError(f"version {transcript.version} (this wisp reads {VERSION})")
@@ -93,7 +109,7 @@ def _checked_entries(raw: bytes) -> list[Entry]:
             raise ValueError(f"entry {position} is numbered {entry.id}")
         entry.value = decode_value(entry.kind, entry.value)
         entries.append(entry)
-    return entries
+    return entries, transcript.facts
 
 
 def carried_from(store: ConversationStore) -> list[str]:

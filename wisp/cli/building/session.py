@@ -23,6 +23,7 @@ from wisp.cli.building.model_choice import ModelChoice
 from wisp.cli.building.runner import CommandOptions, build_runner
 from wisp.cli.context import Context, audit_settings
 from wisp.config import Config
+from wisp.facts.book import FactBook
 from wisp.models.suggested import TOOL_MODEL_HINT
 from wisp.policy.types import Approver, Asker
 from wisp.routing.router import Router
@@ -140,11 +141,13 @@ class SessionBuilder:
         runner: CommandRunner,
         *,
         store: ConversationStore | None = None,
+        facts: FactBook | None = None,
         instructions: str | None = None,
         turn: int = 0,
     ) -> Conversation:
         """A conversation on ``model`` with ``tools`` over ``store`` (a new one holding only
-        its instructions when None); ``model.resolved`` recorded."""
+        its instructions when None) knowing ``facts`` (none when None); ``model.resolved``
+        recorded."""
         names = [tool.name for tool in tools]
         recorder.record(resolved_event(model, names))
         if instructions is None:
@@ -169,6 +172,7 @@ class SessionBuilder:
             context=ContextSettings(section.budget, section.target, section.headroom_turns),
             assessment=settings.assessment.enabled,
             router=Router(lambda: self.config, self.named("local", recorder.record).resolve),
+            facts=facts,
             facts_enabled=settings.facts.enabled,
         )
         conversation.turn = turn

@@ -37,6 +37,7 @@ from wisp.cli.chat.models import ChatModels
 from wisp.cli.chat.typed import TypedCommand, run_typed_command
 from wisp.cli.context import Context
 from wisp.config import Config
+from wisp.facts.book import Fact, FactBook
 from wisp.store import ConversationStore, transcripts
 from wisp.tools.inspect import InspectTool
 
@@ -191,8 +192,8 @@ class ChatSession:
                 # Before the transcript is read: a second wisp on the name is refused.
                 session.transcript.hold(session.save_name)
             model = await session._first_model()
-            store = session._first_store(model)
-            session.conversation = session._converse(model, store)
+            store, facts = session._first_store(model)
+            session.conversation = session._converse(model, store, facts)
             yield session
         finally:
             await session.aclose()
@@ -220,7 +221,7 @@ class ChatSession:
         old = self.conversation
         await old.resolved.backend.aclose()
         self.notes = []
-        self.conversation = self._converse(model, old.store, turn=old.turn)
+        self.conversation = self._converse(model, old.store, old.facts.book, turn=old.turn)
         return self.notes
 
     def new_conversation(self) -> None:
@@ -233,7 +234,7 @@ class ChatSession:
     def save(self, name: str) -> Path:
         """Save the conversation as ``name``, holding that name from now on (``/save`` may
         name a new one); ``TranscriptError`` when it is held elsewhere or cannot be written."""
-        return self.transcript.save(self.conversation.store, name)
+        return self.transcript.save(self.conversation, name)
 
     async def run_typed(self, line: str) -> TypedCommand:
         """``!cmd``: the person's own command, through the lists and the sandbox; recorded as
@@ -265,15 +266,15 @@ class ChatSession:
             return []
         return tools
 
-    def _first_store(self, model: ResolvedModel) -> ConversationStore:
+    def _first_store(self, model: ResolvedModel) -> tuple[ConversationStore, FactBook]:
         tools = self._tools(model)
         self.notes = list(self._start_notes)  # the tools' note is said when it opens
         if self.options.resume:
             return self.transcript.load(self.options.resume)
-        return new_store(self.builder.instructions(tools))
+        return new_store(self.builder.instructions(tools)), FactBook()
 
     def _converse(
-        self, model: ResolvedModel, store: ConversationStore, turn: int = 0
+        self, model: ResolvedModel, store: ConversationStore, facts: FactBook, turn: int = 0
     ) -> Conversation:
         tools = self._tools(model)
         if turn == 0:
@@ -286,7 +287,7 @@ class ChatSession:
                 start.carried_from = transcripts.carried_from(store)
             self.recorder.record(start)
         return self.builder.conversation(
-            self.recorder, model, tools, self.runner, store=store, turn=turn
+            self.recorder, model, tools, self.runner, store=store, facts=facts, turn=turn
         )
 
 
@@ -308,12 +309,22 @@ class SavedTranscript:
         self.release()
         self._hold = hold
 
-    def save(self, store: ConversationStore, name: str) -> Path:
+    def save(self, conversation: Conversation, name: str) -> Path:
         self.hold(name)
-        return transcripts.save(store, self.folder, name)
+        facts = list(conversation.facts.book)
+        return transcripts.save(conversation.store, self.folder, name, facts)
 
-    def load(self, name: str) -> ConversationStore:
-        return transcripts.load(self.folder, name)
+    def load(self, name: str) -> tuple[ConversationStore, FactBook]:
+        """The saved conversation's store and its facts; ``TranscriptError`` when either
+        cannot be read back."""
+        saved = transcripts.load(self.folder, name)
+        try:
+            facts = msgspec.convert(saved.facts, list[Fact])
+        except msgspec.ValidationError as exc:
+            raise transcripts.TranscriptError(
+                f"transcript {name!r} cannot be resumed: its facts: {exc}; start a new conversation"
+            ) from exc
+        return saved.store, FactBook(facts)
 
     def release(self) -> None:
         if self._hold is not None:
