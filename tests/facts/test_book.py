@@ -122,3 +122,25 @@ def test_a_book_made_again_from_its_facts_goes_on_numbering_and_knows_its_confli
         "db", "port", "6000", source="person", method="stated"
     )
     assert recorded.id == "c3"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "kept"),
+    [
+        ("db password", "hunter2", "[masked: password]"),
+        ("api key", "abc123", "[masked: secret]"),
+        ("openai", "sk-abcdefghijklmnopqrstuvwx12", "[masked: api-key]"),
+        ("github", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[masked: github-token]"),
+        ("port", "5433", "5433"),
+        (
+            "commit",
+            "0123456789abcdef0123456789abcdef01234567",
+            "0123456789abcdef0123456789abcdef01234567",
+        ),
+    ],
+)
+def test_a_secret_never_becomes_a_fact(name: str, value: str, kept: str) -> None:
+    # A fact goes to the model, the screen and the log: a credential is masked as it comes in.
+    book = FactBook()
+    (recorded,) = book.record("app", name, value, source="person", method="stated")
+    assert recorded.value == kept and book.in_force()[0].value == kept

@@ -27,6 +27,7 @@ from wisp.audit.kinds import (
     FactRecorded,
     FactSuperseded,
 )
+from wisp.redaction import mask_credentials
 
 __all__ = [
     "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactClass", "FactError", "facts_block",
@@ -129,6 +130,7 @@ class FactBook:
         subject, name, value = normalised(subject), normalised(name), value.strip()
         if not subject or not name or not value:
             raise FactError("a fact needs a subject, a name and a value: SUBJECT NAME = VALUE")
+        value = masked(name, value)
         key = (subject, name)
         previous = self._head(key, source)
         if previous is not None and previous.value == value:
@@ -223,6 +225,17 @@ class FactBook:
         if was is not None and was[0] == now[0]:
             return []
         return [FactConflictRaised(subject=subject, name=name, winner=now[0], others=now[1])]
+
+
+def masked(name: str, value: str) -> str:
+    """``value`` with credential-shaped parts masked, and whole when ``name`` says it is one
+    (``db password``, ``api key``): a fact goes to the model, the screen and the log."""
+    words = name.split()
+    # "db password" names a password as much as "password" does, and "api key" an api_key.
+    for key in dict.fromkeys(("_".join(words), "_".join(words[-2:]), words[-1])):
+        if (assigned := mask_credentials(f"{key}={value}").text.partition("=")[2]) != value:
+            return assigned
+    return value
 
 
 def _ranks_below(fact: Fact, other: Fact) -> bool:

@@ -43,8 +43,8 @@ from wisp.audit.kinds import Details, InquiryParked, InquiryRequested, InquirySe
 from wisp.desk.wait import Parked
 from wisp.policy.asking import NobodyAsker, pick_option
 from wisp.policy.types import Asker, QuestionAnswer
+from wisp.redaction import mask_credentials
 from wisp.tools.arguments import parse_arguments, schema_of
-from wisp.tools.redact import mask_credentials
 
 __all__ = ["PARKED", "AskTool", "NobodyAsker"]
 

@@ -1,4 +1,5 @@
-"""Masking credential-shaped values in text the person typed (answers to the model's questions).
+"""Masking credential-shaped values in text the person typed (answers to the model's questions,
+facts).
 
 ``mask_credentials`` replaces each value that looks like a secret with ``[masked: <kind>]`` and
 says which kinds it found. The rules run in order, the precise shapes first, so a GitHub token

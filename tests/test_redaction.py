@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wisp.tools.redact import looks_like_token, mask_credentials
+from wisp.redaction import looks_like_token, mask_credentials
 
 # Made-up values in the real shapes; none is a live credential.
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
