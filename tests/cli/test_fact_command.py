@@ -92,3 +92,33 @@ async def test_facts_are_saved_with_the_transcript_and_come_back_with_it(
     assert await answer(again, "/fact db port = 5433") == p.Note(text="fact c3: db port = 5433")
     await again.send(p.Message(text="/quit"))
     assert await again.finish() == 0
+
+
+async def test_a_fact_made_permanent_is_in_every_new_conversation_until_moved_back(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, audit_lines
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "Noted."}]}))
+
+    async def chat_saying(*lines: str) -> list[p.Note | p.Output]:
+        chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
+        await chat.until(p.Status)
+        said = [await answer(chat, line) for line in lines]
+        await chat.send(p.Message(text="/quit"))
+        assert await chat.finish() == 0
+        return said
+
+    _, kept = await chat_saying("/fact deploy branch = release", "/fact c1 permanent")
+    assert kept == p.Note(text="fact c1 is now p1, kept for every conversation")
+    listed, moved = await chat_saying("/fact", "/fact p1 thread")
+    assert listed == p.Output(text="p1   deploy branch = release  (person)")
+    assert moved == p.Note(text="fact p1 is now c1, this conversation's only")
+    (empty,) = await chat_saying("/fact")
+    assert isinstance(empty, p.Note) and empty.text.startswith("no facts yet")
+    changed = [e["details"] for e in audit_lines() if e["kind"] == "fact.scope.changed"]
+    assert changed[0] == {
+        "fact": "c1", "from": "thread", "to": "permanent", "by": "person", "now": "p1",
+        "subject": "deploy", "name": "branch", "source": "person", "value": "release",
+        "proposed": False,
+    }  # fmt: skip
+    assert (changed[1]["fact"], changed[1]["to"], changed[1]["now"]) == ("p1", "thread", "c1")

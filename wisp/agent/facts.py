@@ -17,7 +17,8 @@ from wisp.agent.recorder import Recorder
 from wisp.agent.types import Message
 from wisp.audit.details import Details
 from wisp.audit.kinds import FactRecorded
-from wisp.facts.book import Fact, FactBook, FactClass, facts_block, normalised
+from wisp.facts.book import Fact, FactBook, FactClass, FactError, facts_block, normalised
+from wisp.facts.shared import SharedFacts
 
 FACTS_BUDGET, FACTS_BUDGET_SMALL = 2400, 600
 """Characters of facts in force a request carries (about 600 and 150 tokens): the second on a
@@ -50,13 +51,46 @@ class ConversationFacts:
         window: Callable[[], int | None],
         *,
         enabled: bool = True,
+        shared: SharedFacts | None = None,
     ) -> None:
         self.book = book
+        self.shared = shared
+        """Where permanent facts are kept (``WISP_HOME/facts.json``); None: nowhere."""
         self.enabled = enabled
         """``facts.enabled``: off, nothing is noted and no request carries facts."""
         self._recorder = recorder
         self._window = window
         self._noted: list[Noted] = []
+
+    def move(self, fact_id: str, scope: str, *, by: str = "person") -> Fact:
+        """A fact in force moved to ``scope`` (``permanent``: kept for every conversation;
+        ``thread``: this conversation's again), recorded; its copy there. ``FactError`` says
+        why not."""
+        fact = self.book.get(fact_id)
+        if scope == fact.scope:
+            raise FactError(f"fact {fact_id} is already {scope}")
+        if scope == "permanent":
+            if self.shared is None:
+                raise FactError("permanent facts are not kept here (no WISP_HOME)")
+            if not fact.live:
+                raise FactError(f"fact {fact_id} is no longer in force (replaced or deleted)")
+            copy = self.shared.keep(fact)
+        elif scope == "thread":
+            copy = self.book.copy(fact_id, "thread")
+            if fact.scope == "permanent" and self.shared is not None:
+                self.shared.mark(fact_id, superseded_by=copy.id)
+        else:
+            raise FactError(f"{scope!r} is not a scope a fact moves to: permanent or thread")
+        self.record(self.book.moved(fact_id, copy, by=by))
+        return copy
+
+    def delete(self, fact_id: str, *, by: str = "person") -> list[Details]:
+        """A fact deleted (kept, marked), here and, when permanent, in the shared store."""
+        changes = self.book.delete(fact_id, by=by)
+        if self.book.get(fact_id).scope == "permanent" and self.shared is not None:
+            self.shared.mark(fact_id, deleted=True)
+        self.record(changes)
+        return changes
 
     def note(self, subject: str, name: str, value: str, fact_class: FactClass) -> Noted | str:
         """A fact the model noted, held until its turn ends (``settle``), normalised as the

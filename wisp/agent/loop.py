@@ -56,6 +56,7 @@ from wisp.agent.types import (
 from wisp.audit.kinds import Error, Prompt, Response, ToolsWithdrawn, TurnStopped
 from wisp.audit.kinds import Usage as UsageDetails
 from wisp.facts.book import FactBook
+from wisp.facts.shared import SharedFacts
 from wisp.store import ConversationStore, PendingEntry, Source, ToolOutputValue
 
 DEFAULT_MAX_STEPS = 25
@@ -105,6 +106,7 @@ class Conversation:
         router: Router | None = None,
         facts: FactBook | None = None,
         facts_enabled: bool = True,
+        shared_facts: SharedFacts | None = None,
     ) -> None:
         self.resolved = model
         self.tools = tools
@@ -135,6 +137,7 @@ class Conversation:
             recorder,
             lambda: self.resolved.context_size,
             enabled=facts_enabled,
+            shared=shared_facts,
         )
         """What this conversation knows beyond its window; the facts in force go with every
         request (``messages``)."""

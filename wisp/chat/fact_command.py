@@ -6,7 +6,10 @@ from wisp.agent.facts import ConversationFacts
 from wisp.audit.kinds import FactRecorded
 from wisp.facts.book import Fact, FactError
 
-FACT_USAGE = "/fact lists the facts; /fact SUBJECT NAME = VALUE states one; /fact delete ID"
+FACT_USAGE = (
+    "/fact lists the facts; /fact SUBJECT NAME = VALUE states one; /fact delete ID; "
+    "/fact ID permanent|thread moves one"
+)
 
 
 def fact_command(facts: ConversationFacts, argument: str) -> tuple[str, str]:
@@ -21,6 +24,8 @@ def fact_command(facts: ConversationFacts, argument: str) -> tuple[str, str]:
         return _delete(facts, rest.strip())
     if "=" in argument:
         return _state(facts, argument)
+    if len(words := argument.split()) == 2:
+        return _move(facts, *words)
     return "note", f"not a fact: {argument!r}; {FACT_USAGE}"
 
 
@@ -56,11 +61,20 @@ def _delete(facts: ConversationFacts, fact_id: str) -> tuple[str, str]:
     if not fact_id:
         return "note", f"which fact? {FACT_USAGE}"
     try:
-        changes = facts.book.delete(fact_id)
+        facts.delete(fact_id)
     except FactError as exc:
         return "note", str(exc)
-    facts.record(changes)
     return "note", f"fact {fact_id} deleted: later requests leave it out"
+
+
+def _move(facts: ConversationFacts, fact_id: str, scope: str) -> tuple[str, str]:
+    try:
+        now = facts.move(fact_id, scope.lower())
+    except FactError as exc:
+        return "note", str(exc)
+    if now.scope == "permanent":
+        return "note", f"fact {fact_id} is now {now.id}, kept for every conversation"
+    return "note", f"fact {fact_id} is now {now.id}, this conversation's only"
 
 
 def _line(fact: Fact, note: str = "") -> str:

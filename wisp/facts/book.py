@@ -25,6 +25,7 @@ from wisp.audit.kinds import (
     FactConflictResolved,
     FactDeleted,
     FactRecorded,
+    FactScopeChanged,
     FactSuperseded,
 )
 from wisp.redaction import mask_credentials
@@ -45,7 +46,10 @@ SCOPE_PREFIXES: dict[Scope, str] = {"thread": "c", "session": "s", "permanent": 
 """A fact's id starts with its scope's letter: the conversation's, the session's, or the
 shared store's under ``WISP_HOME``."""
 
-Change = FactRecorded | FactSuperseded | FactDeleted | FactConflictRaised | FactConflictResolved
+Change = (
+    FactRecorded | FactSuperseded | FactDeleted | FactScopeChanged | FactConflictRaised
+    | FactConflictResolved
+)  # fmt: skip
 
 
 class FactError(ValueError):
@@ -166,6 +170,31 @@ class FactBook:
         )  # fmt: skip
         return [deleted, *self._conflict_changes(fact.key)]
 
+    def copy(self, fact_id: str, scope: Scope) -> Fact:
+        """A copy of a fact in force, in ``scope``, with that scope's next id (not yet in the
+        book: ``moved`` puts it there)."""
+        fact = self._live(fact_id)
+        return msgspec.structs.replace(fact, id=self._next_id(scope), scope=scope)
+
+    def moved(self, fact_id: str, copy: Fact, *, by: str) -> list[Change]:
+        """``copy`` (in another scope) takes the place of the fact in force ``fact_id``: the
+        old one is superseded by it."""
+        old = self._live(fact_id)
+        self._facts[copy.id] = copy
+        old.superseded_by = copy.id
+        if copy.id[0] in self._counters and copy.id[1:].isdigit():
+            prefix = copy.id[0]
+            self._counters[prefix] = max(self._counters[prefix], int(copy.id[1:]))
+        changed = FactScopeChanged(
+            fact=old.id, from_=old.scope, to=copy.scope, by=by, now=copy.id,
+            subject=old.subject, name=old.name, source=old.source, value=old.value,
+            proposed=old.fact_class == "permanent" and old.scope != "permanent",
+        )  # fmt: skip
+        superseded = FactSuperseded(
+            id=old.id, subject=old.subject, name=old.name, source=old.source, by=copy.id
+        )
+        return [changed, superseded]
+
     def in_force(self) -> list[Fact]:
         """For each subject and name, the head that wins by precedence, oldest first."""
         winners: dict[tuple[str, str], Fact] = {}
@@ -181,6 +210,12 @@ class FactBook:
         return dict(self._conflicts)
 
     # -- the rest -------------------------------------------------------------------------
+
+    def _live(self, fact_id: str) -> Fact:
+        fact = self.get(fact_id)
+        if not fact.live:
+            raise FactError(f"fact {fact_id} is no longer in force (replaced or deleted)")
+        return fact
 
     def _next_id(self, scope: Scope) -> str:
         prefix = SCOPE_PREFIXES[scope]

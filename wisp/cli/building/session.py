@@ -24,6 +24,7 @@ from wisp.cli.building.runner import CommandOptions, build_runner
 from wisp.cli.context import Context, audit_settings
 from wisp.config import Config
 from wisp.facts.book import FactBook
+from wisp.facts.shared import SharedFacts
 from wisp.models.suggested import TOOL_MODEL_HINT
 from wisp.policy.types import Approver, Asker
 from wisp.routing.router import Router
@@ -156,6 +157,7 @@ class SessionBuilder:
             store = new_store(instructions)
         settings = self.config.settings
         section = settings.context
+        shared = SharedFacts(self.context.home.root)
         conversation = Conversation(
             model=model,
             tools=tools,
@@ -172,8 +174,9 @@ class SessionBuilder:
             context=ContextSettings(section.budget, section.target, section.headroom_turns),
             assessment=settings.assessment.enabled,
             router=Router(lambda: self.config, self.named("local", recorder.record).resolve),
-            facts=facts,
+            facts=opening_facts(shared, facts),
             facts_enabled=settings.facts.enabled,
+            shared_facts=shared,
         )
         conversation.turn = turn
         conversation.sandbox_mechanism = runner.sandbox_state().mechanism
@@ -217,11 +220,22 @@ def rebuilt(old: Conversation, store: ConversationStore) -> Conversation:
         context=old.meter.settings,
         assessment=old.assessment,
         router=old.assessor.router,
+        facts=opening_facts(old.facts.shared, None),
         facts_enabled=old.facts.enabled,
+        shared_facts=old.facts.shared,
     )
     conversation.turn = old.turn
     conversation.sandbox_mechanism = old.sandbox_mechanism
     return conversation
+
+
+def opening_facts(shared: SharedFacts | None, saved: FactBook | None) -> FactBook:
+    """A conversation's facts as it opens: the permanent ones kept under ``WISP_HOME`` (read
+    now, so one kept by another conversation since is there), then its own, resumed. A
+    permanent fact's copy saved with a transcript gives way to the store's."""
+    permanent = shared.read() if shared is not None else []
+    own = [fact for fact in saved or () if fact.scope != "permanent"]
+    return FactBook([*permanent, *own])
 
 
 def new_store(instructions: str) -> ConversationStore:
