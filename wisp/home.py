@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import msgspec
@@ -77,6 +78,31 @@ def open_private(path: Path, flags: int) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def read_if_there(path: Path) -> bytes:
+    """The file's bytes; empty when there is no such file (a store not yet written). Any other
+    ``OSError`` is the caller's to name."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def open_lock(lock_path: Path) -> int:
+    """A lock file opened (made private if new), for ``locked``: how the files several wisps
+    change at once (config, approvals, facts) take turns. ``OSError`` for the caller to name."""
+    return open_private(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
+
+
+@contextlib.contextmanager
+def locked(lock_fd: int, operation: int = fcntl.LOCK_EX) -> Iterator[None]:
+    """``lock_fd`` (from ``open_lock``) locked with ``flock`` for the block, then closed."""
+    try:
+        fcntl.flock(lock_fd, operation)
+        yield
+    finally:
+        os.close(lock_fd)  # closing the last descriptor releases the lock
 
 
 def replace_atomically(path: Path, data: bytes, mode: int = FILE_MODE) -> None:

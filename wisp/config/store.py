@@ -12,8 +12,6 @@ concurrent wisps neither lose a change nor see half a file.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,7 @@ from wisp.config.sections import ModelChoices, Settings
 from wisp.config.settings import Names, Setting, is_section, names_of, setting_for
 from wisp.diagnostics import logger
 from wisp.errors import ConfigError, ConfigValueError
-from wisp.home import ensure_private_dir, open_private, replace_atomically
+from wisp.home import ensure_private_dir, locked, open_lock, replace_atomically
 
 
 class _Missing:
@@ -274,16 +272,11 @@ def locked_config(path: Path) -> Iterator[Config]:
     """The config, read under an exclusive lock held until the block ends (read-modify-write)."""
     try:
         ensure_private_dir(path.parent)
-        lock_fd = open_private(
-            path.with_name(".config.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
-        )
+        lock_fd = open_lock(path.with_name(".config.lock"))
     except OSError as exc:
         raise _cannot_write(path, exc) from exc
-    try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+    with locked(lock_fd):
         yield load_config(path)
-    finally:
-        os.close(lock_fd)
 
 
 def set_value(config: Config, key: Key, value: Any) -> Change:

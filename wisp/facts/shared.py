@@ -9,8 +9,6 @@ id. A conversation reads the file when it opens; the facts in force there join i
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -18,7 +16,7 @@ from typing import TypeVar
 import msgspec
 
 from wisp.facts.book import Fact, FactError
-from wisp.home import ensure_private_dir, open_private, replace_atomically
+from wisp.home import ensure_private_dir, locked, open_lock, read_if_there, replace_atomically
 
 __all__ = ["SharedFacts"]
 
@@ -42,11 +40,11 @@ class SharedFacts:
         """Every permanent fact, oldest first; none when there is no file yet. A file that
         does not read is a ``FactError`` naming it."""
         try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return []
+            raw = read_if_there(self.path)
         except OSError as exc:
             raise FactError(f"cannot read {self.path}: {exc.strerror}") from exc
+        if not raw:
+            return []
         try:
             stored = msgspec.json.decode(raw, type=_File)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -97,10 +95,10 @@ class SharedFacts:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        ensure_private_dir(self.path.parent)
-        fd = open_private(self.lock_path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            ensure_private_dir(self.path.parent)
+            fd = open_lock(self.lock_path)
+        except OSError as exc:
+            raise FactError(f"cannot lock {self.lock_path}: {exc.strerror}") from exc
+        with locked(fd):
             yield
-        finally:
-            os.close(fd)

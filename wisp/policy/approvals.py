@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from wisp.errors import WispError
-from wisp.home import ensure_private_dir, open_private, replace_atomically
+from wisp.home import ensure_private_dir, locked, open_lock, read_if_there, replace_atomically
 from wisp.policy.types import LEVEL_ORDER, Level
 
 APPROVALS_FILE = "approvals.json"
@@ -155,20 +155,15 @@ class ApprovalStore:
     @contextlib.contextmanager
     def _locked(self, operation: int) -> Iterator[None]:
         try:
-            fd = open_private(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
+            fd = open_lock(self.lock_path)
         except OSError as exc:
             raise ApprovalsFileError(f"{self.lock_path}: cannot open the lock: {exc}") from exc
-        try:
-            fcntl.flock(fd, operation)
+        with locked(fd, operation):
             yield
-        finally:
-            os.close(fd)  # closing the last descriptor releases the lock
 
     def _read(self) -> list[StoredApproval]:
         try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return []
+            data = read_if_there(self.path)
         except OSError as exc:
             raise ApprovalsFileError(f"{self.path}: cannot read it: {exc}") from exc
         if not data.strip():
