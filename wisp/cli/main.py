@@ -69,6 +69,12 @@ def _config() -> AddParser:
     return add_parser
 
 
+def _facts() -> AddParser:
+    from wisp.cli.facts import add_parser
+
+    return add_parser
+
+
 def _logs() -> AddParser:
     from wisp.cli.logs import add_parser
 
@@ -98,6 +104,7 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "approvals": _approvals,
     "chat": _chat,
     "config": _config,
+    "facts": _facts,
     "logs": _logs,
     "mcp": _mcp,
     "models": _models,

@@ -28,6 +28,7 @@ from wisp.audit.kinds import (
     FactScopeChanged,
     FactSuperseded,
 )
+from wisp.errors import WispError
 from wisp.redaction import mask_credentials
 
 __all__ = [
@@ -52,7 +53,7 @@ Change = (
 )  # fmt: skip
 
 
-class FactError(ValueError):
+class FactError(WispError):
     """A fact the book cannot take or find, said for the person."""
 
 
