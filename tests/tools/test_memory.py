@@ -478,3 +478,26 @@ async def test_facts_are_recalled_by_id_and_by_words(
         True,
         ["c2", "c1"],
     )
+
+
+async def test_the_model_sets_the_task_unless_the_person_pinned_it(
+    context: ToolContext, facts: Any, store: ConversationStore, recorded: list[Any]
+) -> None:
+    assert (await memory(context, "recall task")).startswith(
+        "task: no task is recorded, task TEXT records one; the first prompt"
+    )
+    assert await memory(context, "task ship 1.0; objective: tagged") == (
+        "noted: the task is ship 1.0; objective: tagged"
+    )
+    facts.settle()
+    assert await memory(context, "recall task") == (
+        "task: ship 1.0; objective: tagged (fact c1, set by the model)"
+    )
+    assert (recorded[1].action, recorded[1].noted, recorded[1].value) == (
+        "task", True, "ship 1.0; objective: tagged",
+    )  # fmt: skip
+    facts.book.record("task", "current", "ship 2.0", source="person", method="stated")
+    assert await memory(context, "task ship 1.1") == (
+        "error: the person set this conversation's task; it stays as they set it"
+    )
+    assert (recorded[-1].noted, recorded[-1].failure) == (False, "pinned")

@@ -3,11 +3,11 @@
 ``recall`` works in full over the conversation store: an entry, a turn, the task (the first
 prompt, while there are no facts), a kept output, paged within B with the modifiers of
 ``memory_page``; ``recall fact ID`` and ``recall facts [WORDS]`` read the conversation's facts.
-``note SUBJECT NAME = VALUE`` holds a fact for the conversation's book,
-which takes it when the turn ends (docs/turn.md, "Facts"). The running summary, ``task
-TEXT``, ``summarise`` and ``condense`` need parts this wisp does not have yet (the output
-readers, a model for memory): they answer with what is true, never a guess. Every call is
-recorded as ``context.memory``.
+``note SUBJECT NAME = VALUE`` and ``task TEXT`` hold a fact (the task is the fact ``task
+current``) for the conversation's book, which takes it when the turn ends (docs/turn.md,
+"Facts"). The running summary, ``summarise`` and ``condense`` need parts this wisp does not
+have yet (the output readers, a model for memory): they answer with what is true, never a
+guess. Every call is recorded as ``context.memory``.
 """
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ NOTE_FAILURES = {
 }
 """What the model is told when a note is refused, by the failure word recorded."""
 _FACT_CLASSES = ("permanent", "dynamic", "ephemeral")
+TASK = ("task", "current")
+"""The fact that holds the conversation's task."""
+TASK_FAILURES = {
+    "off": NO_FACTS_FOR_TASK,
+    "pinned": "error: the person set this conversation's task; it stays as they set it",
+}
 PROPOSAL = " (a proposal to keep it beyond this conversation: only the person can accept it)"
 INSTRUCTIONS_TEXT = "(the instructions, which every request carries in full)"
 REASONING_TEXT = "(the model's thinking, kept for the person and not recalled)"
@@ -114,6 +120,8 @@ class MemoryTool:
             verb, rest = "recall", "task"
         if verb == "note" and context.conversation.facts is not None:
             return _note(rest, args.request, context)
+        if verb == "task" and context.conversation.facts is not None:
+            return _task(rest, args.request, context)
         if verb != "recall":
             result, record = _not_yet(verb, rest, args.request)
             context.record(record)
@@ -152,6 +160,20 @@ def _note(rest: str, request: str, context: ToolContext) -> str:
     held.sources.append(context.record(record))
     said = f"noted: {held.subject} {held.name} = {held.value}"
     return said + (PROPOSAL if fact_class == "permanent" else "")
+
+
+def _task(rest: str, request: str, context: ToolContext) -> str:
+    """``task TEXT``: the conversation's task (the fact ``task current``), held until the turn
+    ends; one the person set is pinned, and the model cannot replace it."""
+    facts = context.conversation.facts
+    person = [f for f in facts.book.in_force() if f.key == TASK and f.source == "person"]
+    held = "pinned" if person else facts.note(*TASK, rest, "dynamic")
+    if isinstance(held, str):
+        failure = "shape" if held in ("subject", "name") else held
+        context.record(ContextMemory(request=request, action="task", noted=False, failure=failure))
+        return TASK_FAILURES.get(failure, NOTE_FAILURES.get(failure, NOTE_SHAPE))
+    context.record(ContextMemory(request=request, action="task", noted=True, value=held.value))
+    return f"noted: the task is {held.value}"
 
 
 def _fact_class(rest: str) -> tuple[str, str]:
@@ -230,7 +252,7 @@ def recall(request: str, view: ConversationView, budget: int) -> Recalled:
         return _fact_query(what) if facts is None else _search_facts(facts.book, what)
     numbers = _NUMBER.findall(lowered)
     if "task" in lowered and not numbers:
-        return _recall_task(store, modifiers, budget)
+        return _recall_task(store, modifiers, budget, facts)
     if numbers and "turn" in lowered:
         return _recall_turn(store, int(numbers[0]), modifiers, budget)
     if match := _OUTPUT_ID.search(lowered):
@@ -333,12 +355,19 @@ def _recall_turn(store: ConversationStore, turn: int, mods: Modifiers, budget: i
     return _paged(target, [f"turn {turn}: {span}, {FROM_STORE}"], lines, mods, budget, entries)
 
 
-def _recall_task(store: ConversationStore, mods: Modifiers, budget: int) -> Recalled:
+def _recall_task(
+    store: ConversationStore, mods: Modifiers, budget: int, facts: Any = None
+) -> Recalled:
+    task = next((f for f in facts.book.in_force() if f.key == TASK), None) if facts else None
+    if task is not None:
+        said = f"task: {task.value} (fact {task.id}, set by the {task.source})"
+        return Recalled(said, "task", True, [], [], facts=[task.id])
     prompt = next((entry for entry in store if entry.kind == "prompt"), None)
     if prompt is None:
         return _missing("task", NOTHING_STORED)
+    why = "task TEXT records one" if facts else f"as {_NO_FACTS}"
     header = [
-        f"task: no task is recorded, as {_NO_FACTS}; the first prompt, entry {prompt.id}"
+        f"task: no task is recorded, {why}; the first prompt, entry {prompt.id}"
         f"{_when(prompt)}, {FROM_STORE}"
     ]
     return _paged("task", header, _body(prompt), mods, budget, [prompt])
