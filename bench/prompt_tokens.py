@@ -28,9 +28,10 @@ with the tools placed in the system message as Qwen's and Hermes' templates plac
 
 Then the assessment (docs/turn.md, "The assessment per request"): the same first request with
 only the tools the rules chose for it (``rule_tools``), the target <= 500 tokens for a question
-that needs one tool; the rules' own time on a few typical prompts; and the prompt of the one
-model call made when the rules settle nothing. ``--gguf PATH`` renders the requests through that
-GGUF's own template as well (Qwen2.5-Coder places the tools itself), loading it once.
+that needs one tool, and again with three facts in force (docs/turn.md, "Facts"); the rules'
+own time on a few typical prompts; and the prompt of the one model call made when the rules
+settle nothing. ``--gguf PATH`` renders the requests through that GGUF's own template as well
+(Qwen2.5-Coder places the tools itself), loading it once.
 
 Last, the prompt cache: two turns of a real ``Conversation`` on ``local`` (greedy, each reply
 capped at 48 tokens by the runtime; the tools a chat gives this model: none, since it cannot
@@ -59,6 +60,7 @@ import msgspec
 
 from wisp.agent.assessment import ask_request, rule_tools
 from wisp.agent.compose import compose
+from wisp.agent.facts import FACTS_BUDGET_SMALL
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import instructions_for, tool_specs
 from wisp.agent.recorder import Recorder
@@ -74,6 +76,7 @@ from wisp.agent.types import (
 )
 from wisp.audit import AuditLog, MemorySink
 from wisp.config import Config
+from wisp.facts.book import FactBook, facts_block
 from wisp.models.local import default_model_path, resolve
 from wisp.policy.types import Asker
 from wisp.store import ConversationStore, PendingEntry
@@ -166,8 +169,25 @@ def report_assessment(render: Callable[[list[Message], list[ToolSpec]], int], la
     print(f'The assessment, "{QUESTION}" on a {SMALL:,}-token window ({label}):')
     print(f"  every tool offered ({len(specs)}):           {every} tokens")
     print(f"  the rules' tools ({names}): {assessed} tokens (<= {ASSESSED_BUDGET}: {mark})")
+    facts = render(with_facts(messages), ruled)
+    mark = "met" if facts <= ASSESSED_BUDGET else "missed"
+    print(f"  the same, three facts in force: {facts} tokens (<= {ASSESSED_BUDGET}: {mark})")
     ask = ask_request(UNSETTLED, specs)
     print(f'  the model call for "{UNSETTLED}": {render(ask.messages, [])} tokens')
+
+
+THREE_FACTS = [("deploy", "branch", "release"), ("db", "port", "5433"), ("owner", "name", "Ana")]
+"""Facts the person stated, as a request carries them (docs/turn.md, "Facts")."""
+
+
+def with_facts(messages: list[Message]) -> list[Message]:
+    """``messages`` with their prompt led by ``THREE_FACTS``, as a small window sends them."""
+    book = FactBook()
+    for subject, name, value in THREE_FACTS:
+        book.record(subject, name, value, source="person", method="stated")
+    block = facts_block(book.in_force(), FACTS_BUDGET_SMALL)
+    *before, prompt = messages
+    return [*before, Message(role="user", content=f"{block}\n\n{prompt.content}")]
 
 
 def report_rules() -> None:
