@@ -126,6 +126,7 @@ INBOUND_SAMPLES: dict[str, p.Inbound] = {
     "answer": p.Answer(id="3f9a1c2e", decision="session", text="staging", declined=True),
     "choose": p.Choose(id="9c01be22", value=None, values=["local"]),
     "complete": p.Complete(id="k1", text="/con", cursor=2),
+    "fact": p.StateFact(subject="release train", name="day", value="Tuesday"),
     "interrupt": p.Interrupt(),
 }
 

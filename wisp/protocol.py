@@ -63,6 +63,7 @@ __all__ = [
     "Shape",
     "SkipReason",
     "Skipped",
+    "StateFact",
     "Status",
     "Turn",
     "TurnFact",
@@ -538,11 +539,25 @@ class Complete(Inbound, tag="complete", kw_only=True):
             self.cursor = len(self.text)  # the end of the text
 
 
+class StateFact(Inbound, tag="fact", kw_only=True):
+    """The person states a fact, as `/fact SUBJECT NAME = VALUE` does (the subject may have
+    several words here); answered by a `note`, queued behind the messages before it."""
+
+    subject: str = ""
+    """What the fact is about, such as `deploy`."""
+    name: str = ""
+    """Which of its values, such as `branch`."""
+    value: str = ""
+    """The value, such as `release`; masked when it looks like a credential."""
+
+
 class Interrupt(Inbound, tag="interrupt", kw_only=True):
     """Stops the running turn or typed command; a second one while stopping kills at once."""
 
 
-InboundLine: TypeAlias = ClientHello | Message | Answer | Choose | Complete | Interrupt
+InboundLine: TypeAlias = (
+    ClientHello | Message | Answer | Choose | Complete | StateFact | Interrupt
+)  # fmt: skip
 """Any line the front end writes, in docs/protocol.md's order."""
 
 

@@ -122,3 +122,19 @@ async def test_a_fact_made_permanent_is_in_every_new_conversation_until_moved_ba
         "proposed": False,
     }  # fmt: skip
     assert (changed[1]["fact"], changed[1]["to"], changed[1]["now"]) == ("p1", "thread", "c1")
+
+
+async def test_a_front_end_states_a_fact_with_a_line_of_its_own(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "Noted."}]}))
+    chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
+    await chat.until(p.Status)
+    await chat.send(p.StateFact(subject="release train", name="day", value="Tuesday"))
+    assert await chat.until(p.Note) == p.Note(text="fact c1: release train day = Tuesday")
+    await chat.send(p.StateFact(subject="db", name="", value="x"))
+    refused = await chat.until(p.Note)
+    assert "SUBJECT NAME = VALUE" in refused.text
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0

@@ -6,6 +6,7 @@ from wisp.agent.facts import ConversationFacts
 from wisp.audit.kinds import FactRecorded
 from wisp.facts.book import Fact, FactError
 
+FACTS_OFF = "facts are off in this conversation (facts.enabled is false)"
 FACT_USAGE = (
     "/fact lists the facts; /fact SUBJECT NAME = VALUE states one; /fact delete ID; "
     "/fact ID permanent|thread moves one"
@@ -16,7 +17,7 @@ def fact_command(facts: ConversationFacts, argument: str) -> tuple[str, str]:
     """What ``/fact ARGUMENT`` did: ("output", the list) or ("note", what changed, or why
     nothing did)."""
     if not facts.enabled:
-        return "note", "facts are off in this conversation (facts.enabled is false)"
+        return "note", FACTS_OFF
     if not argument:
         return listed(facts)
     word, _, rest = argument.partition(" ")
@@ -43,18 +44,26 @@ def listed(facts: ConversationFacts) -> tuple[str, str]:
 def _state(facts: ConversationFacts, argument: str) -> tuple[str, str]:
     left, _, value = argument.partition("=")
     subject, _, name = left.strip().partition(" ")
+    return "note", state_fact(facts, subject, name, value)
+
+
+def state_fact(facts: ConversationFacts, subject: str, name: str, value: str) -> str:
+    """The person's fact recorded (``/fact``, or a front end's ``fact`` line); the note that
+    says what became of it."""
+    if not facts.enabled:
+        return FACTS_OFF
     try:
         changes = facts.book.record(
             subject, name, value, source="person", method="stated", detail="/fact"
         )
     except FactError as exc:
-        return "note", str(exc)
+        return str(exc)
     if not changes:
-        return "note", "that fact is already in force"
+        return "that fact is already in force"
     facts.record(changes)
     recorded = changes[0]  # the book says first what it recorded
     assert isinstance(recorded, FactRecorded)
-    return "note", f"fact {recorded.id}: {recorded.subject} {recorded.name} = {recorded.value}"
+    return f"fact {recorded.id}: {recorded.subject} {recorded.name} = {recorded.value}"
 
 
 def _delete(facts: ConversationFacts, fact_id: str) -> tuple[str, str]:

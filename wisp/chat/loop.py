@@ -19,6 +19,7 @@ from wisp.agent.events import AgentEvent, ContextFill, TextFragment, TurnResult,
 from wisp.audit.event import AuditEvent
 from wisp.chat.activity import ActivityTracker
 from wisp.chat.event_text import event_text
+from wisp.chat.fact_command import state_fact
 from wisp.chat.host import ChatHost, Write
 from wisp.chat.notices import Notices, Record
 from wisp.chat.output_page import event_output
@@ -52,7 +53,7 @@ class ChatLoop:
         self.has_picker = has_picker
         """The face shows a choice with toggles (a front end over ``--json``); the plain chat
         does not, so ``/models`` gives it the table as ``output``."""
-        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.inbox: asyncio.Queue[str | p.StateFact | None] = asyncio.Queue()
         self.tracker = ActivityTracker()
         # The conversation's folder, not the process's: a session may live in another one.
         self.status_reader = StatusReader(host.conversation.working_directory, host.git_argv)
@@ -81,6 +82,8 @@ class ChatLoop:
                 self.host.waiters.deliver(line.id, line)
             case p.Complete():
                 self.write(self.slash.complete(line))
+            case p.StateFact():
+                self.inbox.put_nowait(line)  # in turn with the messages before it
             case p.Interrupt():
                 self.interrupt()
             case p.ClientHello():
@@ -132,8 +135,12 @@ class ChatLoop:
                 break
         return self._end()
 
-    async def handle(self, raw: str) -> bool:
-        """One message; False when it ends the loop."""
+    async def handle(self, raw: str | p.StateFact) -> bool:
+        """One message (or a front end's fact); False when it ends the loop."""
+        if isinstance(raw, p.StateFact):
+            facts = self.host.conversation.facts
+            self.write(p.Note(text=state_fact(facts, raw.subject, raw.name, raw.value)))
+            return True
         text = raw.strip()
         if not text:
             return True
