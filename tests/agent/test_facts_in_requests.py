@@ -100,3 +100,15 @@ async def test_with_facts_off_nothing_is_noted_and_nothing_carried(
     assert facts.note("db", "port", "5433", "dynamic") == "off"
     await conversation.run_turn("Hello.")
     assert recording.requests[0].messages[-1].content == "Hello."
+
+
+async def test_the_assessment_records_the_facts_a_request_carries(
+    make_conversation, write_script, sink, events
+) -> None:
+    conversation, _ = await recorded(make_conversation, write_script(FIRST))
+    conversation.assessment = True
+    facts = conversation.facts
+    facts.record(facts.book.record("deploy", "branch", "release", source="person", method="stated"))
+    await conversation.run_turn("What is today's date?")
+    (assessed,) = [e.details for e in sink.events if e.kind == "context.assessment"]
+    assert (assessed.facts, assessed.task_changed) == (["c1"], False)

@@ -177,16 +177,19 @@ class Assessor:
         conversation: ResolvedModel,
         *,
         enabled: bool | str,
+        facts: list[str] | None = None,
     ) -> Choice:
         """The tools of ``specs`` the turn of ``prompt`` offers: every one when the assessment
         is off (``enabled``, as ``assessment_on`` reads it) or there are none; else chosen, and
-        ``context.assessment`` recorded."""
+        ``context.assessment`` recorded with ``facts``, the ids of the facts in force that the
+        turn's requests carry."""
         if not specs or not assessment_on(enabled, conversation.context_size):
             return Choice(specs, [])
         started = time.monotonic()
         registered = [spec.name for spec in specs]
         ruled = rule_tools(prompt, registered)
         details = _assessment("rules", ruled, ruled, registered)
+        details.facts = list(facts or [])
         if not ruled:
             await self._ask(details, prompt, specs, conversation)
         details.seconds = round(time.monotonic() - started, 3)
@@ -242,8 +245,8 @@ class Assessor:
 def _assessment(
     method: str, tools: list[str], ruled: list[str], registered: list[str]
 ) -> ContextAssessment:
-    """A ``context.assessment`` with no model call yet. Facts do not exist yet: none are
-    repeated next to the request, and the task never changes."""
+    """A ``context.assessment`` with no model call yet and no facts; the task never changes
+    (no assessment infers one yet)."""
     return ContextAssessment(
         method=method,
         tools=tools,

@@ -17,7 +17,15 @@ from wisp.agent.recorder import Recorder
 from wisp.agent.types import Message
 from wisp.audit.details import Details
 from wisp.audit.kinds import FactRecorded
-from wisp.facts.book import Fact, FactBook, FactClass, FactError, facts_block, normalised
+from wisp.facts.book import (
+    Fact,
+    FactBook,
+    FactClass,
+    FactError,
+    carried,
+    facts_block,
+    normalised,
+)  # fmt: skip
 from wisp.facts.shared import SharedFacts
 
 FACTS_BUDGET, FACTS_BUDGET_SMALL = 2400, 600
@@ -135,9 +143,18 @@ class ConversationFacts:
         is in force."""
         if not self.enabled:
             return ""
+        return facts_block(self.book.in_force(), self._budget())
+
+    def _budget(self) -> int:
         window = self._window()
         small = window is not None and window <= SMALL_WINDOW
-        return facts_block(self.book.in_force(), FACTS_BUDGET_SMALL if small else FACTS_BUDGET)
+        return FACTS_BUDGET_SMALL if small else FACTS_BUDGET
+
+    def carried_ids(self) -> list[str]:
+        """The ids of the facts a request carries now (``context.assessment``'s ``facts``)."""
+        if not self.enabled:
+            return []
+        return [fact.id for fact in carried(self.book.in_force(), self._budget())]
 
     def lead(self, prompt: Message) -> Message:
         """The turn's prompt as sent: led by the facts in force, when there are any."""

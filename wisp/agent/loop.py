@@ -252,8 +252,9 @@ class Conversation:
 
         prompt = turn.pending[0]  # the turn's first entry
         choice = await self.assessor.choose(
-            str(prompt.value), specs, self.resolved, enabled=self.assessment
-        )
+            str(prompt.value), specs, self.resolved, enabled=self.assessment,
+            facts=self.facts.carried_ids(),
+        )  # fmt: skip
 
         def next_request() -> ChatRequest:  # composed when sent, after any condensing
             if turn.looped is not None:  # the tools withdrawn: one request for the answer

@@ -32,8 +32,8 @@ from wisp.errors import WispError
 from wisp.redaction import mask_credentials
 
 __all__ = [
-    "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactClass", "FactError", "facts_block",
-    "normalised",
+    "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactClass", "FactError", "carried",
+    "facts_block", "normalised",
 ]  # fmt: skip
 
 Source = Literal["person", "caller", "tool", "model"]
@@ -297,16 +297,26 @@ FACTS_HEADER = "Facts in force (the person's first):"
 
 
 def facts_block(facts: list[Fact], budget: int) -> str:
-    """The facts in force as a request carries them, within ``budget`` characters: the
-    person's first, oldest first, then the rest newest first; a fact that does not fit is
-    left out, never cut. Empty when none is in force (or none fits)."""
+    """The facts in force as a request carries them, within ``budget`` characters (those
+    ``carried`` chooses); empty when none is in force (or none fits)."""
+    lines = [_block_line(fact) for fact in carried(facts, budget)]
+    return "\n".join([FACTS_HEADER, *lines]) if lines else ""
+
+
+def carried(facts: list[Fact], budget: int) -> list[Fact]:
+    """Of the facts in force, those a request carries within ``budget`` characters: the
+    person's first, oldest first, then the rest newest first; a fact that does not fit is left
+    out, never cut."""
     person = [fact for fact in facts if fact.source == "person"]
     others = [fact for fact in reversed(facts) if fact.source != "person"]
-    lines, used = [], len(FACTS_HEADER)
+    chosen, used = [], len(FACTS_HEADER)
     for fact in person + others:
-        line = f"- {fact.subject} {fact.name}: {fact.value}"
-        if used + 1 + len(line) > budget:
-            continue
-        lines.append(line)
-        used += 1 + len(line)
-    return "\n".join([FACTS_HEADER, *lines]) if lines else ""
+        size = 1 + len(_block_line(fact))
+        if used + size <= budget:
+            chosen.append(fact)
+            used += size
+    return chosen
+
+
+def _block_line(fact: Fact) -> str:
+    return f"- {fact.subject} {fact.name}: {fact.value}"
