@@ -112,3 +112,17 @@ async def test_the_assessment_records_the_facts_a_request_carries(
     await conversation.run_turn("What is today's date?")
     (assessed,) = [e.details for e in sink.events if e.kind == "context.assessment"]
     assert (assessed.facts, assessed.task_changed) == (["c1"], False)
+
+
+async def test_the_request_for_the_answer_carries_the_facts_too(
+    make_conversation, write_script, sink, events
+) -> None:
+    from tests.agent.test_loop import ECHO_AGAIN
+
+    script = write_script(ECHO_AGAIN, ECHO_AGAIN, {"text": "5433."})
+    conversation, recording = await recorded(make_conversation, script)
+    facts = conversation.facts
+    facts.record(facts.book.record("db", "port", "5433", source="person", method="stated"))
+    await conversation.run_turn("Which port?")
+    asked = recording.requests[-1].messages[-1].content  # the request that stands alone
+    assert asked.startswith("Facts in force (the person's first):\n- db port: 5433\n\nQuestion:")

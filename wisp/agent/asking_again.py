@@ -58,10 +58,10 @@ def answer_request(conversation: Conversation, turn: TurnState, opening: str) ->
     specs = tool_specs(conversation.tools, conversation.resolved.context_size)
     results = turn_results(turn, failed=True)
     if results:
-        earlier = conversation.earlier_question()
+        asked = from_results(turn, results, conversation.earlier_question())
         messages = [
             Message(role="system", content=ANSWER_INSTRUCTIONS),
-            Message(role="user", content=from_results(turn, results, earlier)),
+            conversation.facts.lead(Message(role="user", content=asked)),  # facts hold too
         ]
         return ChatRequest(messages, withheld=specs, schema=turn.schema)
     messages = conversation.messages(turn.pending)
