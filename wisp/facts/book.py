@@ -100,9 +100,7 @@ class FactBook:
         self._facts: dict[str, Fact] = {fact.id: fact for fact in facts}
         self._counters = dict.fromkeys(SCOPE_PREFIXES.values(), 0)
         for fact_id in self._facts:
-            prefix, number = fact_id[0], fact_id[1:]
-            if prefix in self._counters and number.isdigit():
-                self._counters[prefix] = max(self._counters[prefix], int(number))
+            self._count(fact_id)
         keys = dict.fromkeys(fact.key for fact in self._facts.values() if fact.live)
         self._conflicts = {key: sides for key in keys if (sides := self._sides(key)) is not None}
 
@@ -183,9 +181,7 @@ class FactBook:
         old = self._live(fact_id)
         self._facts[copy.id] = copy
         old.superseded_by = copy.id
-        if copy.id[0] in self._counters and copy.id[1:].isdigit():
-            prefix = copy.id[0]
-            self._counters[prefix] = max(self._counters[prefix], int(copy.id[1:]))
+        self._count(copy.id)  # numbered elsewhere (the shared store): ours go on after it
         changed = FactScopeChanged(
             fact=old.id, from_=old.scope, to=copy.scope, by=by, now=copy.id,
             subject=old.subject, name=old.name, source=old.source, value=old.value,
@@ -217,6 +213,12 @@ class FactBook:
         if not fact.live:
             raise FactError(f"fact {fact_id} is no longer in force (replaced or deleted)")
         return fact
+
+    def _count(self, fact_id: str) -> None:
+        """An id in the book: its scope's next id comes after it."""
+        prefix, number = fact_id[:1], fact_id[1:]
+        if prefix in self._counters and number.isdigit():
+            self._counters[prefix] = max(self._counters[prefix], int(number))
 
     def _next_id(self, scope: Scope) -> str:
         prefix = SCOPE_PREFIXES[scope]
