@@ -22,8 +22,11 @@ from wisp.facts.book import (
     FactBook,
     FactClass,
     FactError,
+    Method,
+    Source,
     carried,
     facts_block,
+    is_proposal,
     normalised,
 )  # fmt: skip
 from wisp.facts.shared import SharedFacts
@@ -66,17 +69,60 @@ class ConversationFacts:
         """Where permanent facts are kept (``WISP_HOME/facts.json``); None: nowhere."""
         self.enabled = enabled
         """``facts.enabled``: off, nothing is noted and no request carries facts."""
+        self.keeper: Callable[[Fact], object] | None = None
+        """Files a proposal (a fact of class permanent from anyone but the person) for the
+        person to keep or drop, where they are not at hand (``wisp mcp``: the desk); None where
+        they answer in the conversation itself (``/facts keep|drop``)."""
         self._recorder = recorder
         self._window = window
         self._noted: list[Noted] = []
 
-    def move(self, fact_id: str, scope: str, *, by: str = "person") -> Fact:
+    def state(
+        self, subject: str, name: str, value: str, *, source: Source, method: Method,
+        fact_class: FactClass = "dynamic", detail: str = "", sources: list[str] | None = None,
+    ) -> list[Fact]:  # fmt: skip
+        """A fact recorded from ``source``, each change recorded; the facts it recorded. A
+        proposal among them (class permanent, from anyone but the person) goes to the keeper,
+        when there is one: only the person makes a fact permanent."""
+        changes = self.book.record(
+            subject, name, value, source=source, method=method, fact_class=fact_class,
+            detail=detail, sources=sources or [],
+        )  # fmt: skip
+        self.record(changes)
+        recorded = [self.book.get(c.id) for c in changes if isinstance(c, FactRecorded)]
+        for fact in recorded:
+            if is_proposal(fact) and self.keeper is not None:
+                self.keeper(fact)
+        return recorded
+
+    def answer_proposal(
+        self, fact_id: str, decision: str, *, request: str | None = None
+    ) -> str | None:
+        """The person's answer to a proposal: ``keep`` moves it to the shared store (its
+        permanent id returned), ``drop`` keeps it this conversation's. ``request`` names the
+        filed request it answered (``kept`` or ``dropped`` in ``fact.scope.changed``);
+        ``FactError`` when the fact is no longer a proposal in force."""
+        fact = self.book.get(fact_id)
+        if not fact.live or not is_proposal(fact):
+            raise FactError(
+                f"fact {fact_id} changed after the person was asked: it is no longer proposed"
+            )
+        if decision == "keep":
+            return self.move(fact_id, "permanent", request="kept" if request else None).id
+        self.record([self.book.dropped(fact_id, request="dropped" if request else None)])
+        return None
+
+    def move(
+        self, fact_id: str, scope: str, *, by: str = "person", request: str | None = None
+    ) -> Fact:
         """A fact in force moved to ``scope`` (``permanent``: kept for every conversation;
         ``thread``: this conversation's again), recorded; its copy there. ``FactError`` says
-        why not."""
+        why not; only the person moves a fact to ``permanent``."""
         fact = self.book.get(fact_id)
         if scope == fact.scope:
             raise FactError(f"fact {fact_id} is already {scope}")
+        if scope == "permanent" and by != "person":
+            raise FactError("only the person makes a fact permanent")
         if scope == "permanent":
             if self.shared is None:
                 raise FactError("permanent facts are not kept here (no WISP_HOME)")
@@ -89,7 +135,7 @@ class ConversationFacts:
                 self.shared.mark(fact_id, superseded_by=copy.id)
         else:
             raise FactError(f"{scope!r} is not a scope a fact moves to: permanent or thread")
-        self.record(self.book.moved(fact_id, copy, by=by))
+        self.record(self.book.moved(fact_id, copy, by=by, request=request))
         return copy
 
     def delete(self, fact_id: str, *, by: str = "person") -> list[Details]:
@@ -125,12 +171,10 @@ class ConversationFacts:
         noted, self._noted = self._noted, []
         recorded: list[Fact] = []
         for fact in noted:
-            changes = self.book.record(
+            recorded += self.state(
                 fact.subject, fact.name, fact.value, source="model", method="noted",
                 fact_class=fact.fact_class, detail="memory", sources=fact.sources,
             )  # fmt: skip
-            self.record(changes)
-            recorded += [self.book.get(c.id) for c in changes if isinstance(c, FactRecorded)]
         return recorded
 
     def record(self, changes: list[Details]) -> None:

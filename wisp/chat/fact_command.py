@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from wisp.agent.facts import ConversationFacts
-from wisp.audit.kinds import FactRecorded
 from wisp.facts.book import Fact, FactError
 
 FACTS_OFF = "facts are off in this conversation (facts.enabled is false)"
@@ -53,17 +52,15 @@ def state_fact(facts: ConversationFacts, subject: str, name: str, value: str) ->
     if not facts.enabled:
         return FACTS_OFF
     try:
-        changes = facts.book.record(
+        recorded = facts.state(
             subject, name, value, source="person", method="stated", detail="/fact"
         )
     except FactError as exc:
         return str(exc)
-    if not changes:
+    if not recorded:
         return "that fact is already in force"
-    facts.record(changes)
-    recorded = changes[0]  # the book says first what it recorded
-    assert isinstance(recorded, FactRecorded)
-    return f"fact {recorded.id}: {recorded.subject} {recorded.name} = {recorded.value}"
+    fact = recorded[0]
+    return f"fact {fact.id}: {fact.subject} {fact.name} = {fact.value}"
 
 
 def _delete(facts: ConversationFacts, fact_id: str) -> tuple[str, str]:

@@ -26,7 +26,16 @@ from wisp.audit.kinds import (
     ApprovalSettled,
     Details,
 )
-from wisp.desk.kind import ChannelError, Filed, Kind, Settled, age, delivered, waits_for
+from wisp.desk.kind import (
+    ChannelError,
+    Filed,
+    Kind,
+    Settled,
+    age,
+    delivered,
+    table,
+    waits_for,
+)  # fmt: skip
 from wisp.desk.wait import Desk, new_request_id
 from wisp.policy.approvers import ApprovalRefused, escape_controls
 from wisp.policy.types import Answer, ApprovalQuestion
@@ -152,12 +161,7 @@ class Approvals(Kind[PendingRequest, FiledAnswer, Answer]):
 
     def listing(self, waiting: list[PendingRequest], now: int) -> list[str]:
         """A table: id, level, command, directory, thread, client, age."""
-        rows = [LISTING_HEADER, *(_row(request, now) for request in waiting)]
-        widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-        return [
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-            for row in rows
-        ]
+        return table([LISTING_HEADER, *(_row(request, now) for request in waiting)])
 
     def banner_body(self, request: PendingRequest) -> str:
         return (

@@ -141,9 +141,9 @@ def read_answer(home: Path, kind: Kind[Any, F, Any], request_id: str) -> F | Non
 
 def list_waiting(home: Path, kind: Kind[R, Any, Any], record: Record | None = None) -> list[R]:
     """Every request of ``kind`` still waiting, oldest first. Stale ones (their server is gone,
-    or their time has passed) are swept on the way: removed, and the kind's stale event
-    (``approval.settled`` or ``inquiry.settled`` ``stale``) recorded by ``record`` on the
-    sweeping process's own log."""
+    or their time has passed; never one of a kind that ``hands_over``) are swept on the way:
+    removed, and the kind's stale event (``approval.settled`` or ``inquiry.settled``
+    ``stale``) recorded by ``record`` on the sweeping process's own log."""
     folder = pending_dir(home)
     try:
         names = sorted(os.listdir(folder))
@@ -158,7 +158,7 @@ def list_waiting(home: Path, kind: Kind[R, Any, Any], record: Record | None = No
         request = read_request(home, kind, name.removesuffix(kind.request_suffix))
         if request is None:
             continue
-        why = stale_reason(request, now)
+        why = None if kind.hands_over else stale_reason(request, now)
         if why is None:
             waiting.append(request)
             continue

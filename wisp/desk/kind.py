@@ -95,6 +95,11 @@ class Kind(ABC, Generic[R, F, T]):
     recorded for an answer file that does not fit."""
     record_type: type[R]
     answer_type: type[F]
+    hands_over: ClassVar[bool] = False
+    """Whether a request outlives the wait that filed it: True for a fact to keep, which has no
+    time limit, so a server that stops (or a thread that closes) first leaves it filed and the
+    answering process applies the answer itself. False: the request is withdrawn with its wait,
+    and stale once its server is gone."""
 
     @property
     def source(self) -> str:
@@ -210,3 +215,12 @@ def age(seconds: int) -> str:
         if seconds >= size:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
+
+
+def table(rows: list[tuple[str, ...]]) -> list[str]:
+    """``rows`` (a header first) as a listing's lines, each column as wide as its widest cell."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]

@@ -7,9 +7,10 @@ asks there at the same time: the first answer wins and the other way is withdraw
 file that does not fit is refused once (an ``error``), removed, and the request waits on. Once
 ``banner_delay`` has passed, a waiting notice goes to stderr (a ``notification``). The wait ends
 once: answered, timed out at its own deadline, abandoned (cancelled), or failed (no way left to
-ask), and its kind records how. A kind that opts into parking (the model's questions under
-``wisp mcp``) gives a hold: when it lapses unanswered the wait raises ``Parked`` and leaves the
-request filed for a later turn.
+ask), and its kind records how; a kind that ``hands_over`` is left filed when its wait is
+cancelled (``handed-over``), for the answering process to apply. A kind that opts into parking
+(the model's questions under ``wisp mcp``) gives a hold: when it lapses unanswered the wait
+raises ``Parked`` and leaves the request filed for a later turn.
 """
 
 from __future__ import annotations
@@ -175,6 +176,10 @@ class _Wait(Generic[R, F, T]):
                 self._file()
             settled = await self._race(dialog)
         except asyncio.CancelledError:
+            if self.filed and self.kind.hands_over:
+                self.parked = True  # left filed: whoever answers it applies the answer
+                self._settle(Settled("handed-over"))
+                raise
             timed_out = self.deadline is not None and self.loop.time() >= self.deadline
             self._settle(Settled("timed-out" if timed_out else "abandoned"))
             raise

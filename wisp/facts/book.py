@@ -32,8 +32,8 @@ from wisp.errors import WispError
 from wisp.redaction import mask_credentials
 
 __all__ = [
-    "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactClass", "FactError", "carried",
-    "facts_block", "normalised",
+    "PRECEDENCE", "SCOPE_PREFIXES", "Fact", "FactBook", "FactClass", "FactError", "Method",
+    "Source", "carried", "facts_block", "is_proposal", "normalised",
 ]  # fmt: skip
 
 Source = Literal["person", "caller", "tool", "model"]
@@ -175,9 +175,12 @@ class FactBook:
         fact = self._live(fact_id)
         return msgspec.structs.replace(fact, id=self._next_id(scope), scope=scope)
 
-    def moved(self, fact_id: str, copy: Fact, *, by: str) -> list[Change]:
+    def moved(
+        self, fact_id: str, copy: Fact, *, by: str, request: str | None = None
+    ) -> list[Change]:
         """``copy`` (in another scope) takes the place of the fact in force ``fact_id``: the
-        old one is superseded by it."""
+        old one is superseded by it. ``request``: ``kept`` when the person kept a proposal
+        filed for them."""
         old = self._live(fact_id)
         self._facts[copy.id] = copy
         old.superseded_by = copy.id
@@ -185,12 +188,30 @@ class FactBook:
         changed = FactScopeChanged(
             fact=old.id, from_=old.scope, to=copy.scope, by=by, now=copy.id,
             subject=old.subject, name=old.name, source=old.source, value=old.value,
-            proposed=old.fact_class == "permanent" and old.scope != "permanent",
+            proposed=is_proposal(old),
         )  # fmt: skip
+        if request is not None:
+            changed.request = request
         superseded = FactSuperseded(
             id=old.id, subject=old.subject, name=old.name, source=old.source, by=copy.id
         )
         return [changed, superseded]
+
+    def dropped(self, fact_id: str, *, request: str | None = None) -> FactScopeChanged:
+        """A proposal the person dropped: this conversation's fact again, changed in place
+        (no longer proposed, its id the same)."""
+        fact = self._live(fact_id)
+        if not is_proposal(fact):
+            raise FactError(f"fact {fact_id} is not proposed as permanent")
+        fact.fact_class = "dynamic"
+        changed = FactScopeChanged(
+            fact=fact.id, from_=fact.scope, to="thread", by="person", now=fact.id,
+            subject=fact.subject, name=fact.name, source=fact.source, value=fact.value,
+            proposed=True,
+        )  # fmt: skip
+        if request is not None:
+            changed.request = request
+        return changed
 
     def in_force(self) -> list[Fact]:
         """For each subject and name, the head that wins by precedence, oldest first."""
@@ -263,6 +284,11 @@ class FactBook:
         if was is not None and was[0] == now[0]:
             return []
         return [FactConflictRaised(subject=subject, name=name, winner=now[0], others=now[1])]
+
+
+def is_proposal(fact: Fact) -> bool:
+    """A fact of class permanent not yet in the shared store: only the person makes it one."""
+    return fact.fact_class == "permanent" and fact.scope != "permanent"
 
 
 def masked(name: str, value: str) -> str:
