@@ -95,28 +95,43 @@ class ConversationFacts:
                 self.keeper(fact)
         return recorded
 
-    def answer_proposal(
-        self, fact_id: str, decision: str, *, request: str | None = None
-    ) -> str | None:
+    def propose(self, fact_id: str) -> Fact:
+        """A caller's request to keep a fact in force for good: it becomes a proposal (class
+        permanent, changed in place) and goes to the keeper. ``FactError`` when there is no
+        keeper to file it with, or it is proposed already."""
+        fact = self.book.get(fact_id)
+        if not fact.live:
+            raise FactError(f"fact {fact_id} is no longer in force (replaced or deleted)")
+        if fact.scope == "permanent" or is_proposal(fact):
+            standing = "permanent" if fact.scope == "permanent" else "proposed"
+            raise FactError(f"fact {fact_id} is {standing} already")
+        if self.keeper is None:
+            raise FactError("only the person makes a fact permanent, and nobody can ask them here")
+        fact.fact_class = "permanent"
+        self.keeper(fact)
+        return fact
+
+    def answer_proposal(self, fact_id: str, decision: str, *, filed: bool = False) -> str | None:
         """The person's answer to a proposal: ``keep`` moves it to the shared store (its
-        permanent id returned), ``drop`` keeps it this conversation's. ``request`` names the
-        filed request it answered (``kept`` or ``dropped`` in ``fact.scope.changed``);
-        ``FactError`` when the fact is no longer a proposal in force."""
+        permanent id returned), ``drop`` keeps it this conversation's. ``filed``: it answers a
+        request filed on the desk (``request`` ``kept`` or ``dropped`` in
+        ``fact.scope.changed``). ``FactError`` when the fact is no longer a proposal in force."""
         fact = self.book.get(fact_id)
         if not fact.live or not is_proposal(fact):
             raise FactError(
                 f"fact {fact_id} changed after the person was asked: it is no longer proposed"
             )
         if decision == "keep":
-            return self.move(fact_id, "permanent", request="kept" if request else None).id
-        self.record([self.book.dropped(fact_id, request="dropped" if request else None)])
+            return self.move(fact_id, "permanent", request="kept" if filed else None).id
+        self.record([self.book.dropped(fact_id, request="dropped" if filed else None)])
         return None
 
     def move(
         self, fact_id: str, scope: str, *, by: str = "person", request: str | None = None
     ) -> Fact:
         """A fact in force moved to ``scope`` (``permanent``: kept for every conversation;
-        ``thread``: this conversation's again), recorded; its copy there. ``FactError`` says
+        ``session``: this process's, kept by a chat's ``/new``; ``thread``: this
+        conversation's), recorded; its copy there. ``FactError`` says
         why not; only the person moves a fact to ``permanent``."""
         fact = self.book.get(fact_id)
         if scope == fact.scope:
@@ -129,12 +144,12 @@ class ConversationFacts:
             if not fact.live:
                 raise FactError(f"fact {fact_id} is no longer in force (replaced or deleted)")
             copy = self.shared.keep(fact)
-        elif scope == "thread":
-            copy = self.book.copy(fact_id, "thread")
+        elif scope in ("thread", "session"):
+            copy = self.book.copy(fact_id, scope)
             if fact.scope == "permanent" and self.shared is not None:
                 self.shared.mark(fact_id, superseded_by=copy.id)
         else:
-            raise FactError(f"{scope!r} is not a scope a fact moves to: permanent or thread")
+            raise FactError(f"{scope!r} is not a scope: permanent, session or thread")
         self.record(self.book.moved(fact_id, copy, by=by, request=request))
         return copy
 

@@ -1,5 +1,5 @@
 """``wisp facts``: the permanent facts every conversation carries, listed and deleted from the
-shell (docs/turn.md, "Facts")."""
+shell, and the facts proposed to keep, answered (docs/turn.md, "Facts")."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import msgspec
 
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import FactDeleted, SessionStart
+from wisp.cli.answering.terminal import Record, run_answering
 from wisp.cli.context import Context, audit_settings
+from wisp.desk.fact import FACT, FactDecision, FactProposal, apply_handed_over
 from wisp.facts.book import Fact, FactBook, FactError
 from wisp.facts.shared import SharedFacts
 
@@ -19,21 +21,26 @@ examples:
   wisp facts list --all            every one ever kept, deleted and replaced ones too
   wisp facts list --json           as JSON, one object a fact
   wisp facts delete p3             left out of every conversation from now on (kept, marked)
+  wisp facts pending               facts a wisp mcp caller (or its model) asks you to keep
+  wisp facts keep 3f9a1c2e         keep that one for every conversation
+  wisp facts drop 3f9a1c2e         leave it to the thread that proposed it
 
-Permanent facts live in $WISP_HOME/facts.json. A conversation's own fact becomes one with
-/fact ID permanent in chat or wisp-tui; the model can only propose one. Each delete is
-recorded in the audit log as fact.deleted, in a session of its own (entryPoint facts)."""
+Permanent facts live in $WISP_HOME/facts.json. Only you make one: with /fact ID permanent
+in chat or wisp-tui, /facts keep in chat, or keep here; a caller or a model only proposes.
+pending, keep and drop need a terminal on stdin. Each run is a session of its own in the
+audit log (entryPoint facts): fact.deleted, approval.answered, and for a proposal whose
+server has stopped, fact.scope.changed and approval.settled. See docs/turn.md, "Facts"."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "facts",
-        help="List and delete the permanent facts every conversation carries.",
-        description="List and delete the permanent facts every conversation carries.",
+        help="List and delete the permanent facts; keep or drop those proposed.",
+        description="List and delete the permanent facts every conversation carries, and "
+        "keep or drop the facts a wisp mcp caller (or its model) proposes to keep.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.set_defaults(handler=run_list, all=False, json=False)
     actions = parser.add_subparsers(title="actions", metavar="ACTION", dest="action")
     listing = actions.add_parser("list", help="The permanent facts in force (the default).")
     listing.add_argument("--all", action="store_true", help="deleted and replaced ones too")
@@ -42,6 +49,29 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     deleting = actions.add_parser("delete", help="Delete a permanent fact (it stays, marked).")
     deleting.add_argument("id", metavar="ID", help="the fact's id, such as p3")
     deleting.set_defaults(handler=run_delete)
+    actions.add_parser("pending", help="The facts proposed to keep, waiting for you.")
+    verbs = (
+        ("keep", "keep a proposed fact for every conversation"),
+        ("drop", "leave a proposed fact to the thread that proposed it"),
+    )
+    for verb, text in verbs:
+        answering = actions.add_parser(verb, help=text.capitalize() + ".")
+        answering.add_argument("id", metavar="ID", help="the proposal's id (wisp facts pending)")
+    parser.set_defaults(handler=run_list, all=False, json=False)
+    for action in ("pending", "keep", "drop"):
+        actions.choices[action].set_defaults(handler=run_proposals)
+
+
+def run_proposals(args: argparse.Namespace, context: Context) -> int:
+    """``pending``, ``keep ID`` or ``drop ID``: the desk's proposals, answered at a terminal."""
+    if args.action == "pending":
+        return run_answering(context, FACT, "list proposals", None, None)
+    home = context.home.root
+
+    def applied(proposal: FactProposal, answer: FactDecision, record: Record) -> str | None:
+        return apply_handed_over(home, proposal, answer, record)
+
+    return run_answering(context, FACT, args.action, args.id, args.action, then=applied)
 
 
 def run_list(args: argparse.Namespace, context: Context) -> int:

@@ -136,8 +136,8 @@ class FactsToKeep(Kind[FactProposal, FactDecision, FactDecision]):
 
     def banner_body(self, request: FactProposal) -> str:
         return (
-            f"keep {fact_line(request)} for every conversation? (thread {request.thread or '-'}): "
-            f"wisp facts keep {request.id}, or drop {request.id}"
+            f"{fact_line(request)}, to keep for every conversation (thread "
+            f"{request.thread or '-'}): wisp facts keep {request.id}, or drop {request.id}"
         )
 
     def confirmation(self, request: FactProposal, answer: FactDecision) -> str:
@@ -279,8 +279,8 @@ def apply_handed_over(
 ) -> str | None:
     """When the server that filed ``proposal`` has stopped, the answering process applies
     ``answer`` itself: a keep copies the fact into the shared store. Records the move and the
-    ending on ``record`` (its own log) and withdraws the proposal; the permanent fact's id for a
-    keep. Nothing (None) while the server still waits: it applies the answer."""
+    ending on ``record`` (its own log), withdraws the proposal, and says what it did. Nothing
+    (None) while the server still waits: it applies the answer."""
     if is_alive(proposal.pid):
         return None
     kept = None
@@ -307,7 +307,8 @@ def apply_handed_over(
         )
     )  # fmt: skip
     withdraw(home, FACT, proposal.id)
-    return kept
+    done = f"kept here as {kept}" if kept is not None else "dropped here"
+    return f"the server that proposed it has stopped: {done}"
 
 
 def _row(proposal: FactProposal, now: int) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
-"""The MCP server: tools ``respond`` and ``close_thread``, the resources, progress, and the
-audit of every call (docs/mcp.md). Built on the official SDK's low-level ``Server``, whose
-hand-written schemas are these; stdio only."""
+"""The MCP server: tools ``respond`` and ``close_thread``, the facts operation
+``set_fact_scope``, the resources, progress, and the audit of every call (docs/mcp.md). Built
+on the official SDK's low-level ``Server``, whose hand-written schemas are these; stdio only."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from wisp.agent.events import AgentEvent, TurnResult
 from wisp.agent.recorder import Recorder
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import McpRequest, McpResult
+from wisp.facts.book import FactError
 from wisp.mcp.parked import with_answers, withdraw_parked
 from wisp.mcp.progress import progress_message
 from wisp.mcp.resources import OUTPUT_TEMPLATE, THREAD_TEMPLATE, Resources, UnknownResource
@@ -52,6 +53,22 @@ TOOL_ERRORS_FROM = "2025-11-25"
 a JSON-RPC ``invalid params`` error."""
 STARTING_ONLY = ("instructions", "tools", "model", "commandTimeoutSeconds")
 """``respond``'s arguments that only a thread's first call may give."""
+
+
+FACTS_A_CALL = 16
+"""Facts one ``respond`` may state."""
+SCOPES = ("thread", "session", "permanent")
+FACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "subject": {"type": "string", "minLength": 1, "maxLength": 60},
+        "name": {"type": "string", "minLength": 1, "maxLength": 60},
+        "value": {"type": "string", "minLength": 1, "maxLength": 500},
+        "class": {"enum": ["dynamic", "ephemeral", "permanent"]},
+    },
+    "required": ["subject", "name", "value"],
+    "additionalProperties": False,
+}
 
 
 def respond_schema(offered: list[str]) -> dict[str, Any]:
@@ -95,11 +112,34 @@ def respond_schema(offered: list[str]) -> dict[str, Any]:
                 "description": "The thread's default time limit for a command (only when it "
                 "starts).",
             },
+            "facts": {
+                "type": "array",
+                "items": FACT_SCHEMA,
+                "maxItems": FACTS_A_CALL,
+                "description": "Facts the caller states before the prompt: every later request "
+                "of the thread carries them (the person's own outrank them). Class permanent "
+                "asks the person to keep one for every conversation; it waits for them.",
+            },
         },
         "required": ["prompt"],
         "additionalProperties": False,
     }
 
+
+SCOPE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "thread_id": {"type": "string", "pattern": f"^{THREAD_ID.pattern}$"},
+        "fact": {"type": "string", "pattern": "^[cs][0-9]+$", "description": "The fact's id."},
+        "scope": {
+            "enum": list(SCOPES),
+            "description": "thread: this thread's; session: this server's session; permanent: "
+            "asks the person to keep it for every conversation (it waits for them).",
+        },
+    },
+    "required": ["thread_id", "fact", "scope"],
+    "additionalProperties": False,
+}
 
 CLOSE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -134,7 +174,11 @@ class WispServer:
         self.resources = Resources(
             self.threads, output_dir=parts.output_dir, config=parts.config, status=parts.status
         )
-        self.schemas = {"respond": respond_schema(parts.offered), "close_thread": CLOSE_SCHEMA}
+        self.schemas = {
+            "respond": respond_schema(parts.offered),
+            "close_thread": CLOSE_SCHEMA,
+            "set_fact_scope": SCOPE_SCHEMA,
+        }
         self.server: Server[Any] = Server(
             "wisp",
             version=__version__,
@@ -174,6 +218,12 @@ class WispServer:
                     description="End a thread wisp keeps (its conversation is forgotten).",
                     input_schema=CLOSE_SCHEMA,
                 ),
+                types.Tool(
+                    name="set_fact_scope",
+                    description="Move a thread's fact to another scope. Permanent (every "
+                    "conversation of this user) only asks: the person keeps or drops it.",
+                    input_schema=SCOPE_SCHEMA,
+                ),
             ]
         )
 
@@ -209,7 +259,9 @@ class WispServer:
     ) -> types.CallToolResult:
         schema = self.schemas.get(name)
         if schema is None:
-            return _error(f"unknown tool {name}: wisp offers respond and close_thread")
+            return _error(
+                f"unknown tool {name}: wisp offers respond, close_thread and set_fact_scope"
+            )
         problems = sorted(Draft202012Validator(schema).iter_errors(arguments), key=str)
         if problems:
             where = "/".join(str(step) for step in problems[0].absolute_path)
@@ -219,6 +271,8 @@ class WispServer:
             return _error(message)
         if name == "close_thread":
             return await self._close(arguments["thread_id"])
+        if name == "set_fact_scope":
+            return await self._set_scope(arguments)
         try:
             return await self._respond(ctx, arguments)
         except ThreadError as exc:
@@ -241,9 +295,24 @@ class WispServer:
             if thread.closed or thread.opened is None:
                 return _error(f"thread {thread.id} was closed")
             self.threads.touch(thread)
+            if (problem := caller_facts(thread, arguments.get("facts", []))) is not None:
+                return _error(problem)
             # Answers to questions parked in earlier calls lead this turn's prompt.
             prompt = with_answers(thread.conversation, arguments["prompt"])
             return await self._turns(ctx, thread, created, prompt, schema)
+
+    async def _set_scope(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        thread = self.threads.get(arguments["thread_id"])
+        if thread is None or thread.opened is None:
+            return _error(f"unknown thread {arguments['thread_id']}")
+        async with thread.lock:
+            try:
+                text, content = set_fact_scope(thread, arguments["fact"], arguments["scope"])
+            except FactError as exc:
+                return _error(str(exc))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=content
+        )
 
     async def _thread(self, ctx: Any, arguments: dict[str, Any]) -> tuple[Thread, bool]:
         thread_id = arguments.get("thread_id") or new_thread_id()
@@ -400,6 +469,39 @@ def _following(thread: Thread, record: TurnRecord, ctx: Any) -> Any:
     finally:
         if not sender.done():
             queue.put_nowait(None)
+
+
+def caller_facts(thread: Thread, given: list[dict[str, str]]) -> str | None:
+    """The facts a ``respond`` states, recorded as the caller's; why not, when they cannot be
+    (facts are off, or one does not fit)."""
+    facts = thread.conversation.facts
+    if given and not facts.enabled:
+        return "facts: this server keeps no facts (facts.enabled is false)"
+    for fact in given:
+        try:
+            facts.state(
+                fact["subject"], fact["name"], fact["value"], source="caller", method="stated",
+                fact_class=fact.get("class", "dynamic"), detail="respond",  # type: ignore[arg-type]
+            )  # fmt: skip
+        except FactError as exc:
+            return f"facts: {exc}"
+    return None
+
+
+def set_fact_scope(thread: Thread, fact_id: str, scope: str) -> tuple[str, dict[str, Any]]:
+    """The caller's move of a fact: to the thread or the session at once; to permanent only
+    as a proposal the person answers. The text and the structured content; ``FactError``
+    when it cannot move."""
+    facts = thread.conversation.facts
+    if not facts.enabled:
+        raise FactError("this server keeps no facts (facts.enabled is false)")
+    if scope == "permanent":
+        fact = facts.propose(fact_id)
+        text = f"fact {fact.id} waits for the person to keep it (wisp facts pending)"
+        return text, {"fact": fact.id, "scope": fact.scope, "proposed": True}
+    moved = facts.move(fact_id, scope, by="caller")
+    text = f"fact {fact_id} is now {moved.id} ({scope})"
+    return text, {"fact": moved.id, "scope": moved.scope, "proposed": False}
 
 
 def _failure(result: TurnResult) -> str:

@@ -60,16 +60,28 @@ def add_answering_parser(
     return parsers[0]
 
 
+Then = Callable[[Any, Any, Record], "str | None"]
+"""What follows a written answer, given the request, the answer as filed and the session's
+``record``: a line more to print, or None."""
+
+
 def run_answering(
-    context: Context, kind: Kind[Any, Any, Any], verb: str, request_id: str | None, given: Any
+    context: Context,
+    kind: Kind[Any, Any, Any],
+    verb: str,
+    request_id: str | None,
+    given: Any,
+    *,
+    then: Then | None = None,
 ) -> int:
     """List what waits (``request_id`` None), or answer ``request_id`` with ``given``, in a
     session of its own once stdin is known to be a terminal; ``verb`` names what a non-terminal
-    cannot do."""
+    cannot do. ``then`` follows a written answer (a fact's kept by this process when its server
+    has stopped)."""
     with answering_session(context, kind.command, verb) as record:
         if request_id is None:
             return _show_pending(context, kind, record)
-        return _answer(context, kind, record, request_id, given)
+        return _answer(context, kind, record, request_id, given, then)
 
 
 def _show_pending(context: Context, kind: Kind[Any, Any, Any], record: Record) -> int:
@@ -83,7 +95,12 @@ def _show_pending(context: Context, kind: Kind[Any, Any, Any], record: Record) -
 
 
 def _answer(
-    context: Context, kind: Kind[Any, Any, Any], record: Record, request_id: str, given: Any
+    context: Context,
+    kind: Kind[Any, Any, Any],
+    record: Record,
+    request_id: str,
+    given: Any,
+    then: Then | None,
 ) -> int:
     home = context.home.root
     request = find_waiting(home, kind, request_id, record)
@@ -92,6 +109,8 @@ def _answer(
     except ChannelError as exc:
         raise AnswerNotWritten(escape_controls(str(exc))) from None
     print(kind.confirmation(request, answer), file=context.stdout)
+    if then is not None and (more := then(request, answer, record)) is not None:
+        print(more, file=context.stdout)
     return 0
 
 

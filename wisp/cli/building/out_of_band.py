@@ -1,7 +1,7 @@
 """Where a server's face files what waits on the person (docs/policy.md, "Approvals out of band"):
-one place that reads the ``approval.*`` settings for the desk, so ``wisp mcp`` and ``wisp acp``
-say only what differs (the thread, the client, the face's own dialog, how long a question may
-be held)."""
+one place that reads the ``approval.*`` settings for the desk (commands, questions, facts to
+keep), so ``wisp mcp`` and ``wisp acp`` say only what differs (the thread, the client, the
+face's own dialog, how long a question may be held)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from wisp.config.sections import Approval
 if TYPE_CHECKING:
     from wisp.audit.kinds import Details
     from wisp.desk.approval import Alongside, OutOfBandApprover
+    from wisp.desk.fact import Apply, FactKeeper
     from wisp.desk.question import OutOfBandAsker, QuestionAlongside
 
 
@@ -46,6 +47,13 @@ class OutOfBand(msgspec.Struct, frozen=True):
         return OutOfBandAsker(
             self.home, alongside=alongside, wait_limit=self.wait_limit, hold=hold, **self._filing()
         )
+
+    def keeper(self, apply: Apply) -> FactKeeper:
+        """Facts proposed as permanent, each waiting for the person's keep or drop, the answer
+        applied with ``apply``; no time limit and no dialog."""
+        from wisp.desk.fact import FactKeeper
+
+        return FactKeeper(self.home, apply=apply, **self._filing())
 
     def _filing(self) -> dict[str, Any]:
         """What every kind's desk is told of where and how it files."""

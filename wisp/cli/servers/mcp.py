@@ -232,10 +232,16 @@ class ThreadBuilder:
                 timeout_source="thread",
             )
         conversation = self._conversation(thread, spec, model, runner, recorder)
+        facts = conversation.facts
+        keeper = self._out_of_band(thread, recorder).keeper(
+            lambda fact_id, decision: facts.answer_proposal(fact_id, decision, filed=True)
+        )
+        facts.keeper = keeper.propose
 
         async def end(reason: str) -> None:
             from wisp.audit.kinds import SessionEnd
 
+            await keeper.aclose()  # what still waits stays filed, for the person to answer
             recorder.record(SessionEnd(reason=reason))
             await conversation.resolved.backend.aclose()
             await choice.aclose()
