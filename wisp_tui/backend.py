@@ -220,6 +220,7 @@ class Backend:
             effects=[
                 Effect.APPROVE.value,
                 Effect.APPROVE_MCP.value,
+                Effect.KEEP_FACTS.value,
                 Effect.ASK.value,
                 # Only when this terminal has a notification sequence: else wisp sends none.
                 *([Effect.NOTIFY.value] if sequence_for(self._env) else []),

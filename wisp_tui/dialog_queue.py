@@ -25,7 +25,8 @@ Request = Approval | Question | Choice
 
 
 def is_relayed(request: Request) -> bool:
-    """A command a `wisp mcp` server waits on, relayed by wisp (`source: "mcp"`)."""
+    """A command (or a fact to keep) a `wisp mcp` server waits on, relayed by wisp (`source:
+    "mcp"`)."""
     return isinstance(request, Approval) and request.source == "mcp"
 
 
@@ -88,13 +89,17 @@ class DialogQueue:
         # The dialogs are imported when first needed: start-up is measured (docs/performance.md).
         from .screens.approval import ApprovalScreen
         from .screens.choice import ChoiceScreen
+        from .screens.fact import FactScreen, is_fact
         from .screens.model_picker import ModelPickerScreen
         from .screens.question import QuestionScreen
 
         request = self._waiting[0]
         match request:
+            case Approval() if is_fact(request):
+                screen: Dialog[Any] = FactScreen(request)
+                app.push_screen(screen, lambda decision: self._approved(request, decision))
             case Approval():
-                screen: Dialog[Any] = ApprovalScreen(request)
+                screen = ApprovalScreen(request)
                 app.push_screen(screen, lambda decision: self._approved(request, decision))
             case Question():
                 screen = QuestionScreen(request)
@@ -143,11 +148,13 @@ class DialogQueue:
             self.show_next()
 
     async def _approved(self, approval: Approval, decision: str | None) -> None:
-        from .screens.approval import OUTCOMES
+        from .screens import approval as command
+        from .screens import fact
 
-        decision = decision or "no"
+        outcomes = fact.OUTCOMES if fact.is_fact(approval) else command.OUTCOMES
+        decision = decision or ("drop" if fact.is_fact(approval) else "no")
         await self._closed(approval)
-        await self._app.transcript.add_note(OUTCOMES[decision].format(approval.command))
+        await self._app.transcript.add_note(outcomes[decision].format(approval.command))
         await self._app.backend.send(Answer(id=approval.id, decision=decision))
 
     async def _answered(self, question: Question, answer: QuestionAnswer | None) -> None:

@@ -107,3 +107,50 @@ async def test_a_request_that_stops_waiting_is_withdrawn(thread: Thread, chat: F
     assert await chat.until(p.Withdrawn, id=shown.id)
     assert thread.settled().outcome == "abandoned"
     assert list_waiting(thread.home, APPROVAL) == []
+
+
+async def test_a_fact_proposed_in_a_server_is_relayed_and_kept_from_the_front_end(
+    wisp_script: Path, wisp_env: dict[str, str], wisp_home: Path, tmp_path: Path
+) -> None:
+    from wisp.audit import AuditLog
+    from wisp.audit.sinks import MemorySink
+    from wisp.desk.fact import FactKeeper
+    from wisp.facts.book import FactBook
+
+    wisp_home.mkdir(mode=0o700)
+    book = FactBook()
+    [recorded, *_] = book.record(
+        "release", "codename", "BLUE HERON", source="caller", method="stated",
+        fact_class="permanent",
+    )  # fmt: skip
+    sink = MemorySink()
+    log = AuditLog(sink)
+    decisions: list[tuple[str, str]] = []
+
+    def apply(fact_id: str, decision: str) -> str:
+        decisions.append((fact_id, decision))
+        return "p1"
+
+    keeper = FactKeeper(
+        wisp_home, apply=apply, record=lambda d: log.record(d).id, thread="git", client="zed"
+    )
+    keeper.propose(book.get(recorded.id))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "hello"}]}))
+    front = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
+    await front.send(p.ClientHello(effects=["keep-facts"], client="test", version="1"))
+    shown = await relayed(front)
+    assert shown.kind == "fact" and shown.pattern == "" and shown.directory == ""
+    assert shown.command == "release codename = BLUE HERON"
+    assert shown.fact == p.ApprovalFact(
+        id="c1", subject="release", name="codename", value="BLUE HERON", source="caller"
+    )
+    await front.send(p.Answer(id=shown.id, decision="keep"))
+    await asyncio.wait_for(keeper.settled(), HANG)
+    assert decisions == [("c1", "keep")]
+    [settled] = [e.details for e in sink.events if e.kind == "approval.settled"]
+    assert (settled.outcome, settled.via, settled.decision, settled.kept) == (
+        "answered", "tui", "keep", "p1",
+    )  # fmt: skip
+    front.process.stdin.close()  # type: ignore[union-attr]
+    await front.finish()

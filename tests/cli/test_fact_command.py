@@ -138,3 +138,47 @@ async def test_a_front_end_states_a_fact_with_a_line_of_its_own(
     assert "SUBJECT NAME = VALUE" in refused.text
     await chat.send(p.Message(text="/quit"))
     assert await chat.finish() == 0
+
+
+async def test_the_model_s_permanent_note_stays_a_proposal_until_the_person_answers(
+    wisp_script: Path, wisp_env: dict[str, str], wisp_home: Path, tmp_path: Path, audit_lines
+) -> None:
+    from wisp.facts.shared import SharedFacts
+
+    wisp_home.mkdir(parents=True, exist_ok=True)
+    (wisp_home / "config.json").write_text(json.dumps({"context": {"memory": True}}))
+    notes = [
+        {"name": "memory", "arguments": {"request": "note permanent: db port = 5433"}},
+        {"name": "memory", "arguments": {"request": "note permanent: db host = pg-2"}},
+    ]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"tool_calls": notes}, {"text": "Noted."}]}))
+    chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="Keep the database's port and host for good."))
+    end = await chat.until(p.Turn, phase="end")
+    assert [(f.id, f.scope, f.proposed) for f in end.facts] == [
+        ("c1", "thread", True), ("c2", "thread", True),
+    ]  # fmt: skip
+    note = await chat.next()
+    assert isinstance(note, p.Note) and "(model, proposed permanent)" in note.text
+    assert "/facts keep ID" in note.text
+    assert SharedFacts(wisp_home).read() == []  # the model cannot make one permanent
+    listed = await answer(chat, "/fact")
+    assert "c1   db port = 5433  (model, proposed permanent)" in listed.text
+    assert await answer(chat, "/facts keep c1") == p.Note(
+        text="fact c1 is now p1, kept for every conversation"
+    )
+    assert await answer(chat, "/facts drop c2") == p.Note(text="fact c2 stays this conversation's")
+    refused = await answer(chat, "/facts keep c2")
+    assert isinstance(refused, p.Note) and "no longer proposed" in refused.text
+    nothing = await answer(chat, "/facts keep 3f9a1c2e")
+    assert isinstance(nothing, p.Note) and "no proposal 3f9a1c2e is waiting" in nothing.text
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+    assert [f.id for f in SharedFacts(wisp_home).read()] == ["p1"]
+    changed = [e["details"] for e in audit_lines() if e["kind"] == "fact.scope.changed"]
+    assert [(c["fact"], c["to"], c["now"], c["proposed"]) for c in changed] == [
+        ("c1", "permanent", "p1", True), ("c2", "thread", "c2", True),
+    ]  # fmt: skip
+    assert all("request" not in c for c in changed)  # answered in the conversation itself

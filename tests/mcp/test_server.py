@@ -18,13 +18,13 @@ DATE_THEN_CITE = [
 ]
 
 
-async def test_lists_respond_and_close_thread_with_their_schemas(
+async def test_lists_respond_close_thread_and_set_fact_scope_with_their_schemas(
     connect: Connect, tmp_path: Path
 ) -> None:
     script = write_script(tmp_path, DATE_THEN_CITE)
     async with connect(["-m", f"script:{script}"]) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert sorted(tools) == ["close_thread", "respond"]
+    assert sorted(tools) == ["close_thread", "respond", "set_fact_scope"]
     respond = tools["respond"].input_schema
     assert respond["required"] == ["prompt"]
     assert set(respond["properties"]) == {
@@ -35,9 +35,13 @@ async def test_lists_respond_and_close_thread_with_their_schemas(
         "model",
         "schema",
         "commandTimeoutSeconds",
+        "facts",
     }
     assert respond["properties"]["thread_id"]["pattern"] == "^[A-Za-z0-9._-]{1,64}$"
     assert tools["close_thread"].input_schema["required"] == ["thread_id"]
+    scope = tools["set_fact_scope"].input_schema
+    assert scope["required"] == ["thread_id", "fact", "scope"]
+    assert scope["properties"]["scope"]["enum"] == ["thread", "session", "permanent"]
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -154,7 +154,13 @@ async def test_a_notice_is_written_only_while_the_terminal_is_not_focused(
         await wait_for(pilot, lambda: "Third." in transcript_text(app) and not app.prompt.is_busy)
         assert app.app_focus
         assert [data for data in written if "\x1b]9;" in data] == notices
-    assert hello_effects(tmp_path / "home")[-1] == ["approve", "approve-mcp", "ask", "notify"]
+    assert hello_effects(tmp_path / "home")[-1] == [
+        "approve",
+        "approve-mcp",
+        "keep-facts",
+        "ask",
+        "notify",
+    ]
 
 
 async def test_without_a_sequence_the_hello_declares_no_notify(
@@ -171,4 +177,4 @@ async def test_without_a_sequence_the_hello_declares_no_notify(
         await app.backend.message("one")
         await wait_for(pilot, lambda: "First." in transcript_text(app) and not app.prompt.is_busy)
         assert not any("\x1b]" in data for data in written)
-    assert hello_effects(tmp_path / "home")[-1] == ["approve", "approve-mcp", "ask"]
+    assert hello_effects(tmp_path / "home")[-1] == ["approve", "approve-mcp", "keep-facts", "ask"]

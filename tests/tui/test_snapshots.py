@@ -85,6 +85,29 @@ def test_approval_dangerous(snap_compare, make_app, snapshot_home, wait_for):
     assert _approval_snapshot(snap_compare, app, wait_for, "dangerous")
 
 
+def test_fact_to_keep(snap_compare, make_app, snapshot_home, wait_for):
+    """A fact a `wisp mcp` caller proposes to keep, filed on the desk as its keeper files it."""
+    import os
+
+    from wisp.desk.channel import file_request
+    from wisp.desk.fact import FACT, FactProposal
+    from wisp_tui.screens.fact import FactScreen
+
+    app = make_app([{"text": "Hi."}], snapshot_home)
+    proposal = FactProposal(
+        id="3f9a1c2e", thread="release", client="claude-code", pid=os.getpid(), created=0,
+        fact="c1", subject="release", name="codename", value="BLUE HERON", source="caller",
+    )  # fmt: skip
+
+    async def run_before(pilot) -> None:
+        await started(pilot, wait_for)
+        file_request(snapshot_home / ".wisp", FACT, proposal)
+        await wait_for(pilot, lambda: isinstance(app.screen, FactScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 def test_question_with_options(snap_compare, make_app, snapshot_home, wait_for):
     app = make_app(
         [

@@ -2,24 +2,38 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from wisp.agent.facts import ConversationFacts
-from wisp.facts.book import Fact, FactError
+from wisp.desk.kind import ChannelError
+from wisp.facts.book import Fact, FactError, is_proposal
 
 FACTS_OFF = "facts are off in this conversation (facts.enabled is false)"
 FACT_USAGE = (
     "/fact lists the facts; /fact SUBJECT NAME = VALUE states one; /fact delete ID; "
-    "/fact ID permanent|thread moves one"
+    "/fact ID permanent|session|thread moves one; /facts keep|drop ID answers a proposal"
 )
+FACT_ID = re.compile(r"[cs]\d+")
+"""A proposal of this conversation's; anything else names a request a ``wisp mcp`` filed."""
+
+AnswerFiled = Callable[[str, str], str]
+"""Answers a proposal filed on the desk (its request id, ``keep`` or ``drop``); what became
+of it, or ``ChannelError``."""
 
 
-def fact_command(facts: ConversationFacts, argument: str) -> tuple[str, str]:
+def fact_command(
+    facts: ConversationFacts, argument: str, desk: AnswerFiled | None = None
+) -> tuple[str, str]:
     """What ``/fact ARGUMENT`` did: ("output", the list) or ("note", what changed, or why
-    nothing did)."""
+    nothing did). ``desk`` answers the proposals a ``wisp mcp`` filed."""
+    word, _, rest = argument.partition(" ")
+    if word.lower() in ("keep", "drop") and "=" not in argument:
+        return "note", _answer(facts, word.lower(), rest.strip(), desk)
     if not facts.enabled:
         return "note", FACTS_OFF
     if not argument:
         return listed(facts)
-    word, _, rest = argument.partition(" ")
     if word.lower() == "delete" and "=" not in argument:
         return _delete(facts, rest.strip())
     if "=" in argument:
@@ -35,7 +49,9 @@ def listed(facts: ConversationFacts) -> tuple[str, str]:
     beaten = [f for f in facts.book if f.live and f not in in_force]
     if not in_force:
         return "note", f"no facts yet; {FACT_USAGE}"
-    lines = [_line(fact) for fact in in_force]
+    lines = [
+        _line(fact, note="proposed permanent" if is_proposal(fact) else "") for fact in in_force
+    ]
     lines += [_line(fact, note="outranked") for fact in beaten]
     return "output", "\n".join(lines)
 
@@ -61,6 +77,27 @@ def state_fact(facts: ConversationFacts, subject: str, name: str, value: str) ->
         return "that fact is already in force"
     fact = recorded[0]
     return f"fact {fact.id}: {fact.subject} {fact.name} = {fact.value}"
+
+
+def _answer(facts: ConversationFacts, decision: str, target: str, desk: AnswerFiled | None) -> str:
+    """``/facts keep|drop ID``: the person's answer to a proposal, this conversation's
+    (``c3``) or one a ``wisp mcp`` filed (its request id)."""
+    if not target:
+        return f"which proposal? /facts {decision} ID ({FACT_USAGE})"
+    if FACT_ID.fullmatch(target):
+        try:
+            kept = facts.answer_proposal(target, decision)
+        except FactError as exc:
+            return str(exc)
+        if kept is None:
+            return f"fact {target} stays this conversation's"
+        return f"fact {target} is now {kept}, kept for every conversation"
+    if desk is None:
+        return f"no proposal {target} here"
+    try:
+        return desk(target, decision)
+    except ChannelError as exc:
+        return f"the answer was not used: {exc}"
 
 
 def _delete(facts: ConversationFacts, fact_id: str) -> tuple[str, str]:

@@ -26,7 +26,7 @@ from wisp.chat.output_page import event_output
 from wisp.chat.slash import SlashCommands
 from wisp.chat.status import StatusReader
 from wisp.errors import WispError
-from wisp.facts.book import Fact
+from wisp.facts.book import Fact, is_proposal
 
 QUIT_WORDS = frozenset({"exit", "quit", "q"})
 HELP_HINT = "/help for commands, /quit or Ctrl-D to exit."
@@ -312,7 +312,7 @@ def _turn_end(result: TurnResult) -> p.Turn:
 def _turn_fact(fact: Fact) -> p.TurnFact:
     return p.TurnFact(
         id=fact.id, scope=fact.scope, subject=fact.subject, name=fact.name, value=fact.value,
-        source=fact.source, proposed=fact.fact_class == "permanent",
+        source=fact.source, proposed=is_proposal(fact),
     )  # fmt: skip
 
 
@@ -327,10 +327,14 @@ def facts_note(facts: list[Fact]) -> str:
         value = fact.value
         if len(value) > FACT_VALUE_CHARACTERS:
             value = value[: FACT_VALUE_CHARACTERS - 1] + "…"
-        named.append(f"{fact.id} {fact.subject} {fact.name} = {value} ({fact.source})")
+        said = f"{fact.source}, proposed permanent" if is_proposal(fact) else fact.source
+        named.append(f"{fact.id} {fact.subject} {fact.name} = {value} ({said})")
     more = f", and {len(facts) - FACTS_NAMED} more" if len(facts) > FACTS_NAMED else ""
     noun = "fact" if len(facts) == 1 else "facts"
-    return f"{len(facts)} new {noun}: {', '.join(named)}{more}"
+    note = f"{len(facts)} new {noun}: {', '.join(named)}{more}"
+    if any(is_proposal(fact) for fact in facts):
+        note += "; /facts keep ID keeps a proposed one for every conversation, drop ID declines"
+    return note
 
 
 def home_short(path: str | Path) -> str:

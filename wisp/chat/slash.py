@@ -28,6 +28,8 @@ HELP = [
     ("/save NAME", "save the transcript now, and again after every turn"),
     ("/fact [SUBJECT NAME = VALUE]", "the facts every request carries; with one, state it"),
     ("/fact delete ID", "a fact left out of requests from now on (kept in the log)"),
+    ("/fact ID permanent|session|thread", "move a fact (permanent: every conversation's)"),
+    ("/facts keep|drop ID", "answer a fact proposed to keep for good (here, or by wisp mcp)"),
     ("/quit", "end the chat (also exit, quit, q, or Ctrl-D)"),
 ]  # fmt: skip
 COMMANDS = sorted(
@@ -86,7 +88,8 @@ class SlashCommands:
             case "save":
                 self.save(argument)
             case "fact" | "facts":
-                kind, said = fact_command(self.loop.host.conversation.facts, argument)
+                host = self.loop.host
+                kind, said = fact_command(host.conversation.facts, argument, host.answer_filed)
                 if kind == "output":
                     self.output(said)
                 else:

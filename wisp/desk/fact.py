@@ -32,6 +32,7 @@ from wisp.audit.kinds import (
     Details,
     FactScopeChanged,
 )
+from wisp.desk.answering import deliver, find_waiting
 from wisp.desk.channel import Record, is_alive, withdraw
 from wisp.desk.kind import (
     ChannelError,
@@ -54,6 +55,7 @@ __all__ = [
     "FactDecision",
     "FactKeeper",
     "FactProposal",
+    "answer_by_hand",
     "apply_handed_over",
     "fact_line",
 ]
@@ -272,6 +274,18 @@ class FactKeeper(Desk[FactProposal, FactDecision, FactDecision]):
             return
         answered = settled_fact(proposal, "answered", seconds, "posted", answer=answer, kept=kept)
         self.record(answered)
+
+
+def answer_by_hand(home: Path, request_id: str, decision: str, *, via: str, record: Record) -> str:
+    """The person's ``decision`` on the proposal ``request_id``, written on the desk's answering
+    path (``approval.answered`` on ``record``) and applied here when its server has stopped;
+    what became of it. ``ChannelError`` when no such proposal waits or the answer is refused."""
+    proposal = find_waiting(home, FACT, request_id, record)
+    answer = deliver(home, FACT, proposal, decision, asked=request_id, via=via, record=record)
+    assert proposal is not None  # deliver refuses an answer to nothing
+    said = FACT.confirmation(proposal, answer)
+    applied = apply_handed_over(home, proposal, answer, record)
+    return said if applied is None else f"{said}; {applied}"
 
 
 def apply_handed_over(
