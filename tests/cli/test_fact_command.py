@@ -182,3 +182,23 @@ async def test_the_model_s_permanent_note_stays_a_proposal_until_the_person_answ
         ("c1", "permanent", "p1", True), ("c2", "thread", "c2", True),
     ]  # fmt: skip
     assert all("request" not in c for c in changed)  # answered in the conversation itself
+
+
+async def test_a_fact_moved_to_the_session_outlives_new(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, audit_lines
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "Noted."}]}))
+    chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
+    await chat.until(p.Status)
+    await answer(chat, "/fact deploy branch = release")
+    await answer(chat, "/fact db port = 5433")
+    moved = await answer(chat, "/fact c2 session")
+    assert moved == p.Note(text="fact c2 is now s1, this session's (kept by /new)")
+    await chat.send(p.Message(text="/new"))
+    await chat.until(p.Note, text="new conversation")
+    assert await answer(chat, "/fact") == p.Output(text="s1   db port = 5433  (person)")
+    await chat.send(p.Message(text="/quit"))
+    assert await chat.finish() == 0
+    [changed] = [e["details"] for e in audit_lines() if e["kind"] == "fact.scope.changed"]
+    assert (changed["from"], changed["to"], changed["now"]) == ("thread", "session", "s1")

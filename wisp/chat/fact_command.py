@@ -117,6 +117,8 @@ def _move(facts: ConversationFacts, fact_id: str, scope: str) -> tuple[str, str]
         return "note", str(exc)
     if now.scope == "permanent":
         return "note", f"fact {fact_id} is now {now.id}, kept for every conversation"
+    if now.scope == "session":
+        return "note", f"fact {fact_id} is now {now.id}, this session's (kept by /new)"
     return "note", f"fact {fact_id} is now {now.id}, this conversation's only"
 
 

@@ -6,7 +6,7 @@ store and the ``Conversation`` with the config's settings, and records ``session
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from wisp.cli.building.model_choice import ModelChoice
 from wisp.cli.building.runner import CommandOptions, build_runner
 from wisp.cli.context import Context, audit_settings
 from wisp.config import Config
-from wisp.facts.book import FactBook
+from wisp.facts.book import Fact, FactBook
 from wisp.facts.shared import SharedFacts
 from wisp.models.suggested import TOOL_MODEL_HINT
 from wisp.policy.types import Approver, Asker
@@ -220,7 +220,7 @@ def rebuilt(old: Conversation, store: ConversationStore) -> Conversation:
         context=old.meter.settings,
         assessment=old.assessment,
         router=old.assessor.router,
-        facts=opening_facts(old.facts.shared, None),
+        facts=opening_facts(old.facts.shared, None, session=list(old.facts.book)),
         facts_enabled=old.facts.enabled,
         shared_facts=old.facts.shared,
     )
@@ -229,13 +229,18 @@ def rebuilt(old: Conversation, store: ConversationStore) -> Conversation:
     return conversation
 
 
-def opening_facts(shared: SharedFacts | None, saved: FactBook | None) -> FactBook:
+def opening_facts(
+    shared: SharedFacts | None, saved: FactBook | None, *, session: Iterable[Fact] = ()
+) -> FactBook:
     """A conversation's facts as it opens: the permanent ones kept under ``WISP_HOME`` (read
-    now, so one kept by another conversation since is there), then its own, resumed. A
-    permanent fact's copy saved with a transcript gives way to the store's."""
+    now, so one kept by another conversation since is there), then this session's (``s…``, of
+    the conversation ``/new`` replaces), then its own, resumed. A permanent fact's copy saved
+    with a transcript gives way to the store's, and a session's fact saved with one belonged
+    to another session: a resumed conversation leaves it out."""
     permanent = shared.read() if shared is not None else []
-    own = [fact for fact in saved or () if fact.scope != "permanent"]
-    return FactBook([*permanent, *own])
+    carried = [fact for fact in session if fact.scope == "session"]
+    own = [fact for fact in saved or () if fact.scope == "thread"]
+    return FactBook([*permanent, *carried, *own])
 
 
 def new_store(instructions: str) -> ConversationStore:
