@@ -54,8 +54,6 @@ class ChatHost(Protocol):
 
     async def inspect(self, view: str) -> str: ...
 
-    def answer_filed(self, request_id: str, decision: str) -> str: ...
-
 
 class SlashLoop(Protocol):
     """What the slash commands use of the chat loop that runs them."""

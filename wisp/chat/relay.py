@@ -25,7 +25,7 @@ import msgspec
 from wisp import protocol as p
 from wisp.chat.bridge import Waiters, Withdrawn
 from wisp.desk.answering import deliver
-from wisp.desk.approval import PendingRequest
+from wisp.desk.approval import APPROVAL, PendingRequest
 from wisp.desk.channel import ChannelError, list_waiting
 from wisp.desk.fact import DECISIONS, FACT, FactProposal, apply_handed_over, fact_line
 from wisp.desk.kind import Filed, Kind
@@ -149,6 +149,13 @@ class PendingRelay:
             applied = apply_handed_over(self.home, request, answer, self.record)
             if applied is not None:
                 self.emit(p.Note(text=applied))
+
+
+def relayed_kinds(effects: list[str]) -> list[Kind[Any, Any, Any]]:
+    """The kinds a front end's ``hello`` asks relayed: commands after ``approve-mcp``, facts to
+    keep after ``keep-facts``."""
+    relayed = {p.Effect.APPROVE_MCP: APPROVAL, p.Effect.KEEP_FACTS: FACT}
+    return [kind for effect, kind in relayed.items() if effect in effects]
 
 
 def exact_word(kind: Kind[Any, Any, Any], word: Any) -> str:

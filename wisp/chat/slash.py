@@ -12,6 +12,7 @@ from wisp.chat.bridge import Withdrawn, new_id
 from wisp.chat.context_views import context_answer
 from wisp.chat.fact_command import fact_command
 from wisp.chat.host import SlashLoop, Write
+from wisp.desk.fact import answer_by_hand
 from wisp.store import Entry
 
 HELP = [
@@ -88,15 +89,26 @@ class SlashCommands:
             case "save":
                 self.save(argument)
             case "fact" | "facts":
-                host = self.loop.host
-                kind, said = fact_command(host.conversation.facts, argument, host.answer_filed)
-                if kind == "output":
-                    self.output(said)
-                else:
-                    self.note(said)
+                self.facts(argument)
             case _:
                 self.note(f"unknown command /{word}; /help lists commands")
         return True
+
+    def facts(self, argument: str) -> None:
+        """``/fact`` and ``/facts``; a filed proposal is answered on the desk (``via: chat``)."""
+        conversation = self.loop.host.conversation
+
+        def desk(request_id: str, decision: str) -> str:
+            record = conversation.recorder.record
+            return answer_by_hand(
+                conversation.home, request_id, decision, via="chat", record=record
+            )
+
+        kind, said = fact_command(conversation.facts, argument, desk)
+        if kind == "output":
+            self.output(said)
+        else:
+            self.note(said)
 
     def tools(self) -> None:
         tools = self.loop.host.conversation.tools

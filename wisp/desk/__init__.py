@@ -13,12 +13,12 @@ chat's relay to wisp-tui share) serve every kind of request.
 A kind (``kind.py``) says only what differs: its name and nouns (which name its files,
 ``<id>.request.json`` and ``<id>.answer.json`` for an approval), its record's fields and the
 fields its binding covers, how it is shown (a listing, the waiting notice, a dialog's lines), how
-an answer is checked and applied, and which audit events it records. Two kinds exist:
-``approval.py`` (a command to approve: ``approval.*``) and ``question.py`` (the model's question:
-``inquiry.*``; it opts into parking past its call's hold).
+an answer is checked and applied, and which audit events it records. Three kinds exist:
+``approval.py`` (a command to approve: ``approval.*``), ``question.py`` (the model's question:
+``inquiry.*``; it opts into parking past its call's hold) and ``fact.py`` (a fact to keep for
+good: ``approval.*`` with ``kind: fact``; it opts into being handed over, outliving its wait).
 
-To add a kind (a fact a caller asks the person to keep, say, recorded as ``approval.pending`` and
-``approval.settled`` with ``kind: fact``), write one module beside those two: its record, a
+To add a kind, write one module beside those: its record, a
 ``Filed`` Struct adding its own fields and naming ``binding_fields``; its filed answer, a Struct
 with ``id``, ``via`` and ``binding``; a ``Kind`` subclass with its ``name``, ``noun``,
 ``answer_noun`` and ``refused_words`` and the methods that check, show and record it; one instance

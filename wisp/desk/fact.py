@@ -1,5 +1,6 @@
-"""Facts to keep, on the desk (docs/turn.md, "Facts kept through the desk"): a fact that a
-caller of ``wisp mcp`` (or wisp's own model there) proposes as permanent waits for the person.
+"""Facts to keep, on the desk (docs/turn.md, "Facts from a caller, kept through the desk"): a
+fact that a caller of ``wisp mcp`` (or wisp's own model there) proposes as permanent waits for
+the person.
 
 Nobody but the person makes a fact permanent. Where the person is not at hand, ``FactKeeper``
 files each proposal (``<id>.proposal.json``) for the person to answer with ``wisp facts

@@ -25,7 +25,14 @@ from wisp.agent.events import AgentEvent, TurnResult
 from wisp.agent.recorder import Recorder
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import McpRequest, McpResult
-from wisp.facts.book import FactError
+from wisp.mcp.facts import (
+    FACT_SCHEMA,
+    FACTS_A_CALL,
+    SCOPE_SCHEMA,
+    FactError,
+    caller_facts,
+    set_fact_scope,
+)
 from wisp.mcp.parked import with_answers, withdraw_parked
 from wisp.mcp.progress import progress_message
 from wisp.mcp.resources import OUTPUT_TEMPLATE, THREAD_TEMPLATE, Resources, UnknownResource
@@ -53,22 +60,6 @@ TOOL_ERRORS_FROM = "2025-11-25"
 a JSON-RPC ``invalid params`` error."""
 STARTING_ONLY = ("instructions", "tools", "model", "commandTimeoutSeconds")
 """``respond``'s arguments that only a thread's first call may give."""
-
-
-FACTS_A_CALL = 16
-"""Facts one ``respond`` may state."""
-SCOPES = ("thread", "session", "permanent")
-FACT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "subject": {"type": "string", "minLength": 1, "maxLength": 60},
-        "name": {"type": "string", "minLength": 1, "maxLength": 60},
-        "value": {"type": "string", "minLength": 1, "maxLength": 500},
-        "class": {"enum": ["dynamic", "ephemeral", "permanent"]},
-    },
-    "required": ["subject", "name", "value"],
-    "additionalProperties": False,
-}
 
 
 def respond_schema(offered: list[str]) -> dict[str, Any]:
@@ -125,21 +116,6 @@ def respond_schema(offered: list[str]) -> dict[str, Any]:
         "additionalProperties": False,
     }
 
-
-SCOPE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "thread_id": {"type": "string", "pattern": f"^{THREAD_ID.pattern}$"},
-        "fact": {"type": "string", "pattern": "^[cs][0-9]+$", "description": "The fact's id."},
-        "scope": {
-            "enum": list(SCOPES),
-            "description": "thread: this thread's; session: this server's session; permanent: "
-            "asks the person to keep it for every conversation (it waits for them).",
-        },
-    },
-    "required": ["thread_id", "fact", "scope"],
-    "additionalProperties": False,
-}
 
 CLOSE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -469,39 +445,6 @@ def _following(thread: Thread, record: TurnRecord, ctx: Any) -> Any:
     finally:
         if not sender.done():
             queue.put_nowait(None)
-
-
-def caller_facts(thread: Thread, given: list[dict[str, str]]) -> str | None:
-    """The facts a ``respond`` states, recorded as the caller's; why not, when they cannot be
-    (facts are off, or one does not fit)."""
-    facts = thread.conversation.facts
-    if given and not facts.enabled:
-        return "facts: this server keeps no facts (facts.enabled is false)"
-    for fact in given:
-        try:
-            facts.state(
-                fact["subject"], fact["name"], fact["value"], source="caller", method="stated",
-                fact_class=fact.get("class", "dynamic"), detail="respond",  # type: ignore[arg-type]
-            )  # fmt: skip
-        except FactError as exc:
-            return f"facts: {exc}"
-    return None
-
-
-def set_fact_scope(thread: Thread, fact_id: str, scope: str) -> tuple[str, dict[str, Any]]:
-    """The caller's move of a fact: to the thread or the session at once; to permanent only
-    as a proposal the person answers. The text and the structured content; ``FactError``
-    when it cannot move."""
-    facts = thread.conversation.facts
-    if not facts.enabled:
-        raise FactError("this server keeps no facts (facts.enabled is false)")
-    if scope == "permanent":
-        fact = facts.propose(fact_id)
-        text = f"fact {fact.id} waits for the person to keep it (wisp facts pending)"
-        return text, {"fact": fact.id, "scope": fact.scope, "proposed": True}
-    moved = facts.move(fact_id, scope, by="caller")
-    text = f"fact {fact_id} is now {moved.id} ({scope})"
-    return text, {"fact": moved.id, "scope": moved.scope, "proposed": False}
 
 
 def _failure(result: TurnResult) -> str:

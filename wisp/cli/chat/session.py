@@ -22,7 +22,7 @@ from wisp.audit import AuditLog
 from wisp.audit.kinds import HostHello, SessionStart
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
 from wisp.chat.host import Write
-from wisp.chat.relay import PendingRelay
+from wisp.chat.relay import PendingRelay, relayed_kinds
 from wisp.cli.building.own_programs import own_argv
 from wisp.cli.building.runner import CommandOptions, approval_mode
 from wisp.cli.building.session import (
@@ -37,8 +37,6 @@ from wisp.cli.chat.models import ChatModels
 from wisp.cli.chat.typed import TypedCommand, run_typed_command
 from wisp.cli.context import Context
 from wisp.config import Config
-from wisp.desk.approval import APPROVAL
-from wisp.desk.fact import FACT, answer_by_hand
 from wisp.facts.book import Fact, FactBook
 from wisp.store import ConversationStore, transcripts
 from wisp.tools.inspect import InspectTool
@@ -147,8 +145,7 @@ class ChatSession:
             self._approver.refusal = None if has_approve else NO_APPROVE_EFFECT
         if isinstance(self.asker, ProtocolAsker):
             self.asker.can_ask = "ask" in hello.effects
-        relayed = {p.Effect.APPROVE_MCP: APPROVAL, p.Effect.KEEP_FACTS: FACT}
-        kinds = [kind for effect, kind in relayed.items() if effect in hello.effects]
+        kinds = relayed_kinds(hello.effects)
         if self.face.protocol and kinds and self._relay is None:
             self._relay = PendingRelay(
                 self.context.home.root,
@@ -159,15 +156,6 @@ class ChatSession:
             for kind in kinds:
                 self._relay.relay(kind)
             self._relay.start()
-
-    def answer_filed(self, request_id: str, decision: str) -> str:
-        """``/facts keep|drop REQUEST``: the person's answer to a fact a ``wisp mcp`` server
-        filed, written as ``wisp facts`` writes it (``via: chat``); what became of it.
-        ``ChannelError`` when it does not fit."""
-        record = self.recorder.record
-        return answer_by_hand(
-            self.context.home.root, request_id, decision, via="chat", record=record
-        )
 
     async def inspect(self, view: str) -> str:
         """/inspect VIEW: the same view the model's inspect tool gives."""
