@@ -14,6 +14,7 @@ import pytest
 
 from tests.cli.answering.test_approvals import Thread, waiting
 from tests.cli.test_chat_json import Front
+from tests.desk.fact_thread import FactThread
 from tests.hang import HANG
 from wisp import protocol as p
 from wisp.desk.approval import APPROVAL
@@ -112,29 +113,9 @@ async def test_a_request_that_stops_waiting_is_withdrawn(thread: Thread, chat: F
 async def test_a_fact_proposed_in_a_server_is_relayed_and_kept_from_the_front_end(
     wisp_script: Path, wisp_env: dict[str, str], wisp_home: Path, tmp_path: Path
 ) -> None:
-    from wisp.audit import AuditLog
-    from wisp.audit.sinks import MemorySink
-    from wisp.desk.fact import FactKeeper
-    from wisp.facts.book import FactBook
-
     wisp_home.mkdir(mode=0o700)
-    book = FactBook()
-    [recorded, *_] = book.record(
-        "release", "codename", "BLUE HERON", source="caller", method="stated",
-        fact_class="permanent",
-    )  # fmt: skip
-    sink = MemorySink()
-    log = AuditLog(sink)
-    decisions: list[tuple[str, str]] = []
-
-    def apply(fact_id: str, decision: str) -> str:
-        decisions.append((fact_id, decision))
-        return "p1"
-
-    keeper = FactKeeper(
-        wisp_home, apply=apply, record=lambda d: log.record(d).id, thread="git", client="zed"
-    )
-    keeper.propose(book.get(recorded.id))
+    thread = FactThread(wisp_home)
+    thread.propose()
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "hello"}]}))
     front = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
@@ -146,9 +127,9 @@ async def test_a_fact_proposed_in_a_server_is_relayed_and_kept_from_the_front_en
         id="c1", subject="release", name="codename", value="BLUE HERON", source="caller"
     )
     await front.send(p.Answer(id=shown.id, decision="keep"))
-    await asyncio.wait_for(keeper.settled(), HANG)
-    assert decisions == [("c1", "keep")]
-    [settled] = [e.details for e in sink.events if e.kind == "approval.settled"]
+    await asyncio.wait_for(thread.keeper.settled(), HANG)
+    assert thread.applied == [("c1", "keep")]
+    settled = thread.settled()
     assert (settled.outcome, settled.via, settled.decision, settled.kept) == (
         "answered", "tui", "keep", "p1",
     )  # fmt: skip

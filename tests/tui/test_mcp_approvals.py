@@ -97,29 +97,14 @@ async def test_a_request_from_wisp_mcp_waits_behind_a_half_typed_line(
 async def test_a_fact_a_wisp_mcp_caller_proposes_is_kept_from_its_own_dialog(
     make_app, tmp_path: Path, wait_for, transcript_text, end_grace
 ):
-    from wisp.audit import AuditLog
-    from wisp.audit.sinks import MemorySink
-    from wisp.desk.fact import FactKeeper
-    from wisp.facts.book import FactBook
+    from tests.desk.fact_thread import FactThread
     from wisp_tui.screens.fact import FactScreen
 
-    home = tmp_path / "home" / ".wisp"
-    book = FactBook()
-    book.record(
-        "release", "codename", "BLUE HERON", source="caller", method="stated",
-        fact_class="permanent",
-    )  # fmt: skip
-    sink = MemorySink()
-    log = AuditLog(sink)
-    kept: list[tuple[str, str]] = []
-    keeper = FactKeeper(
-        home, apply=lambda fact, decision: kept.append((fact, decision)) or "p1",
-        record=lambda d: log.record(d).id, thread="git", client="zed",
-    )  # fmt: skip
+    thread = FactThread(tmp_path / "home" / ".wisp")
     app = make_app(REPLY, tmp_path / "home")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.status_bar.status is not None)
-        keeper.propose(book.get("c1"))
+        thread.propose()
         await wait_for(pilot, lambda: isinstance(app.screen, FactScreen))
         screen = app.screen
         assert screen.query_one("#box").border_title == "keep fact · wisp mcp"
@@ -128,9 +113,9 @@ async def test_a_fact_a_wisp_mcp_caller_proposes_is_kept_from_its_own_dialog(
         assert origin == "proposed by the caller; waiting in wisp mcp for zed, thread git"
         end_grace(screen)
         await pilot.press("k")
-        await wait_for(pilot, lambda: bool(kept))
-        await asyncio.wait_for(keeper.settled(), HANG)
-        assert kept == [("c1", "keep")]
+        await wait_for(pilot, lambda: bool(thread.applied))
+        await asyncio.wait_for(thread.keeper.settled(), HANG)
+        assert thread.applied == [("c1", "keep")]
         assert "⚠ kept for every conversation: release codename = BLUE HERON" in transcript_text(
             app
         )

@@ -35,7 +35,7 @@ from wisp.desk.kind import (
     delivered,
     table,
     waits_for,
-)  # fmt: skip
+)
 from wisp.desk.wait import Desk, new_request_id
 from wisp.policy.approvers import ApprovalRefused, escape_controls
 from wisp.policy.types import Answer, ApprovalQuestion

@@ -44,7 +44,7 @@ from wisp.desk.kind import (
     delivered,
     table,
     waits_for,
-)  # fmt: skip
+)
 from wisp.desk.wait import Desk, new_request_id
 from wisp.facts.book import Fact, FactError
 from wisp.facts.shared import SharedFacts
