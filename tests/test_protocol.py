@@ -397,7 +397,9 @@ def test_question_answers_decode() -> None:
 
 
 def test_effects_name_the_hello_words() -> None:
-    assert {e.value for e in p.Effect} == {"approve", "ask", "notify", "approve-mcp", "keep-facts"}
+    assert {e.value for e in p.Effect} == {
+        "approve", "ask", "notify", "approve-mcp", "keep-facts", "guidance"
+    }  # fmt: skip
     hello = p.decode_inbound(b'{"type":"hello","effects":["approve","teleport"]}')
     assert isinstance(hello, p.ClientHello) and p.Effect.APPROVE in hello.effects
 

@@ -36,6 +36,7 @@ __all__ = [
     "Answer",
     "Approval",
     "ApprovalFact",
+    "ApprovalGuidance",
     "ChatText",
     "Choice",
     "ChoiceColumn",
@@ -149,6 +150,22 @@ class ApprovalFact(Shape, kw_only=True):
     """The fact's value."""
     source: str
     """Who stated it: `person`, `caller`, `tool` or `model`."""
+
+
+class ApprovalGuidance(Shape, kw_only=True):
+    """A guidance file waiting for the person's yes or no (an `approval` with
+    `kind: "guidance"`): shown whole, as the model would get it."""
+
+    path: str
+    """The file's real path."""
+    bytes: int
+    """Its size in bytes (at most 32 KiB)."""
+    sha256: str
+    """The SHA-256 of its bytes: the answer is kept for these bytes only."""
+    text: str
+    """The whole file, as the model would get it."""
+    reason: str
+    """`not accepted yet`, or `changed since accepted`."""
 
 
 class ChoiceOption(Shape, kw_only=True):
@@ -358,9 +375,12 @@ class Approval(Outbound, tag="approval", kw_only=True):
     request: str | UnsetType = UNSET
     """MCP only: the pending request's id."""
     kind: str | UnsetType = UNSET
-    """`fact` for a fact to keep; absent for a command."""
+    """`fact` for a fact to keep, `guidance` for a guidance file to use; absent for a
+    command."""
     fact: ApprovalFact | UnsetType = UNSET
     """With `kind: "fact"`: the fact; answered `keep` or `drop`."""
+    guidance: ApprovalGuidance | UnsetType = UNSET
+    """With `kind: "guidance"`: the file; answered `yes` or `no`."""
 
 
 class Withdrawn(Outbound, tag="withdrawn", kw_only=True):
@@ -473,13 +493,15 @@ class Effect(enum.StrEnum):
     NOTIFY = "notify"
     APPROVE_MCP = "approve-mcp"
     KEEP_FACTS = "keep-facts"
+    GUIDANCE = "guidance"
 
 
 class ClientHello(Inbound, tag="hello", kw_only=True):
     """The front end's first line: the effects it carries out (recorded as `host.hello`)."""
 
     effects: list[str] = []
-    """`approve`, `ask`, `notify`, `approve-mcp`, `keep-facts` (`Effect`); others are ignored."""
+    """`approve`, `ask`, `notify`, `approve-mcp`, `keep-facts`, `guidance` (`Effect`); others
+    are ignored."""
     client: str | UnsetType = UNSET
     """The front end's name, e.g. `wisp-tui`."""
     version: str | UnsetType = UNSET
@@ -501,7 +523,7 @@ class Answer(Inbound, tag="answer", kw_only=True):
     decision: str | UnsetType = UNSET
     """Approvals: `once` (`y`, `yes`), `session` (`s`), `project` (`p`), `always` (`a`) or
     `no` (`n`), read leniently; absent reads as `no`. MCP approvals need the exact words; MCP
-    facts take `keep` or `drop`."""
+    facts take `keep` or `drop`; guidance files `yes` (`y`) or `no`."""
     text: str | UnsetType = UNSET
     """Questions: the answer, an option exactly or free text; empty means no answer."""
     declined: bool | UnsetType = UNSET

@@ -1,5 +1,5 @@
 """What every request of a conversation tells the model: the instructions (wisp's own text,
-then the operator's and the caller's layers) and the tools' specs.
+then the operator's, the guidance files' and the caller's layers) and the tools' specs.
 
 Both are fixed for a conversation: nothing in them counts, dates or numbers the requests, so a
 runtime's prompt cache keeps them from one request to the next. On a small window the tools are
@@ -30,15 +30,24 @@ SMALL_WINDOW = 8192
 
 
 def system_prompt(
-    *, has_tools: bool, has_memory: bool, extension: str | None, instructions: str | None
+    *,
+    has_tools: bool,
+    has_memory: bool,
+    extension: str | None,
+    instructions: str | None,
+    guidance: str | None = None,
 ) -> str:
-    """The instructions text: three layers joined by a blank line, empty layers left out."""
+    """The instructions text: wisp's own, the operator's, the guidance files' (each under a
+    heading naming its file: docs/turn.md, "Guidance files") and the caller's, joined by a
+    blank line, empty layers left out."""
     own = OWN_PROMPT if has_tools else OWN_PROMPT + NO_TOOLS
     if has_memory:
         own += "\n" + MEMORY_RULE
     layers = [own]
     if extension and extension.strip():
         layers.append("Guidance for this machine:\n" + extension.strip())
+    if guidance and guidance.strip():
+        layers.append(guidance.strip())
     if instructions and instructions.strip():
         layers.append("Instructions for this conversation:\n" + instructions.strip())
     return "\n\n".join(layers)

@@ -68,7 +68,11 @@ class VerifiedClaim(msgspec.Struct, kw_only=True, rename="camel"):
 @register("session.start", written_by="Session, Agent")
 class SessionStart(Details, kw_only=True):
     """A session began: its entry point, prompt layers, tools and model. A chat's ``/new``
-    records one too, with only ``reason``, ``tools`` and ``model``. The entry points:
+    records one too, with only ``reason``, ``tools`` and ``model``. ``systemPromptExtension``
+    holds the operator's layer followed by each guidance file used, with its SHA-256; when the
+    person accepts a guidance file before the first turn, the conversation opens again and one
+    more records it, with ``reason`` ``guidance`` (this wisp's own), ``systemPromptExtension``,
+    ``tools`` and ``model`` (docs/turn.md, "Guidance files"). The entry points:
     ``chat``, ``respond`` (``wisp PROMPT``), ``models``, ``mcp`` (the server) and ``mcp-thread``
     (each of its threads, with ``parent``), ``approvals``, ``questions``, and ``acp`` (each
     session an Agent Client Protocol client opens: an editor or front end drives wisp)."""

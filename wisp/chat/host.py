@@ -27,6 +27,15 @@ class ModelsDuties(Protocol):
     async def check(self, name: str, say: Callable[[str], None]) -> None: ...
 
 
+class GuidanceDuties(Protocol):
+    """The session's guidance files, settled once before its first turn (docs/turn.md,
+    "Guidance files")."""
+
+    async def settle(self, can_ask: bool) -> None:
+        """Ask about the files waiting (``can_ask``), or leave them out and say so."""
+        ...
+
+
 class ChatHost(Protocol):
     """The session the loop drives (the CLI's ``ChatSession``)."""
 
@@ -35,6 +44,7 @@ class ChatHost(Protocol):
     waiters: Waiters
     save_name: str | None
     models: ModelsDuties
+    guidance: GuidanceDuties
 
     async def switch_model(self, name: str) -> list[str]: ...
 

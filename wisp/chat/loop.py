@@ -28,6 +28,12 @@ from wisp.chat.status import StatusReader
 from wisp.errors import WispError
 from wisp.facts.book import Fact, is_proposal
 
+
+class GuidanceDue(msgspec.Struct, frozen=True):
+    """Queued by a hello that declares ``guidance``: the guidance files waiting are asked
+    about before any message that follows it."""
+
+
 QUIT_WORDS = frozenset({"exit", "quit", "q"})
 HELP_HINT = "/help for commands, /quit or Ctrl-D to exit."
 
@@ -43,6 +49,7 @@ class ChatLoop:
         version: str,
         has_picker: bool = True,
         record: Record | None = None,
+        asks_guidance: bool = False,
     ) -> None:
         self.host = host
         self.notices = Notices(write, record=record)
@@ -53,7 +60,10 @@ class ChatLoop:
         self.has_picker = has_picker
         """The face shows a choice with toggles (a front end over ``--json``); the plain chat
         does not, so ``/models`` gives it the table as ``output``."""
-        self.inbox: asyncio.Queue[str | p.StateFact | None] = asyncio.Queue()
+        self.asks_guidance = asks_guidance
+        """The face asks about guidance files at once, with no hello (the plain chat on a
+        terminal)."""
+        self.inbox: asyncio.Queue[str | p.StateFact | GuidanceDue | None] = asyncio.Queue()
         self.tracker = ActivityTracker()
         # The conversation's folder, not the process's: a session may live in another one.
         self.status_reader = StatusReader(host.conversation.working_directory, host.git_argv)
@@ -89,6 +99,8 @@ class ChatLoop:
             case p.ClientHello():
                 self.host.on_hello(line)
                 self.notices.declare(line.effects)
+                if p.Effect.GUIDANCE in line.effects:
+                    self.inbox.put_nowait(GuidanceDue())
             case _:
                 pass
 
@@ -126,12 +138,17 @@ class ChatLoop:
         banner = f"wisp {self.version} · {conversation.model} · {len(conversation.tools)} tools"
         for text in (banner, *self.host.notes, HELP_HINT):
             self.write(p.Note(text=text))
+        if self.asks_guidance:
+            await self.host.guidance.settle(can_ask=True)
         while True:
             self.write(await self._status())
             text = await self.inbox.get()
             if text is None or self._ending:
                 break
-            if not await self.handle(text):
+            # Before the first message, once: asked when a hello said the face can answer
+            # (it came first), else the files waiting are left out.
+            await self.host.guidance.settle(can_ask=isinstance(text, GuidanceDue))
+            if not isinstance(text, GuidanceDue) and not await self.handle(text):
                 break
         return self._end()
 

@@ -81,7 +81,7 @@ def _is_regular_file(stream: TextIO) -> bool:
 class Pending(msgspec.Struct, frozen=True):
     """A dialog waiting for the person's next line."""
 
-    kind: str  # "approval", "question" or "choice"
+    kind: str  # "approval", "guidance", "question" or "choice"
     id: str
     options: tuple[str, ...] = ()
 
@@ -90,6 +90,7 @@ REFUSED = {
     "approval": "so it was refused (y, s, p, a or n answers one; --yes approves each command once)",
     "question": "so it was declined (a number, an option or text answers one)",
     "choice": "so it was left as it was (/model NAME changes the model without asking)",
+    "guidance": "so the file was left out (y or n answers one)",
 }
 """What became of a dialog a line did not answer, with no terminal, and how to answer one."""
 
@@ -109,6 +110,8 @@ def answers(pending: Pending, text: str) -> bool:
             except ApprovalRefused:
                 return False
             return True
+        case "guidance":
+            return value.lower() in ("y", "yes", "n", "no")
         case "question":
             if value.lower() == "/decline" or value in pending.options:
                 return True
@@ -158,6 +161,8 @@ class PlainFace:
                 self._turn_end(line)
             case p.Status():
                 self._prompt()
+            case p.Approval(guidance=p.ApprovalGuidance() as guidance):
+                self._guidance(line.id, guidance)
             case p.Approval():
                 self._approval(line)
             case p.Question():
@@ -232,6 +237,19 @@ class PlainFace:
         self.pending = Pending("approval", line.id)
         self.wanted.set()
 
+    def _guidance(self, key: str, guidance: p.ApprovalGuidance) -> None:
+        """A guidance file, shown whole, then asked about (docs/turn.md, "Guidance files")."""
+        self._end_reply()
+        rows = ["", f"⚠ guidance file {guidance.path} ({guidance.bytes:,} bytes, "
+                f"{guidance.reason}), whole:", ""]  # fmt: skip
+        rows += [f"  │ {row}" for row in drawable(guidance.text).splitlines()]
+        rows += ["", "  use it in this and later sessions, as long as it stays as it is?"]
+        self.say_err("\n".join(rows))
+        self.err.write("  [y]es  [n]o › ")
+        self.err.flush()
+        self.pending = Pending("guidance", key)
+        self.wanted.set()
+
     def _question(self, line: p.Question) -> None:
         self._end_reply()
         rows = ["", f"? {line.question}"]
@@ -298,7 +316,7 @@ async def feed_lines(face: PlainFace, reader: LineReader, receive: Any, end: Any
 
 def _answer(pending: Pending, text: str | None) -> p.Inbound:
     """The answer ``text`` gives the dialog; None is the end of input, or a refusal."""
-    if pending.kind == "approval":
+    if pending.kind in ("approval", "guidance"):
         return p.Answer(id=pending.id, decision=text if text is not None else "no")
     if pending.kind == "question":
         if text is None or text.strip() == "/decline":

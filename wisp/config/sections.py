@@ -155,6 +155,11 @@ class Facts(msgspec.Struct, frozen=True, rename="camel"):
     """Facts are kept and sent with every request (docs/turn.md, "Facts")."""
 
 
+class Guidance(msgspec.Struct, frozen=True, rename="camel"):
+    enabled: bool
+    """The working folder's ``AGENTS.md`` files are read (docs/turn.md, "Guidance files")."""
+
+
 class Verification(msgspec.Struct, frozen=True, rename="camel"):
     mode: str
 
@@ -259,6 +264,7 @@ SECTIONS: dict[str, type[msgspec.Struct]] = {
     "approval": Approval,
     "verification": Verification,
     "facts": Facts,
+    "guidance": Guidance,
     "assessment": Assessment,
     "routing": Routing,
 }
@@ -365,6 +371,7 @@ class Settings:
     approval = SettingSection(Approval, "approval")
     verification = SettingSection(Verification, "verification")
     facts = SettingSection(Facts, "facts")
+    guidance = SettingSection(Guidance, "guidance")
     assessment = SettingSection(Assessment, "assessment")
     routing = SettingSection(Routing, "routing")
 

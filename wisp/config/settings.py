@@ -324,6 +324,14 @@ SETTINGS: dict[str, Setting] = {
             "with every request.",
         ),
         Setting(
+            "guidance.enabled",
+            bool,
+            True,
+            "true or false",
+            "Read the AGENTS.md of the working folder and of its parents up to the "
+            "repository's root, each used once the person has seen and accepted it.",
+        ),
+        Setting(
             "assessment.enabled",
             bool | Literal["auto"],
             "auto",

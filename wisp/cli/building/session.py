@@ -25,6 +25,7 @@ from wisp.cli.context import Context, audit_settings
 from wisp.config import Config
 from wisp.facts.book import Fact, FactBook
 from wisp.facts.shared import SharedFacts
+from wisp.guidance import SessionGuidance
 from wisp.models.suggested import TOOL_MODEL_HINT
 from wisp.policy.types import Approver, Asker
 from wisp.routing.router import Router
@@ -64,12 +65,32 @@ class SessionBuilder:
         """Where the conversations' commands run and the root of their sandbox's writable set
         (with ``/tmp`` and the configured ``writableRoots``)."""
         self.commands = commands
+        self.guidance: SessionGuidance | None = None
+        """The guidance files read at the session's start (``read_guidance``), and which of
+        them the conversations use."""
 
     @property
     def extension(self) -> str | None:
         """``systemPromptExtension``, None when it is blank."""
         value = self.config.settings.system_prompt_extension
         return value if value.strip() else None
+
+    @property
+    def recorded_extension(self) -> str | None:
+        """What ``session.start`` records as ``systemPromptExtension``: the operator's layer,
+        then each guidance file used, with its SHA-256."""
+        if self.guidance is None:
+            return self.extension
+        return self.guidance.recorded(self.extension)
+
+    def read_guidance(self, *, asks: bool) -> list[str]:
+        """The working folder's guidance files, read now, once (docs/turn.md, "Guidance
+        files"), unless ``guidance.enabled`` is off. A face that never ``asks`` uses only the
+        files accepted already: the lines that say which were left out, and why, for stderr."""
+        if not self.config.settings.guidance.enabled:
+            return []
+        self.guidance = SessionGuidance.read(self.working_directory, self.context.home.root)
+        return [] if asks else self.guidance.unasked()
 
     def choice(self, record: Record, options: Any) -> ModelChoice:
         """The face's model choice, reading ``options.model`` and ``options.entry_point`` (a
@@ -109,6 +130,7 @@ class SessionBuilder:
             has_memory="memory" in names,
             extension=self.extension,
             instructions=given,
+            guidance=self.guidance.layer() if self.guidance is not None else None,
         )
 
     def start(
@@ -126,7 +148,7 @@ class SessionBuilder:
         switches = self.commands if switches is None else switches
         return SessionStart(
             entry_point=entry_point or self.entry_point,
-            system_prompt_extension=self.extension,
+            system_prompt_extension=self.recorded_extension,
             instructions=instructions,
             tools=tools,
             model=model,

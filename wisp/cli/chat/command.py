@@ -167,7 +167,16 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
         context, options, Face(protocol=True, asks_via="terminal")
     ) as session:
         _collect_from_now()
-        chat = ChatLoop(session, face.write, version=__version__, has_picker=False)
+        reader = LineReader(sys.stdin)
+        # A person at the terminal is asked about guidance files at once; from a pipe, they
+        # are left out and said on stderr.
+        chat = ChatLoop(
+            session,
+            face.write,
+            version=__version__,
+            has_picker=False,
+            asks_guidance=reader.is_terminal,
+        )
 
         def ctrl_c() -> None:
             # Ctrl-C stops what runs (a second kills); at the prompt it leaves.
@@ -178,9 +187,7 @@ async def _plain(context: Context, options: ConversationOptions) -> int:
 
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, ctrl_c)
-        reader = asyncio.create_task(
-            feed_lines(face, LineReader(sys.stdin), chat.receive, chat.end_of_input)
-        )
+        reader = asyncio.create_task(feed_lines(face, reader, chat.receive, chat.end_of_input))
         try:
             with session.subscribe(chat.on_agent_event, lines=face.write):
                 return await chat.run()

@@ -33,6 +33,7 @@ from wisp.cli.building.session import (
     text_only_note,
 )
 from wisp.cli.chat.faces import Face, askers_for
+from wisp.cli.chat.guidance import ChatGuidance
 from wisp.cli.chat.models import ChatModels
 from wisp.cli.chat.typed import TypedCommand, run_typed_command
 from wisp.cli.context import Context
@@ -110,6 +111,8 @@ class ChatSession:
         self.conversation: Conversation
         self.models = ChatModels(self)
         """``/models`` and the picker."""
+        self.guidance = ChatGuidance(self, self.waiters, lambda line: self._lines(line))
+        """The guidance files, settled by the chat loop before the first turn."""
 
     @property
     def config(self) -> Config:
@@ -194,6 +197,9 @@ class ChatSession:
             if session.save_name:
                 # Before the transcript is read: a second wisp on the name is refused.
                 session.transcript.hold(session.save_name)
+            # Read once, now; a chat asks about the files waiting from its loop.
+            for line in session.builder.read_guidance(asks=session.face.protocol):
+                context.warn(line)
             model = await session._first_model()
             store, facts = session._first_store(model)
             session.conversation = session._converse(model, store, facts)
