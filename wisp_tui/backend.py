@@ -222,6 +222,7 @@ class Backend:
                 Effect.APPROVE_MCP.value,
                 Effect.KEEP_FACTS.value,
                 Effect.ASK.value,
+                Effect.GUIDANCE.value,
                 # Only when this terminal has a notification sequence: else wisp sends none.
                 *([Effect.NOTIFY.value] if sequence_for(self._env) else []),
             ],

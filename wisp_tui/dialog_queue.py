@@ -90,16 +90,15 @@ class DialogQueue:
         from .screens.approval import ApprovalScreen
         from .screens.choice import ChoiceScreen
         from .screens.fact import FactScreen, is_fact
+        from .screens.guidance import GuidanceScreen, is_guidance
         from .screens.model_picker import ModelPickerScreen
         from .screens.question import QuestionScreen
 
         request = self._waiting[0]
         match request:
-            case Approval() if is_fact(request):
-                screen: Dialog[Any] = FactScreen(request)
-                app.push_screen(screen, lambda decision: self._approved(request, decision))
             case Approval():
-                screen = ApprovalScreen(request)
+                dialog = FactScreen if is_fact(request) else ApprovalScreen
+                screen: Dialog[Any] = (GuidanceScreen if is_guidance(request) else dialog)(request)
                 app.push_screen(screen, lambda decision: self._approved(request, decision))
             case Question():
                 screen = QuestionScreen(request)
@@ -149,9 +148,13 @@ class DialogQueue:
 
     async def _approved(self, approval: Approval, decision: str | None) -> None:
         from .screens import approval as command
-        from .screens import fact
+        from .screens import fact, guidance
 
-        outcomes = fact.OUTCOMES if fact.is_fact(approval) else command.OUTCOMES
+        outcomes = command.OUTCOMES
+        if fact.is_fact(approval):
+            outcomes = fact.OUTCOMES
+        elif guidance.is_guidance(approval):
+            outcomes = guidance.OUTCOMES
         decision = decision or ("drop" if fact.is_fact(approval) else "no")
         await self._closed(approval)
         await self._app.transcript.add_note(outcomes[decision].format(approval.command))

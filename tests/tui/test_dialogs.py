@@ -200,3 +200,36 @@ async def test_each_dialog_starts_one_grace(
         await wait_for(pilot, lambda: isinstance(app.screen, screen_type))
         await wait_for(pilot, lambda: app.screen.is_taking_keys)
         assert started == [app.screen]
+
+
+async def test_a_guidance_file_is_shown_whole_and_y_uses_it(
+    make_fake_app, wait_for, transcript_text, end_grace
+):
+    from textual.widgets import Static
+
+    from wisp_tui.screens.guidance import GuidanceScreen
+
+    from .test_snapshots_states import GUIDANCE
+
+    app = make_fake_app([GUIDANCE, {**GUIDANCE, "id": "g2"}])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, GuidanceScreen))
+        screen = app.screen
+        await wait_for(pilot, lambda: bool(screen.query("#body")))
+        assert "Never push to main." in str(screen.query_one("#body", Static).render())
+        await pilot.press("y")  # in the grace: no answer
+        await pilot.pause()
+        assert app.screen is screen and not heard(app, transcript_text)
+        end_grace(screen)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is not screen)
+        await wait_for(pilot, lambda: isinstance(app.screen, GuidanceScreen))
+        end_grace(app.screen)
+        await pilot.press("ctrl+c")  # leaves the second out
+        await wait_for(pilot, lambda: len(heard(app, transcript_text)) == 2)
+        assert heard(app, transcript_text) == [
+            {"type": "answer", "id": "g1", "decision": "yes"},
+            {"type": "answer", "id": "g2", "decision": "no"},
+        ]
+        assert "guidance used, in this and later sessions" in transcript_text(app)
+        assert "guidance left out: /srv/app/AGENTS.md" in transcript_text(app)

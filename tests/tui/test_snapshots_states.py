@@ -154,3 +154,37 @@ def test_an_approval_from_wisp_mcp(snap_compare, make_fake_app, wait_for):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+GUIDANCE_TEXT = "# app\n\nRun the tests with `make check` before you commit.\nNever push to main.\n"
+GUIDANCE = {
+    "type": "approval",
+    "id": "g1",
+    "command": "/srv/app/AGENTS.md",
+    "line": "/srv/app/AGENTS.md",
+    "pattern": "",
+    "directory": "/srv/app",
+    "level": "moderate",
+    "reasons": ["not accepted yet"],
+    "kind": "guidance",
+    "guidance": {
+        "path": "/srv/app/AGENTS.md",
+        "bytes": len(GUIDANCE_TEXT),
+        "sha256": "0" * 64,
+        "text": GUIDANCE_TEXT,
+        "reason": "not accepted yet",
+    },
+}
+
+
+def test_a_guidance_file_to_accept(snap_compare, make_fake_app, wait_for):
+    app = make_fake_app([GUIDANCE])
+
+    async def run_before(pilot) -> None:
+        from wisp_tui.screens.guidance import GuidanceScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, GuidanceScreen))
+        await wait_for(pilot, lambda: app.screen.is_taking_keys)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
