@@ -57,3 +57,27 @@ def test_on_a_terminal_the_next_line_is_the_answer_as_typed() -> None:
     face = PlainFace(io.StringIO(), io.StringIO())
     face.pending = APPROVAL
     assert face.route("/quit", typed=True) == [p.Answer(id="a1", decision="/quit")]
+
+
+def test_a_guidance_file_is_shown_whole_and_y_answers_it() -> None:
+    err = io.StringIO()
+    face = PlainFace(io.StringIO(), err)
+    text = "# app\nRun make check.\n"
+    face.write(
+        p.Approval(
+            id="g1", command="/srv/app/AGENTS.md", line="/srv/app/AGENTS.md", pattern="",
+            directory="/srv/app", level="moderate", reasons=["not accepted yet"],
+            kind="guidance",
+            guidance=p.ApprovalGuidance(
+                path="/srv/app/AGENTS.md", bytes=len(text), sha256="0" * 64, text=text,
+                reason="not accepted yet",
+            ),
+        )
+    )  # fmt: skip
+    shown = err.getvalue()
+    assert "guidance file /srv/app/AGENTS.md (22 bytes, not accepted yet)" in shown
+    assert "  │ # app\n  │ Run make check.\n" in shown
+    assert shown.endswith("[y]es  [n]o › ")
+    assert face.route("y") == [p.Answer(id="g1", decision="y")]
+    assert answers(Pending("guidance", "g2"), "n")
+    assert not answers(Pending("guidance", "g2"), "/quit")

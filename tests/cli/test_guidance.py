@@ -77,7 +77,11 @@ async def test_planted_guidance_waits_for_the_person_and_a_change_is_asked_again
     guidance = folder / "AGENTS.md"
     assert guidance.read_text() == PLANTED + "\n"
 
-    # The next session, with no front end that can answer: not used, and said on stderr.
+    # A one-shot cannot ask: not used, and said on stderr.
+    said = plant(wisp_script, wisp_env, folder, PLANTED)
+    assert f"wisp: guidance left out: {guidance}: not accepted yet" in said.stderr
+
+    # Nor can a chat whose front end does not declare guidance.
     chat = await open_chat(wisp_script, wisp_env, folder)
     assert PLANTED not in await context_view(chat, effects=["approve", "ask"])
     assert not any(isinstance(line, p.Approval) for line in chat.lines)

@@ -3,6 +3,7 @@ resources and the audit, in both protocol eras the SDK speaks."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -396,3 +397,23 @@ async def test_bad_arguments_before_2025_11_25_are_invalid_params(
             await client.call_tool("respond", {"prompt": "x", "thread_id": "no spaces"})
     assert raised.value.code == -32602
     assert "thread_id" in raised.value.message
+
+
+async def test_a_guidance_file_accepted_is_in_every_threads_instructions(
+    connect: Connect, tmp_path: Path, wisp_home: Path, audit_lines: Callable[[], list[dict]]
+) -> None:
+    # wisp mcp cannot ask: only a file the person accepted (in a chat, say) is used.
+    from wisp.guidance import KeptAnswers
+
+    guidance = tmp_path / "work" / "AGENTS.md"
+    guidance.parent.mkdir(exist_ok=True)
+    guidance.write_bytes(b"Use make check.\n")
+    sha = hashlib.sha256(guidance.read_bytes()).hexdigest()
+    KeptAnswers(wisp_home).keep(str(guidance), sha, accepted=True)
+    script = write_script(tmp_path, [{"text": "Hello."}])
+    async with connect(["-m", f"script:{script}"]) as client:
+        await client.call_tool("respond", {"prompt": "hi", "thread_id": "own"})
+        own = json.loads((await client.read_resource("wisp://threads/own")).contents[0].text)
+    assert f"Guidance from {guidance}:\nUse make check." in own["entries"][0]["value"]
+    [thread] = [e for e in audit_lines() if e["details"].get("entryPoint") == "mcp-thread"]
+    assert sha in thread["details"]["systemPromptExtension"]

@@ -159,6 +159,7 @@ async def test_a_notice_is_written_only_while_the_terminal_is_not_focused(
         "approve-mcp",
         "keep-facts",
         "ask",
+        "guidance",
         "notify",
     ]
 
@@ -177,4 +178,10 @@ async def test_without_a_sequence_the_hello_declares_no_notify(
         await app.backend.message("one")
         await wait_for(pilot, lambda: "First." in transcript_text(app) and not app.prompt.is_busy)
         assert not any("\x1b]" in data for data in written)
-    assert hello_effects(tmp_path / "home")[-1] == ["approve", "approve-mcp", "keep-facts", "ask"]
+    assert hello_effects(tmp_path / "home")[-1] == [
+        "approve",
+        "approve-mcp",
+        "keep-facts",
+        "ask",
+        "guidance",
+    ]

@@ -67,6 +67,12 @@ class SessionOpener(Protocol):
         """The models a session may switch to: the enabled ones, ``current`` first."""
         ...
 
+    async def settle_guidance(self, opened: OpenedSession) -> list[str]:
+        """Before the session's first turn, once: the guidance files waiting asked about in
+        the client's dialog, the conversation opened again on those accepted; the lines that
+        say which were left out (docs/turn.md, "Guidance files")."""
+        ...
+
 
 class Session(msgspec.Struct):
     id: str
@@ -149,6 +155,8 @@ class WispAgent:
             sender = session.sender = UpdateSender(self.conn, session_id)
             notes, session.opened.notes = session.opened.notes, []
             for note in notes:
+                sender.put(update_agent_message_text(f"({note})\n\n"))
+            for note in await self.opener.settle_guidance(session.opened):
                 sender.put(update_agent_message_text(f"({note})\n\n"))
             text, skipped = await asyncio.to_thread(prompt_text, prompt, session.opened.read_link)
             for note in skipped:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from acp import text_block, tool_content
-from acp.schema import ToolCallUpdate
+from acp.schema import ToolCallLocation, ToolCallUpdate
 
 from wisp.acp.permission import (
     TurnCancelled,
@@ -18,6 +18,8 @@ from wisp.acp.permission import (
     approval_content,
     approval_options,
     approval_title,
+    guidance_accepted,
+    guidance_options,
     question_answer_of,
     question_options,
 )
@@ -68,6 +70,20 @@ class ClientWays:
             return question_answer_of(outcome, options)
         except TurnCancelled:
             return await _stop(session)
+
+    async def accept_guidance(self, path: str, size: int, reason: str, text: str) -> bool | None:
+        """A guidance file shown whole before the first turn: whether to use it; None when
+        the client cancelled (docs/turn.md, "Guidance files")."""
+        session = self.session()
+        tool_call = ToolCallUpdate(
+            tool_call_id="guidance",
+            title=f"Use the guidance in {path}? ({size:,} bytes, {reason})",
+            kind="read",
+            status="pending",
+            content=[tool_content(text_block(text))],
+            locations=[ToolCallLocation(path=path)],
+        )
+        return guidance_accepted(await self._ask(session, tool_call, guidance_options()))
 
     async def _ask(self, session: Session, tool_call: ToolCallUpdate, options: list[Any]) -> Any:
         if session.sender is not None:

@@ -1,7 +1,7 @@
 """The person's answers through the client: a command's approval as ``session/request_permission``
 (the command, directory, level and reasons in its title and content, so a client that shows
-only the title still shows what runs), and a question with options as the same request, one
-option an answer (docs/acp.md, "Approvals and questions")."""
+only the title still shows what runs), a question with options as the same request, one
+option an answer (docs/acp.md, "Approvals and questions"), and a guidance file, shown whole."""
 
 from __future__ import annotations
 
@@ -24,6 +24,13 @@ APPROVAL_OPTIONS: tuple[tuple[str, str, str], ...] = (
 
 DECLINE = "decline"
 """The option that answers a question with nothing."""
+
+GUIDANCE_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("yes", "allow_always", "Use it (asked again only when it changes)"),
+    ("no", "reject_always", "Leave it out"),
+)
+"""A guidance file's options: its answer, ACP's kind and its name (docs/turn.md, "Guidance
+files")."""
 
 
 class TurnCancelled(Exception):
@@ -61,6 +68,21 @@ def answer_of(outcome: Any) -> Answer:
     chosen = outcome.option_id
     known = {answer for answer, _kind, _name in APPROVAL_OPTIONS}
     return chosen if chosen in known else "deny"  # type: ignore[return-value]
+
+
+def guidance_options() -> list[PermissionOption]:
+    return [
+        PermissionOption(option_id=answer, kind=kind, name=name)  # type: ignore[arg-type]
+        for answer, kind, name in GUIDANCE_OPTIONS
+    ]
+
+
+def guidance_accepted(outcome: Any) -> bool | None:
+    """True to use the file, False to leave it out; None for a cancelled outcome (no answer:
+    it is asked about again in a later session)."""
+    if getattr(outcome, "outcome", None) != "selected":
+        return None
+    return outcome.option_id == "yes"
 
 
 def question_options(options: list[str]) -> list[PermissionOption]:

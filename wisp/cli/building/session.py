@@ -204,6 +204,27 @@ class SessionBuilder:
         conversation.sandbox_mechanism = runner.sandbox_state().mechanism
         return conversation
 
+    def reopened(
+        self, recorder: Recorder, old: Conversation, runner: CommandRunner, *, fresh: bool
+    ) -> Conversation:
+        """``old`` opened again on the instructions with the guidance files the person has
+        just accepted, before any turn (docs/turn.md, "Guidance files"): ``session.start``
+        with ``reason: "guidance"`` records the layer. A ``fresh`` conversation's store is
+        begun again; a resumed one keeps its own."""
+        recorder.record(
+            SessionStart(
+                reason="guidance",
+                system_prompt_extension=self.recorded_extension,
+                tools=old.tool_names,
+                model=old.model,
+            )
+        )
+        store = new_store(self.instructions(old.tools)) if fresh else old.store
+        return self.conversation(
+            recorder, old.resolved, old.tools, runner,
+            store=store, facts=old.facts.book, turn=old.turn,
+        )  # fmt: skip
+
 
 def open_log(context: Context) -> tuple[Config, AuditLog]:
     """The settings in force and the process's audit log, WISP_HOME made first: what a face

@@ -1,8 +1,7 @@
 """The chat's guidance files (docs/turn.md, "Guidance files"): asked about as `approval` lines
 with `kind: "guidance"` (the plain chat draws them on the terminal, wisp-tui in a dialog), once,
 before the first turn; with nobody to ask, left out and said on stderr. A file accepted changes
-the instructions, so the conversation is opened again on them, before any turn, and a
-``session.start`` with ``reason: "guidance"`` records the layer it now carries."""
+the instructions, so the conversation is opened again on them (``SessionBuilder.reopened``)."""
 
 from __future__ import annotations
 
@@ -11,9 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wisp import protocol as p
-from wisp.audit.kinds import SessionStart
 from wisp.chat.bridge import Waiters, Withdrawn, new_id
-from wisp.cli.building.session import new_store
 from wisp.guidance import GuidanceFile
 
 if TYPE_CHECKING:
@@ -45,7 +42,13 @@ class ChatGuidance:
                 self.session.context.warn(line)
             return
         if not guidance.settled and await guidance.settle(self.ask):
-            self._reopen()
+            session = self.session
+            session.conversation = session.builder.reopened(
+                session.recorder,
+                session.conversation,
+                session.runner,
+                fresh=not session.options.resume,
+            )
         for line in guidance.left_out_lines():
             self.lines(p.Note(text=line))
 
@@ -61,25 +64,6 @@ class ChatGuidance:
             return None
         decision = getattr(answer, "decision", None)
         return isinstance(decision, str) and decision.strip().lower() in YES
-
-    def _reopen(self) -> None:
-        """The conversation again, on the instructions with the files accepted: no turn has
-        run, so a new conversation's store is begun again; a resumed one keeps its store."""
-        session = self.session
-        builder = session.builder
-        old = session.conversation
-        start = SessionStart(
-            reason="guidance",
-            system_prompt_extension=builder.recorded_extension,
-            tools=old.tool_names,
-            model=old.model,
-        )
-        session.recorder.record(start)
-        store = old.store if session.options.resume else new_store(builder.instructions(old.tools))
-        session.conversation = builder.conversation(
-            session.recorder, old.resolved, old.tools, session.runner,
-            store=store, facts=old.facts.book, turn=old.turn,
-        )  # fmt: skip
 
 
 def _approval(key: str, file: GuidanceFile, reason: str) -> p.Approval:

@@ -140,6 +140,7 @@ class AcpSessions(msgspec.Struct):
             await choice.aclose()
             raise
         parts = _Opened(builder, choice, runner, ways)
+        builder.read_guidance(asks=True)  # asked about before the first turn
         tools = self._tools(parts, model, recorder, notes)
         recorder.record(builder.start(model.selection, [tool.name for tool in tools]))
         conversation = builder.conversation(recorder, model, tools, runner)
@@ -169,6 +170,24 @@ class AcpSessions(msgspec.Struct):
         opened.conversation = parts.builder.conversation(
             opened.recorder, model, tools, parts.runner, store=old.store, turn=old.turn
         )
+
+    async def settle_guidance(self, opened: OpenedSession) -> list[str]:
+        """The files waiting asked about in the client's dialog, once a session."""
+        parts = self.opened[id(opened)]
+        guidance = parts.builder.guidance
+        if guidance is None or parts.guidance_settled:
+            return []
+        parts.guidance_settled = True
+        ways = parts.ways
+
+        async def ask(file: Any, reason: str) -> bool | None:
+            return await ways.accept_guidance(file.path, file.size, reason, file.text)
+
+        if await guidance.settle(ask):
+            opened.conversation = parts.builder.reopened(
+                opened.recorder, opened.conversation, parts.runner, fresh=True
+            )
+        return guidance.left_out_lines()
 
     async def models(self, current: str) -> list[str]:
         """``current``, the config's model and every enabled model a runtime lists."""
@@ -272,3 +291,5 @@ class _Opened(msgspec.Struct):
     choice: Any
     runner: Any
     ways: ClientWays
+    guidance_settled: bool = False
+    """The session's guidance files were asked about (before its first turn)."""

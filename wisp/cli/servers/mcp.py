@@ -160,6 +160,8 @@ class ThreadBuilder:
         """Every thread's conversation is built in the server's working directory: where its
         commands run and the root of its sandbox's writable set."""
         self.notes: list[str] = []
+        # Read once, when the server starts; nobody can be asked here: only files accepted.
+        self.notes += self.builder.read_guidance(asks=False)
         self.shared = SharedModels()
         # A runner for the server's own questions (its tools, its sandbox), never run.
         self._probe = self.builder.runner(self.recorder.record, _nobody(), self.notes.append)
