@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import select
 import subprocess
 from pathlib import Path
 
@@ -143,3 +145,43 @@ async def test_planted_guidance_waits_for_the_person_and_a_change_is_asked_again
         for line in chat.lines
     )
     await quit_chat(chat)
+
+
+def read_until(master: int, needle: bytes, seen: bytearray) -> None:
+    """What the terminal shows, until ``needle`` (bounded by HANG without progress)."""
+    while needle not in seen:
+        ready, _, _ = select.select([master], [], [], HANG)
+        assert ready, f"no {needle!r} on the terminal: {bytes(seen)[-400:]!r}"
+        try:
+            seen += os.read(master, 4096)
+        except OSError:  # the far end closed: wisp exited
+            raise AssertionError(f"wisp ended before {needle!r}: {bytes(seen)[-400:]!r}") from None
+
+
+def test_the_plain_chat_at_a_terminal_asks_before_its_first_prompt(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "AGENTS.md").write_text(PLANTED + "\n")
+    script = tmp_path / "quiet.json"
+    script.write_text(json.dumps({"responses": []}))
+    master, slave = os.openpty()
+    process = subprocess.Popen(
+        [str(wisp_script), "chat", "--plain", "-m", f"script:{script}"],
+        env=wisp_env, cwd=tmp_path, stdin=slave, stdout=slave, stderr=slave,
+    )  # fmt: skip
+    os.close(slave)
+    try:
+        seen = bytearray()
+        read_until(master, b"[y]es  [n]o ", seen)
+        assert PLANTED.encode() in seen and str(tmp_path / "AGENTS.md").encode() in seen
+        os.write(master, b"y\n")
+        read_until(master, "› ".encode(), bytearray())  # the chat's own prompt, after it
+        os.write(master, b"/inspect context next\n")
+        read_until(master, f"Guidance from {tmp_path / 'AGENTS.md'}:".encode(), bytearray())
+        os.write(master, b"/quit\n")
+        assert process.wait(HANG) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
