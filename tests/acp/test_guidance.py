@@ -13,6 +13,22 @@ from tests.acp.conftest import Spawn, chosen, write_script
 GUIDANCE = "Answer in French.\n"
 
 
+def choosing(option_id: str) -> Any:
+    """The client's answer to every permission request: ``option_id``."""
+
+    async def answer(options: list[Any]) -> Any:
+        return chosen(option_id)
+
+    return answer
+
+
+def planted(tmp_path: Path) -> Path:
+    guidance = tmp_path / "work" / "AGENTS.md"
+    guidance.parent.mkdir(exist_ok=True)
+    guidance.write_text(GUIDANCE)
+    return guidance
+
+
 def _text(text: str) -> Any:
     from acp import text_block
 
@@ -22,16 +38,10 @@ def _text(text: str) -> Any:
 async def test_the_client_is_shown_the_file_and_a_yes_is_kept_for_its_bytes(
     spawn: Spawn, tmp_path: Path, audit_lines: Callable[[], list[dict]]
 ) -> None:
-    guidance = tmp_path / "work" / "AGENTS.md"
-    guidance.parent.mkdir(exist_ok=True)
-    guidance.write_text(GUIDANCE)
+    guidance = planted(tmp_path)
     script = write_script(tmp_path, [{"text": "Bonjour."}, {"text": "Encore."}])
     async with spawn(["-m", f"script:{script}"]) as (conn, client):
-
-        async def yes(options: list[Any]) -> Any:
-            return chosen("yes")
-
-        client.answer = yes
+        client.answer = choosing("yes")
         first = await conn.new_session(cwd=str(guidance.parent))
         await conn.prompt(session_id=first.session_id, prompt=[_text("hello")])
         [(_, tool_call, options)] = client.permissions
@@ -55,16 +65,10 @@ async def test_the_client_is_shown_the_file_and_a_yes_is_kept_for_its_bytes(
 
 
 async def test_a_no_leaves_the_file_out_and_says_so(spawn: Spawn, tmp_path: Path) -> None:
-    guidance = tmp_path / "work" / "AGENTS.md"
-    guidance.parent.mkdir(exist_ok=True)
-    guidance.write_text(GUIDANCE)
+    guidance = planted(tmp_path)
     script = write_script(tmp_path, [{"text": "Hello."}])
     async with spawn(["-m", f"script:{script}"]) as (conn, client):
-
-        async def no(options: list[Any]) -> Any:
-            return chosen("no")
-
-        client.answer = no
+        client.answer = choosing("no")
         session = await conn.new_session(cwd=str(guidance.parent))
         await conn.prompt(session_id=session.session_id, prompt=[_text("hello")])
     assert f"(guidance left out: {guidance}: refused when it was shown)" in client.message()
