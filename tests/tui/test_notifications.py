@@ -113,6 +113,10 @@ def notifying_app(tmp_path: Path, wisp_script: Path, sequence: str) -> WispApp:
     return WispApp(["-m", f"script:{script.name}"], env=env, cwd=work, command=str(wisp_script))
 
 
+EFFECTS = ["approve", "approve-mcp", "keep-facts", "ask", "guidance"]
+"""What wisp-tui's hello declares besides `notify`."""
+
+
 def hello_effects(home: Path) -> list[list[str]]:
     """The effects of every hello wisp recorded under `home`."""
     import msgspec
@@ -154,14 +158,7 @@ async def test_a_notice_is_written_only_while_the_terminal_is_not_focused(
         await wait_for(pilot, lambda: "Third." in transcript_text(app) and not app.prompt.is_busy)
         assert app.app_focus
         assert [data for data in written if "\x1b]9;" in data] == notices
-    assert hello_effects(tmp_path / "home")[-1] == [
-        "approve",
-        "approve-mcp",
-        "keep-facts",
-        "ask",
-        "guidance",
-        "notify",
-    ]
+    assert hello_effects(tmp_path / "home")[-1] == [*EFFECTS, "notify"]
 
 
 async def test_without_a_sequence_the_hello_declares_no_notify(
@@ -178,10 +175,4 @@ async def test_without_a_sequence_the_hello_declares_no_notify(
         await app.backend.message("one")
         await wait_for(pilot, lambda: "First." in transcript_text(app) and not app.prompt.is_busy)
         assert not any("\x1b]" in data for data in written)
-    assert hello_effects(tmp_path / "home")[-1] == [
-        "approve",
-        "approve-mcp",
-        "keep-facts",
-        "ask",
-        "guidance",
-    ]
+    assert hello_effects(tmp_path / "home")[-1] == EFFECTS
