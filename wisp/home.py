@@ -13,8 +13,9 @@ import errno
 import fcntl
 import os
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -144,3 +145,73 @@ def _make_temporary(folder: int, name: str) -> tuple[int, str]:
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no temporary file name was free", name)
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class KeptList(Generic[T]):
+    """A list kept in a JSON file under ``WISP_HOME``, ``{"version": N, FIELD: [...]}``: read
+    whole, and changed only under its lock file (held exclusive) and written atomically, so two
+    wisps changing it at once lose neither change. Every failure is ``error`` naming the file."""
+
+    def __init__(
+        self,
+        path: Path,
+        item: type[T],
+        *,
+        field: str,
+        version: int,
+        error: Callable[[str], Exception],
+    ) -> None:
+        self.path = path
+        self.lock_path = path.with_suffix(".lock")
+        self.version = version
+        self.field = field
+        self.error = error
+        self._shape: Any = msgspec.defstruct(
+            "Kept",
+            [("version", int), (field, list[item])],  # type: ignore[valid-type]
+        )
+
+    def read(self) -> list[T]:
+        """Every item, in order; none when there is no file yet."""
+        try:
+            raw = read_if_there(self.path)
+        except OSError as exc:
+            raise self.error(f"cannot read {self.path}: {exc.strerror}") from exc
+        if not raw:
+            return []
+        try:
+            stored = msgspec.json.decode(raw, type=self._shape)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise self.error(f"{self.path} cannot be read: {exc}; move it aside") from exc
+        if stored.version != self.version:
+            raise self.error(
+                f"{self.path}: version {stored.version} (this wisp reads {self.version})"
+            )
+        return getattr(stored, self.field)
+
+    def change(self, change: Callable[[list[T]], R]) -> R:
+        """``change`` applied to the items as they are now, under the lock; the list it leaves
+        written back. Returns what ``change`` returns."""
+        with self._locked():
+            items = self.read()
+            result = change(items)
+            body = msgspec.json.encode(self._shape(self.version, items))
+            try:
+                replace_atomically(self.path, body)
+            except OSError as exc:
+                raise self.error(f"cannot write {self.path}: {exc.strerror}") from exc
+            return result
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        try:
+            ensure_private_dir(self.path.parent)
+            fd = open_lock(self.lock_path)
+        except OSError as exc:
+            raise self.error(f"cannot lock {self.lock_path}: {exc.strerror}") from exc
+        with locked(fd):
+            yield
