@@ -213,8 +213,10 @@ class Distiller:
         system = self._summary_ask()
         request = _request(system, _turns_text(read, self.summary.newest), self._summary_tokens())
         answer = await self.side.ask(SUMMARY_TASK, request)
-        text, failure = answer.text.strip(), answer.failure
-        if failure is None and not text:
+        text, failure = answer.text.strip(), None
+        if answer.failure is not None:
+            failure = f"the call failed: {answer.failure}"
+        elif not text:
             failure = "the answer was empty"
         self._record_summary(read, answer, text, failure, combined=False)
 
