@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.agent.test_loop import RecordingBackend
 from msgspec import UNSET
 
+from tests.agent.test_loop import RecordingBackend
 from wisp.agent.distilling import SUMMARY_HEADER
 from wisp.agent.loop import Conversation
 from wisp.agent.types import message_bytes

@@ -58,7 +58,9 @@ FACTS_ASK = (
     + ", ".join(SUBJECTS)
     + "), a name and a short value. At most 12 facts; none is fine."
 )
-FACTS_FORM = 'Answer with JSON only: {"facts": [{"subject": "...", "name": "...", "value": "..."}]}.'
+FACTS_FORM = (
+    'Answer with JSON only: {"facts": [{"subject": "...", "name": "...", "value": "..."}]}.'
+)
 SUMMARY_ASK = (
     "The turns below, of a conversation between a person and an assistant, will no longer be "
     "shown to the assistant. Write a summary of them for the assistant to go on from: what the "
