@@ -155,6 +155,8 @@ class Conversation:
         )
         """What a condensation keeps of the turns it drops: facts, and the running summary
         (docs/turn.md, "Distillation", "The running summary")."""
+        self.summary = self.distiller.summary
+        """The running summary of the dropped turns, as ``memory`` recalls it."""
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
