@@ -58,7 +58,8 @@ async def test_summarise_an_entry_gives_its_notable_lines(
 ) -> None:
     stored(conversation)
     notable = "001 sync: crate 1 aboard (line 1) … all 200 crates aboard."
-    await attach(conversation, tmp_path, {"summarise": [{"text": "first part"}, {"text": "second part"}, {"text": notable}]})  # fmt: skip
+    parts = [{"text": "first part"}, {"text": "second part"}, {"text": notable}]
+    await attach(conversation, tmp_path, {"summarise": parts})
 
     result = await memory(context, "summarise entry 3")
 
@@ -76,7 +77,8 @@ async def test_summarise_an_output_as_an_overview(
     context: ToolContext, conversation: Any, tmp_path: Path, recorded: list[Any]
 ) -> None:
     stored(conversation)
-    backend = await attach(conversation, tmp_path, {"summarise": [{"text": "It counts crates."}] * 3})  # fmt: skip
+    answers = [{"text": "It counts crates."}] * 3
+    backend = await attach(conversation, tmp_path, {"summarise": answers})
 
     result = await memory(context, "summarise output 3f2a9c1e overview")
 
@@ -92,7 +94,8 @@ async def test_condense_answers_a_question_from_every_chunk_and_counts_those_tha
     context: ToolContext, conversation: Any, tmp_path: Path, recorded: list[Any]
 ) -> None:
     stored(conversation)
-    await attach(conversation, tmp_path, {"condense": [{"error": "the model went away"}, {"text": "Line 200: crate 200 is the last."}]})  # fmt: skip
+    answers = [{"error": "the model went away"}, {"text": "Line 200: crate 200 is the last."}]
+    await attach(conversation, tmp_path, {"condense": answers})
 
     result = await memory(context, "condense entry 3: which crate came last?")
 
