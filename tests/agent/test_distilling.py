@@ -185,3 +185,4 @@ async def test_a_distiller_that_answers_garbage_records_why_and_loses_no_turn(
     # The turns went as planned all the same.
     dropped = {e.turn for e in conversation.store if not e.active and e.turn}
     assert dropped == {*prose.turns, *shaped.turns, *unanswered.turns}
+    assert conversation.distiller.summary.waiting == []  # no summary kept: nothing waits

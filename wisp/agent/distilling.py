@@ -191,7 +191,8 @@ class Distiller:
         each recorded before the condensation is. Returns how many turns were distilled (0
         when none was, or the call failed)."""
         distil = self.facts.enabled
-        self.summary.waiting += dropped
+        if self.summary.batch > 0:  # with no summary kept, no turn waits for one
+            self.summary.waiting += dropped
         due = self.summary.due()
         if distil and due:
             return await self._combined(self.summary.waiting)
