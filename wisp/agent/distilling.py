@@ -38,7 +38,7 @@ SUBJECTS = ("task", "decision", "preference", "entity", "tests", "workdir", "bra
 NAMELESS = ("task", "workdir", "branch")
 """Subjects with one fact each: a fact about one with no name is named ``current``."""
 MOST_FACTS = 12
-VALUE_CHARS = 200
+NAME_CHARS, VALUE_CHARS = 40, 120
 VERSIONS_KEPT = 20
 ENTRY_BYTES = 1024
 """Each entry a call reads is cut to this many bytes: what the turns said, not every line."""
@@ -69,8 +69,8 @@ SUMMARY_ASK = (
 )
 SO_FAR = ", taking in the summary so far, which it replaces"
 COMBINED_FORM = (
-    'Answer with JSON only: {"facts": [{"subject": "...", "name": "...", "value": "..."}], '
-    '"summary": "..."}.'
+    'Answer with JSON only: {"summary": "...", "facts": [{"subject": "...", "name": "...", '
+    '"value": "..."}]}.'
 )
 SUMMARY_HEADER = (
     "A summary of the {turns} earlier turns this conversation no longer carries (a record, "
@@ -81,11 +81,13 @@ _FACT_SCHEMA = {
     "type": "object",
     "properties": {
         "subject": {"type": "string", "enum": list(SUBJECTS)},
-        "name": {"type": "string"},
-        "value": {"type": "string"},
+        "name": {"type": "string", "maxLength": NAME_CHARS},
+        "value": {"type": "string", "maxLength": VALUE_CHARS},
     },
     "required": ["subject", "name", "value"],
 }
+"""A fact as the answer holds it; the lengths bound what a model held to the schema writes, so
+twelve facts fit the answer's tokens (a small model otherwise runs on to the cap)."""
 FACTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"facts": {"type": "array", "items": _FACT_SCHEMA, "maxItems": MOST_FACTS}},
@@ -93,9 +95,11 @@ FACTS_SCHEMA: dict[str, Any] = {
 }
 COMBINED_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {**FACTS_SCHEMA["properties"], "summary": {"type": "string"}},
-    "required": ["facts", "summary"],
+    "properties": {"summary": {"type": "string"}, **FACTS_SCHEMA["properties"]},
+    "required": ["summary", "facts"],
 }
+"""The summary first: a model held to the schema writes it before the facts, whose number it
+does not know in advance (SmolLM2-135M, asked for the facts first, left a few bytes for it)."""
 
 
 class DistilledFact(msgspec.Struct):
@@ -228,7 +232,10 @@ class Distiller:
         system = f"{FACTS_ASK}\n\n{self._summary_ask()}\n\n{COMBINED_FORM}"
         tokens = 96 + 64 * MOST_FACTS + self._summary_tokens()
         request = _request(system, _turns_text(read, self.summary.newest), tokens)
-        answer = await self.side.ask(DISTIL_TASK, request, schema=COMBINED_SCHEMA)
+        summary_schema = {"type": "string", "maxLength": self._summary_bytes()}
+        schema = {**COMBINED_SCHEMA, "properties": {**COMBINED_SCHEMA["properties"]}}
+        schema["properties"]["summary"] = summary_schema  # within the summary's bytes
+        answer = await self.side.ask(DISTIL_TASK, request, schema=schema)
         parsed, failure = _parse(answer)
         distilled = self._record_facts(read, answer, parsed, failure)
         summary = parsed.summary.strip() if parsed is not None else ""
@@ -297,7 +304,7 @@ class Distiller:
         distiller may not use, or without a name or a value, are passed over."""
         changes: list[Details] = []
         for fact in facts[:MOST_FACTS]:
-            subject, name = fact.subject.strip().lower(), fact.name.strip()
+            subject, name = fact.subject.strip().lower(), fact.name.strip()[:NAME_CHARS]
             if subject not in SUBJECTS or not fact.value.strip():
                 continue
             if not name and subject in NAMELESS:
