@@ -186,3 +186,24 @@ async def test_a_distiller_that_answers_garbage_records_why_and_loses_no_turn(
     dropped = {e.turn for e in conversation.store if not e.active and e.turn}
     assert dropped == {*prose.turns, *shaped.turns, *unanswered.turns}
     assert conversation.distiller.summary.waiting == []  # no summary kept: nothing waits
+
+
+async def test_turns_waiting_after_a_failed_call_are_read_again_with_the_next_batch(
+    make_conversation, tmp_path: Path, sink: MemorySink
+) -> None:
+    both = {"text": json.dumps({"summary": SUMMARY, **FACTS})}
+    routed = {"distill": [{"text": "no"}, both, both]}
+    conversation, _ = await opened(make_conversation, tmp_path, routed, turns=16)
+
+    await run(conversation, 1, 16)
+
+    failed, again, *_ = of_kind(sink, ContextDistillation)
+    first, second, *_ = of_kind(sink, ContextCondensation)
+    assert failed.turns == [1, 2, 3] and first.steps == ["dropped 3 turns"]
+    (dropped,) = second.steps[1:]
+    # The second call reads turns 1-3 again with the turns now dropped; the step counts these.
+    assert again.turns[:3] == [1, 2, 3] and again.failure is UNSET
+    assert second.steps[0] == dropped.replace("dropped", "distilled")
+    summaries = of_kind(sink, ContextSummary)
+    assert summaries[0].failure == failed.failure and summaries[1].version == 1
+    assert summaries[1].turns == again.turns and summaries[1].covered == len(again.turns)

@@ -198,8 +198,8 @@ class Distiller:
         if self.summary.batch > 0:  # with no summary kept, no turn waits for one
             self.summary.waiting += dropped
         due = self.summary.due()
-        if distil and due:
-            return await self._combined(self.summary.waiting)
+        if distil and due:  # the waiting turns read again, this condensation's among them
+            return min(await self._combined(self.summary.waiting), len(_numbers(dropped)))
         distilled = await self._distil(list(dropped)) if distil else 0
         if due:
             await self._summarise(self.summary.waiting)
