@@ -81,13 +81,13 @@ _FACT_SCHEMA = {
     "type": "object",
     "properties": {
         "subject": {"type": "string", "enum": list(SUBJECTS)},
-        "name": {"type": "string", "maxLength": NAME_CHARS},
-        "value": {"type": "string", "maxLength": VALUE_CHARS},
+        "name": {"type": "string"},
+        "value": {"type": "string"},
     },
     "required": ["subject", "name", "value"],
 }
-"""A fact as the answer holds it; the lengths bound what a model held to the schema writes, so
-twelve facts fit the answer's tokens (a small model otherwise runs on to the cap)."""
+"""A fact as the answer holds it. No ``maxLength``: llama.cpp's grammar spells a bound string
+out one optional character at a time, and a long one breaks it."""
 FACTS_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"facts": {"type": "array", "items": _FACT_SCHEMA, "maxItems": MOST_FACTS}},
@@ -232,10 +232,7 @@ class Distiller:
         system = f"{FACTS_ASK}\n\n{self._summary_ask()}\n\n{COMBINED_FORM}"
         tokens = 96 + 64 * MOST_FACTS + self._summary_tokens()
         request = _request(system, _turns_text(read, self.summary.newest), tokens)
-        summary_schema = {"type": "string", "maxLength": self._summary_bytes()}
-        schema = {**COMBINED_SCHEMA, "properties": {**COMBINED_SCHEMA["properties"]}}
-        schema["properties"]["summary"] = summary_schema  # within the summary's bytes
-        answer = await self.side.ask(DISTIL_TASK, request, schema=schema)
+        answer = await self.side.ask(DISTIL_TASK, request, schema=COMBINED_SCHEMA)
         parsed, failure = _parse(answer)
         distilled = self._record_facts(read, answer, parsed, failure)
         summary = parsed.summary.strip() if parsed is not None else ""
