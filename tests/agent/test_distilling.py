@@ -69,12 +69,12 @@ def entry_ids(conversation: Conversation, turns: list[int], kinds: set[str]) -> 
     return [e.id for e in conversation.store if e.turn in turns and e.kind in kinds]
 
 
-async def test_one_call_distils_the_dropped_turns_and_writes_the_summary(
+async def test_one_call_may_distil_the_dropped_turns_and_write_the_summary(
     make_conversation, tmp_path: Path, sink: MemorySink
 ) -> None:
     routed = {"distill": [{"text": json.dumps({**FACTS, "summary": SUMMARY})}]}
     conversation, recording = await opened(make_conversation, tmp_path, routed, turns=11)
-    conversation.distiller.summary.batch = 3
+    conversation.distiller.combine = True
 
     await run(conversation, 1, 11)
 
@@ -194,6 +194,7 @@ async def test_turns_waiting_after_a_failed_call_are_read_again_with_the_next_ba
     both = {"text": json.dumps({"summary": SUMMARY, **FACTS})}
     routed = {"distill": [{"text": "no"}, both, both]}
     conversation, _ = await opened(make_conversation, tmp_path, routed, turns=16)
+    conversation.distiller.combine = True
 
     await run(conversation, 1, 16)
 
@@ -207,3 +208,22 @@ async def test_turns_waiting_after_a_failed_call_are_read_again_with_the_next_ba
     summaries = of_kind(sink, ContextSummary)
     assert summaries[0].failure == failed.failure and summaries[1].version == 1
     assert summaries[1].turns == again.turns and summaries[1].covered == len(again.turns)
+
+
+async def test_by_default_two_calls_distil_and_summarise(
+    make_conversation, tmp_path: Path, sink: MemorySink
+) -> None:
+    routed = {"distill": [{"text": json.dumps(FACTS)}], "summary": [{"text": SUMMARY}]}
+    conversation, recording = await opened(make_conversation, tmp_path, routed, turns=11)
+
+    await run(conversation, 1, 11)
+
+    (distillation,) = of_kind(sink, ContextDistillation)
+    (summary,) = of_kind(sink, ContextSummary)
+    assert distillation.facts == ["c1", "c2"] and distillation.failure is UNSET
+    assert (summary.version, summary.combined, summary.turns) == (1, False, [1, 2, 3])
+    side = [r for r in recording.requests if r.task is not None]
+    assert [r.task for r in side] == ["distill", "summary"]
+    assert "summary" not in side[0].schema["properties"] and side[1].schema is None
+    # Each reads the prompts and replies (the summary, the calls too).
+    assert summary.entries == distillation.entries  # no tool calls in these turns

@@ -62,9 +62,9 @@ async def test_a_long_conversation_on_local_distils_summarises_and_still_answers
     (condensation,) = [e.details for e in sink.events if isinstance(e.details, ContextCondensation)]
     (distillation,) = [e.details for e in sink.events if isinstance(e.details, ContextDistillation)]
     (summary,) = [e.details for e in sink.events if isinstance(e.details, ContextSummary)]
-    # The calls ran on the embedded model, in one combined call, and took real time.
-    assert distillation.model == summary.model == "local" and summary.combined
-    assert distillation.seconds > 0 and distillation.seconds == summary.seconds
+    # The calls ran on the embedded model, one for the facts and one for the summary.
+    assert distillation.model == summary.model == "local" and not summary.combined
+    assert distillation.seconds > 0 and summary.seconds > 0
     assert distillation.turns and distillation.turns == summary.turns
     assert condensation.steps[-1].startswith("dropped ")
     # Held to the schema by the grammar, the answer parses: the facts go into the book and the

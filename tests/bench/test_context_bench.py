@@ -108,7 +108,10 @@ def test_kept_measures_what_distillation_and_the_summary_cost_and_save(tmp_path:
             {"text": f"{name} holds the code word {bench.note_text(number, size)[1]}."}
         )
     answer = {"facts": [{"subject": "entity", "name": "ferry", "value": "FERRY-01"}]}
-    routed = {"distill": [{"text": json.dumps({**answer, "summary": "Notes were read."})}] * 9}
+    routed = {
+        "distill": [{"text": json.dumps(answer)}] * 9,
+        "summary": [{"text": "Notes were read."}] * 9,
+    }
     path = tmp_path / "kept.json"
     path.write_text(json.dumps({"responses": responses, "contextSize": 2048, "routed": routed}))
     lines: list[str] = []

@@ -6,7 +6,7 @@ When a condensation drops turns of a conversation that keeps facts, one side cal
 JSON; each is recorded in the conversation's book (method ``distilled``, source ``model``,
 class ``dynamic``). Once the dropped turns not yet summarised reach ``context.summaryBatch``
 (3), a second call (task ``summary``) writes the running summary's next version from the last
-one and those turns; when both are due, one call does both (``combined``). Requests after
+one and those turns; one call may do both (``combined``, with ``Distiller.combine``). Requests after
 carry the newest version where the dropped turns were. A call that fails is recorded and
 changes nothing else: the turns are dropped as planned and the turn goes on.
 """
@@ -69,8 +69,8 @@ SUMMARY_ASK = (
 )
 SO_FAR = ", taking in the summary so far, which it replaces"
 COMBINED_FORM = (
-    'Answer with JSON only: {"summary": "...", "facts": [{"subject": "...", "name": "...", '
-    '"value": "..."}]}.'
+    'Answer with JSON only: {"facts": [{"subject": "...", "name": "...", "value": "..."}], '
+    '"summary": "..."}.'
 )
 SUMMARY_HEADER = (
     "A summary of the {turns} earlier turns this conversation no longer carries (a record, "
@@ -95,11 +95,9 @@ FACTS_SCHEMA: dict[str, Any] = {
 }
 COMBINED_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"summary": {"type": "string"}, **FACTS_SCHEMA["properties"]},
-    "required": ["summary", "facts"],
+    "properties": {**FACTS_SCHEMA["properties"], "summary": {"type": "string"}},
+    "required": ["facts", "summary"],
 }
-"""The summary first: a model held to the schema writes it before the facts, whose number it
-does not know in advance (SmolLM2-135M, asked for the facts first, left a few bytes for it)."""
 
 
 class DistilledFact(msgspec.Struct):
@@ -187,6 +185,11 @@ class Distiller:
         self.recorder = recorder
         self.facts = facts
         self.summary = RunningSummary(batch)
+        self.combine = False
+        """Whether one call distils and summarises when both are due. Off: on the embedded
+        model (SmolLM2-135M) the combined answer ran to its token cap, the summary copying
+        the turns or the facts running on, and a cut answer is no JSON, so both were lost;
+        two calls lose at most one (docs/performance.md, "Facts and the running summary")."""
         self._window = window
 
     async def dropping(self, dropped: Sequence[StoredTurn]) -> int:
@@ -198,7 +201,7 @@ class Distiller:
         if self.summary.batch > 0:  # with no summary kept, no turn waits for one
             self.summary.waiting += dropped
         due = self.summary.due()
-        if distil and due:  # the waiting turns read again, this condensation's among them
+        if distil and due and self.combine:  # the waiting turns read again, these among them
             return min(await self._combined(self.summary.waiting), len(_numbers(dropped)))
         distilled = await self._distil(list(dropped)) if distil else 0
         if due:

@@ -152,10 +152,8 @@ def _call_rules(key: str) -> str:
 
 
 def schema_grammar(schema: dict[str, Any]) -> str:
-    """GBNF holding the whole reply to one JSON value fitting ``schema`` (a shaped reply). An
-    object's properties come in the order the schema gives them: what a model is to write first
-    is written first."""
-    return _schema_grammar(json.dumps(schema))
+    """GBNF holding the whole reply to one JSON value fitting ``schema`` (a shaped reply)."""
+    return _schema_grammar(json.dumps(schema, sort_keys=True))
 
 
 @functools.cache
