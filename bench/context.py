@@ -4,6 +4,7 @@ composing a request costs the same late in a conversation as early.
     python bench/context.py chat                   # 40 turns on `local`, window 8,192
     python bench/context.py chat --turns 5         # a few minutes less
     python bench/context.py chat -m local:/path/model.gguf   # a tool-calling GGUF reads the files
+    python bench/context.py chat --kept --turns 16 --window 4096   # facts and the summary on
     python bench/context.py compose                # composing at turn 2,000 ÷ at turn 10
     python bench/context.py compose --profile      # and where the late request's time goes
 
@@ -17,6 +18,14 @@ right after a ``context.condensation`` event is wisp's estimate of what the next
 carry, and is kept apart. Reported: turns ok and failed (with the error notes), condensations
 (budget and overflow), the highest share of the window any request used against the budget
 (0.85), and the wall time. A line a turn goes to stderr as it runs.
+
+``chat`` turns off facts and the running summary (``facts.enabled: false``,
+``context.summaryBatch: 0``), so its figures are condensing's own; ``--kept`` leaves them on
+(docs/turn.md, "Distillation", "The running summary") and reports besides what they cost and
+save: the seconds the distillation and summary calls add to each condensation (a combined call
+counted once), the facts distilled, the summary versions written and their failures, and the
+tokens per request the newest summary saves against carrying the turns it covers (the
+condensations' dropped tokens, less the summary's bytes ÷ 4).
 
 ``compose`` builds two conversations in process over the ``script:`` backend with a declared
 window (``--window``), each turn reading a file of ``--file-bytes`` with the real
@@ -113,6 +122,8 @@ class TurnRecord:
     requests: list[dict[str, Any]] = field(default_factory=list)
     """The ``context`` lines after each request: the runtime's count of its prompt."""
     condensations: list[dict[str, Any]] = field(default_factory=list)
+    distillations: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     reads: int = 0
     reply: str = ""
@@ -152,7 +163,44 @@ class ChatReport:
             "reads": sum(t.reads for t in self.turns),
             "codeWordsAnswered": sum(t.word_in_reply for t in self.turns),
             "seconds": round(self.seconds, 1),
+            **self.kept,
         }
+
+    @property
+    def kept(self) -> dict[str, Any]:
+        """What distillation and the running summary cost and save (``--kept``)."""
+        distillations = [d for t in self.turns for d in t.distillations]
+        summaries = [s for t in self.turns for s in t.summaries]
+        if not distillations and not summaries:
+            return {}
+        condensed = [t for t in self.turns if t.condensations]
+        seconds = [_side_seconds(t) for t in condensed]
+        newest, covered, dropped = None, 0, 0
+        for turn in condensed:  # the tokens of the turns the newest summary covers
+            dropped += sum(c["fillBefore"] - c["fillAfter"] for c in turn.condensations)
+            for written in (s for s in turn.summaries if "version" in s):
+                newest, covered = written, dropped
+        return {
+            "distillations": len(distillations),
+            "distillationFailures": [d.get("failure") for d in distillations if "failure" in d],
+            "factsDistilled": sum(len(d.get("facts", [])) for d in distillations),
+            "summaries": len(summaries),
+            "summaryFailures": [s.get("failure") for s in summaries if "failure" in s],
+            "sideSecondsPerCondensation": round(statistics.mean(seconds), 1) if seconds else 0,
+            "summaryTokens": newest["summaryBytes"] // 4 if newest else 0,
+            "droppedTokens": covered,
+            "tokensSavedPerRequest": covered - newest["summaryBytes"] // 4 if newest else 0,
+        }
+
+
+def _side_seconds(turn: TurnRecord) -> float:
+    """The seconds a turn's side calls took: a combined call (its summary and distillation
+    share one time) once."""
+    calls = {("d", i): d["seconds"] for i, d in enumerate(turn.distillations)}
+    calls.update(
+        {("s", i): s["seconds"] for i, s in enumerate(turn.summaries) if not s.get("combined")}
+    )
+    return sum(calls.values())
 
 
 class ChatProcess:
@@ -200,8 +248,11 @@ class ChatProcess:
         self.stderr.close()
 
 
-def chat_config(window: int) -> dict[str, Any]:
-    return {"local": {"contextLength": window}}
+def chat_config(window: int, kept: bool = False) -> dict[str, Any]:
+    config: dict[str, Any] = {"local": {"contextLength": window}}
+    if not kept:  # condensing alone: no facts distilled, no summary written
+        config.update(facts={"enabled": False}, context={"summaryBatch": 0})
+    return config
 
 
 def run_chat(
@@ -212,6 +263,7 @@ def run_chat(
     file_bytes: int,
     timeout: float,
     no_tools: bool = False,
+    kept: bool = False,
     progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> ChatReport:
     with tempfile.TemporaryDirectory(prefix="wisp-context-bench-") as temp:
@@ -219,7 +271,7 @@ def run_chat(
         home, work = root / "home", root / "work"
         home.mkdir()
         work.mkdir()
-        (home / "config.json").write_text(json.dumps(chat_config(window)))
+        (home / "config.json").write_text(json.dumps(chat_config(window, kept)))
         notes = write_notes(work, turns, file_bytes)
         env = {**os.environ, "WISP_HOME": str(home)}
         command = [str(WISP), "chat", "--json", "-m", model, *(["--no-tools"] if no_tools else [])]
@@ -274,6 +326,10 @@ def _turn(chat: ChatProcess, number: int, deadline: float) -> TurnRecord:
             if kind == "event" and line.get("kind") == "context.condensation":
                 record.condensations.append(line.get("details", {}))
                 after_condensation = True
+            elif kind == "event" and line.get("kind") == "context.distillation":
+                record.distillations.append(line.get("details", {}))
+            elif kind == "event" and line.get("kind") == "context.summary":
+                record.summaries.append(line.get("details", {}))
             elif kind == "event" and line.get("kind") == "tool.call":
                 record.reads += line.get("details", {}).get("tool") == "read_file"
             elif kind == "delta":
@@ -313,6 +369,8 @@ def _progress_line(record: TurnRecord, turns: int) -> str:
             f"{condensation.get('turnsAfter')} turns, {condensation.get('fillBefore')} → "
             f"{condensation.get('fillAfter')} tokens)"
         )
+    if record.distillations or record.summaries:
+        parts.append(f"side calls {_side_seconds(record):.1f} s")
     parts += record.errors
     return ", ".join(parts)
 
@@ -336,6 +394,17 @@ def print_chat(report: ChatReport) -> None:
         print(f"read_file calls: {s['reads']}")
     print(f"replies naming the file's code word: {s['codeWordsAnswered']} of {s['turns']}")
     print(f"wall time {s['seconds']} s")
+    if "distillations" in s:
+        print(
+            f"distillations {s['distillations']} ({s['factsDistilled']} facts; failures: "
+            f"{s['distillationFailures'] or 'none'}); summaries {s['summaries']} (failures: "
+            f"{s['summaryFailures'] or 'none'})"
+        )
+        print(f"side calls per condensation: {s['sideSecondsPerCondensation']} s")
+        print(
+            f"the newest summary: {s['summaryTokens']} tokens for {s['droppedTokens']} tokens "
+            f"of dropped turns, {s['tokensSavedPerRequest']} tokens saved per request"
+        )
 
 
 # -- 2. the cost of composing a request, early and late ---------------------------------------
@@ -627,6 +696,9 @@ def main(argv: list[str] | None = None) -> int:
     chat.add_argument("--file-bytes", type=int, default=1024)
     chat.add_argument("--timeout", type=float, default=900, help="seconds a turn may take")
     chat.add_argument("--no-tools", action="store_true", help="offer the model no tools")
+    chat.add_argument(
+        "--kept", action="store_true", help="facts and the running summary on, and their cost"
+    )
     compose = sub.add_parser("compose", help="composing a request at a late turn ÷ an early one")
     compose.add_argument(
         "--at",
@@ -652,6 +724,7 @@ def main(argv: list[str] | None = None) -> int:
             file_bytes=args.file_bytes,
             timeout=args.timeout,
             no_tools=args.no_tools,
+            kept=args.kept,
         )
         if args.json:
             print(json.dumps({"machine": machine(), **report.summary,

@@ -96,3 +96,40 @@ def test_composing_is_timed_early_late_and_at_the_same_fill(tmp_path: Path) -> N
     assert summary["ratioMedian"] > 0 and set(summary["ratios"]) == {"40/3", f"40/{matched.turn}"}
     assert all(point.us and point.parts["messages"] > 0 for point in report.points)
     assert "compositions, by own time" in report.profile
+
+
+def test_kept_measures_what_distillation_and_the_summary_cost_and_save(tmp_path: Path) -> None:
+    turns, size = 12, 2048
+    responses: list[dict[str, Any]] = []
+    for number in range(1, turns + 1):
+        name = f"notes-{number:02}.txt"
+        responses.append({"tool_calls": [{"name": "read_file", "arguments": {"path": name}}]})
+        responses.append(
+            {"text": f"{name} holds the code word {bench.note_text(number, size)[1]}."}
+        )
+    answer = {"facts": [{"subject": "entity", "name": "ferry", "value": "FERRY-01"}]}
+    routed = {
+        "distill": [{"text": json.dumps(answer)}] * 9,
+        "summary": [{"text": "Notes were read."}] * 9,
+    }
+    path = tmp_path / "kept.json"
+    path.write_text(json.dumps({"responses": responses, "contextSize": 2048, "routed": routed}))
+    lines: list[str] = []
+
+    report = bench.run_chat(
+        f"script:{path}", turns=turns, window=2048, file_bytes=size, timeout=120, kept=True,
+        progress=lines.append,
+    )  # fmt: skip
+
+    summary = report.summary
+    assert summary["ok"] == turns and summary["condensations"] >= 1
+    assert summary["distillations"] == summary["condensations"]
+    assert summary["distillationFailures"] == [] and summary["factsDistilled"] == 1
+    assert summary["summaries"] >= 1 and summary["summaryFailures"] == []
+    assert summary["sideSecondsPerCondensation"] >= 0
+    assert summary["summaryTokens"] == len("Notes were read.") // 4
+    assert summary["tokensSavedPerRequest"] == summary["droppedTokens"] - summary["summaryTokens"]
+    assert summary["droppedTokens"] > 0
+    assert any("side calls" in line for line in lines)
+    # Without --kept, facts and the summary are off: condensing's own figures.
+    assert bench.chat_config(2048)["context"] == {"summaryBatch": 0}

@@ -39,6 +39,11 @@ class Conversation:
     audit_file: Path | None = None
     facts: Any = None
     """A ``ConversationFacts``; None: the conversation keeps no facts."""
+    side_calls: Any = None
+    """A ``SideCalls``; None: no model is attached (memory's summarise and condense fail
+    ``off``)."""
+    summary: Any = None
+    """A ``RunningSummary``; None: the conversation keeps none."""
 
 
 @pytest.fixture

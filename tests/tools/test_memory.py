@@ -301,12 +301,13 @@ async def test_task_with_text_needs_facts(context: ToolContext, store: Conversat
 
 
 @pytest.mark.parametrize("verb", ["summarise", "summarize", "condense"])
-async def test_summarise_and_condense_are_not_here_yet(
-    context: ToolContext, store: ConversationStore, verb: str
+async def test_summarise_and_condense_need_a_model_attached(
+    context: ToolContext, store: ConversationStore, verb: str, recorded: list[Any]
 ) -> None:
     result = await memory(context, f"{verb} entry 4: what failed?")
     assert result.startswith("error: ")
-    assert 'page through it with "recall entry 4" instead' in result
+    assert 'page through it with "recall entry 4"' in result
+    assert recorded[-1].failure == "off" and recorded[-1].target == "entry 4"
 
 
 async def test_a_fact_query_says_there_are_no_facts(

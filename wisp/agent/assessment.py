@@ -12,7 +12,6 @@ the same request again with every tool (``method: retry``). Each choice is recor
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
 from collections.abc import Sequence
@@ -20,15 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from wisp.agent.types import (
-    ChatRequest,
-    Message,
-    ModelError,
-    ResolvedModel,
-    TextDelta,
-    ToolSpec,
-    message_bytes,
-)
+from wisp.agent.side_calls import SideCalls
+from wisp.agent.types import ChatRequest, Message, ResolvedModel, ToolSpec
 from wisp.audit.kinds import ContextAssessment, ModelRouted
 
 if TYPE_CHECKING:
@@ -212,34 +204,25 @@ class Assessor:
         conversation: ResolvedModel,
     ) -> None:
         """One call to the routed model; on any failure every tool is offered (``fallback``)."""
-        request = ask_request(prompt, specs)
-        details.bytes = sum(message_bytes(message) for message in request.messages)
+        side = SideCalls(self.recorder, self.router, lambda: conversation)
+        answer = await side.ask(TASK, ask_request(prompt, specs), schema=ANSWER_SCHEMA)
+        details.bytes = answer.bytes
+        if answer.model:
+            details.model = answer.model
+        if answer.think is not None:
+            details.think = answer.think
         try:
-            model = await self._model(details.bytes, conversation)
-            details.model = model.selection
-            if "reasoning" in model.capabilities:
-                details.think = False  # a thinking model is asked not to, as side calls are
-                request = msgspec.structs.replace(request, think=False)
-            if "guidedGeneration" in model.capabilities:
-                request = msgspec.structs.replace(request, schema=ANSWER_SCHEMA)
-            answer = _answer(await _reply(model, request))
-        except (ModelError, ValueError) as exc:
+            if answer.failure is not None:
+                raise ValueError(answer.failure)
+            chosen = _answer(answer.text)
+        except ValueError as exc:
             details.method, details.tools = "fallback", details.registered
             details.failure = str(exc)
             return
         details.method = "model"
-        details.tools = [name for name in details.registered if name in answer.tools]
-        if answer.intent.strip():
-            details.intent = answer.intent.strip()
-
-    async def _model(self, input_bytes: int, conversation: ResolvedModel) -> ResolvedModel:
-        if self.router is None:  # no router handed in (a test's conversation): its own model
-            return conversation
-        routed = await self.router.model_for(
-            TASK, structured=True, input_bytes=input_bytes, conversation=conversation
-        )
-        self.recorder.record(routed.routed)
-        return routed.model
+        details.tools = [name for name in details.registered if name in chosen.tools]
+        if chosen.intent.strip():
+            details.intent = chosen.intent.strip()
 
 
 def _assessment(
@@ -280,16 +263,6 @@ def ask_request(prompt: str, specs: list[ToolSpec]) -> ChatRequest:
 def _first_sentence(text: str) -> str:
     head, dot, _ = text.partition(". ")
     return head + ("." if dot else "")
-
-
-async def _reply(model: ResolvedModel, request: ChatRequest) -> str:
-    """The reply's text; a call or thinking in it is no answer and is passed over."""
-    parts: list[str] = []
-    async with contextlib.aclosing(model.backend.stream(request)) as events:
-        async for event in events:
-            if isinstance(event, TextDelta):
-                parts.append(event.text)
-    return "".join(parts)
 
 
 _DECODER = msgspec.json.Decoder(Answer)

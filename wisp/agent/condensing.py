@@ -71,7 +71,10 @@ class ContextPlanner:
         """The fixed part, the running turn and what is left of its headroom, in tokens."""
         meter = self.conversation.meter
         facts = self.conversation.facts.in_force()  # sent with the prompt, never stored
-        fixed = meter.scaled(self.fixed_tokens() + meter.text_tokens(facts))
+        summary = self.conversation.distiller.summary.block()  # where the dropped turns were
+        fixed = meter.scaled(
+            self.fixed_tokens() + meter.text_tokens(facts) + meter.text_tokens(summary)
+        )
         running = meter.scaled(meter.pending_tokens(turn.pending))
         if turn.headroom is None:
             turn.headroom = meter.headroom()
@@ -81,9 +84,12 @@ class ContextPlanner:
     def estimate(self, request: ChatRequest) -> int:
         """The request's size by estimate: the kept stored part's, and the rest measured (the
         instructions, the tools, the running turn), without walking the stored part again."""
-        stored = self.conversation.meter.stored()
-        rest = [request.messages[0], *request.messages[1 + len(stored.messages) :]]
-        return stored.tokens + ChatRequest(rest, request.tools).estimated_tokens()
+        meter = self.conversation.meter
+        stored, summary = meter.stored(), self.conversation.distiller.summary
+        carried = 1 + len(stored.messages) + summary.added(stored.messages)
+        rest = [request.messages[0], *request.messages[carried:]]
+        measured = ChatRequest(rest, request.tools).estimated_tokens()
+        return stored.tokens + meter.text_tokens(summary.block()) + measured
 
     def fixed_tokens(self) -> int:
         """The instructions and the tool schemas, measured once per window (a smaller window
@@ -127,15 +133,19 @@ class ContextPlanner:
         assert plan is not None  # an overflow always plans
         return plan
 
-    def condense(self, turn: TurnState, emit: Emit, plan: Plan | None) -> None:
-        """Carry out a plan: drop its turns (marked, never deleted) and record it. A pass at
-        the floor that changes nothing is recorded once a turn, for the note it brings."""
+    async def condense(self, turn: TurnState, emit: Emit, plan: Plan | None) -> None:
+        """Carry out a plan: what its turns hold distilled and summarised (``distilling.py``;
+        recorded first), then the turns dropped (marked, never deleted) and the plan recorded.
+        A pass at the floor that changes nothing is recorded once a turn, for the note it
+        brings."""
         if plan is None or not (plan.drop or plan.floor):
             return
         if not plan.drop and turn.floor_noted:
             return
         conversation = self.conversation
         turn.floor_noted = turn.floor_noted or plan.floor
+        if plan.drop:
+            plan.distilled = await conversation.distiller.dropping(plan.drop)
         details = plan.details()
         if conversation.audit_file is not None:
             self._save_contexts(details, plan, turn.number)

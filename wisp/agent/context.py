@@ -33,11 +33,15 @@ RATIO_RANGE = (0.25, 4.0)
 
 
 class ContextSettings(msgspec.Struct, frozen=True):
-    """``context.budget``, ``context.target`` and ``context.headroomTurns``."""
+    """``context.budget``, ``context.target``, ``context.headroomTurns`` and
+    ``context.summaryBatch``."""
 
     budget: float = 0.85
     target: float = 0.6
     headroom_turns: int = 8
+    summary_batch: int = 3
+    """Dropped turns the running summary's next version waits for; 0 writes none
+    (docs/turn.md, "The running summary")."""
 
     @property
     def share(self) -> float:
@@ -78,13 +82,19 @@ class Plan(msgspec.Struct):
     turns_after: int
     drop: list[StoredTurn] = msgspec.field(default_factory=list)
     floor: bool = False
+    distilled: int = 0
+    """The dropped turns facts were distilled from (``distilling.py``): 0 when no
+    distillation ran or it failed."""
 
     @property
     def steps(self) -> list[str]:
         if not self.drop:
             return []
         count = sum(1 for turn in self.drop if turn.is_model_turn) or len(self.drop)
-        return [f"dropped {count} turn{'s' if count != 1 else ''}"]
+        steps = [f"dropped {_turns(count)}"]
+        if self.distilled:
+            steps.insert(0, f"distilled {_turns(self.distilled)}")
+        return steps
 
     def details(self) -> ContextCondensation:
         return ContextCondensation(
@@ -319,6 +329,10 @@ class _StoredPart(msgspec.Struct):
     def reset(self, drops: int, start: int) -> None:
         self.messages, self.tokens, self.outputs = [], 0, {}
         self.seen, self.drops = start, drops
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn{'s' if count != 1 else ''}"
 
 
 def _bytes(messages: Iterable[Message]) -> int:

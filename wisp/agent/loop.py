@@ -36,11 +36,13 @@ from wisp.agent.compose import append_entry
 from wisp.agent.condensing import ContextPlanner
 from wisp.agent.context import ContextMeter, ContextSettings
 from wisp.agent.cuts import cut_turn
+from wisp.agent.distilling import Distiller
 from wisp.agent.events import Emit, TextFragment, TurnResult
 from wisp.agent.facts import ConversationFacts
 from wisp.agent.prompt import tool_specs
 from wisp.agent.recorder import Recorder
 from wisp.agent.reply_checks import ReplyChecks
+from wisp.agent.side_calls import SideCalls
 from wisp.agent.streaming import stream_reply
 from wisp.agent.turn_state import Reply, TurnState, utc_now
 from wisp.agent.types import (
@@ -141,6 +143,20 @@ class Conversation:
         )
         """What this conversation knows beyond its window; the facts in force go with every
         request (``messages``)."""
+        self.side_calls = SideCalls(recorder, router, lambda: self.resolved)
+        """Calls to a routed model of wisp's own accord, outside the conversation (the memory
+        tool's ``summarise`` and ``condense`` too)."""
+        self.distiller = Distiller(
+            self.side_calls,
+            recorder,
+            self.facts,
+            lambda: self.resolved.context_size,
+            batch=self.meter.settings.summary_batch,
+        )
+        """What a condensation keeps of the turns it drops: facts, and the running summary
+        (docs/turn.md, "Distillation", "The running summary")."""
+        self.summary = self.distiller.summary
+        """The running summary of the dropped turns, as ``memory`` recalls it."""
         self.turn = 0
         self._audited = AuditedTools(tools, recorder, home / "output", memory=memory)
         self._call_ids: set[str] = set()
@@ -315,9 +331,10 @@ class Conversation:
 
     def messages(self, running: list[PendingEntry]) -> list[Message]:
         """The messages of the next request: the instructions, the live entries (kept between
-        requests), then the running turn's, its prompt led by the facts in force."""
+        requests) led by the running summary when there is one, then the running turn's, its
+        prompt led by the facts in force."""
         messages = [Message(role="system", content=self.instructions)]
-        messages += self.meter.stored().messages
+        messages += self.distiller.summary.carried(self.meter.stored().messages)
         first_running = len(messages)
         for pending in running:
             append_entry(messages, pending.kind, pending.value, None)
@@ -328,7 +345,7 @@ class Conversation:
     async def send(self, turn: TurnState, make: Callable[[], ChatRequest], emit: Emit) -> Reply:
         """One request, condensed first when due. An overflow is condensed from the runtime's
         own count and asked once more; a second one in the turn fails it, saying what to do."""
-        self.planner.condense(turn, emit, self.planner.plan_before(turn))
+        await self.planner.condense(turn, emit, self.planner.plan_before(turn))
         request = make()
         try:
             return await stream_reply(self, turn, request, emit, self._source)
@@ -337,7 +354,7 @@ class Conversation:
                 raise ModelError(STILL_TOO_BIG.format(_overflow_counts(overflow))) from overflow
             turn.overflowed = True
             plan = self.planner.plan_after(turn, overflow, request)
-            self.planner.condense(turn, emit, plan)
+            await self.planner.condense(turn, emit, plan)
             if not plan.drop:  # nothing earlier to drop: the same request would fail again
                 raise ModelError(STILL_TOO_BIG.format(_overflow_counts(overflow))) from overflow
         return await self.send(turn, make, emit)

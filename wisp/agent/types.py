@@ -266,6 +266,12 @@ class ConversationView(Protocol):
     facts: Any
     """The conversation's facts (``wisp.agent.facts.ConversationFacts``), where ``memory
     note`` holds what the model notes; None when the conversation keeps none."""
+    side_calls: Any
+    """Calls to a routed model outside the conversation (``wisp.agent.side_calls.SideCalls``),
+    for ``memory``'s ``summarise`` and ``condense``; None when no model is attached."""
+    summary: Any
+    """The running summary (``wisp.agent.distilling.RunningSummary``), for ``recall summary``;
+    None when the conversation keeps none."""
 
     def running_command(self) -> AbstractContextManager[None]:
         """Held while a command runs: a stop lets it end (SIGTERM, then SIGKILL) before the

@@ -146,6 +146,8 @@ class Context(msgspec.Struct, frozen=True, rename="camel"):
     budget: float
     target: float
     headroom_turns: int
+    summary_batch: int
+    """Dropped turns the running summary's next version waits for; 0 writes none."""
     output_days: int
     """A working folder's own cache for the model's commands goes when unused this long."""
 
@@ -173,6 +175,10 @@ class RoutingTasks(msgspec.Struct, frozen=True, rename="camel"):
     """``routing.tasks.<task>``: the model each routed task runs on; None for wisp's choice."""
 
     assess: str | None
+    distill: str | None
+    summary: str | None
+    summarise: str | None
+    condense: str | None
 
 
 class Routing(msgspec.Struct, frozen=True, rename="camel"):

@@ -300,6 +300,14 @@ SETTINGS: dict[str, Setting] = {
             "The room kept free for the next turn is the average size of this many latest turns.",
         ),
         Setting(
+            "context.summaryBatch",
+            Annotated[int, msgspec.Meta(ge=0, le=100)],
+            3,
+            "an integer from 0 to 100 (turns)",
+            "The running summary of dropped turns gets a new version once this many dropped "
+            "turns wait for one (one routed model call); 0 keeps no summary.",
+        ),
+        Setting(
             "context.outputDays",
             Annotated[int, msgspec.Meta(ge=1, le=3650)],
             30,
@@ -348,6 +356,40 @@ SETTINGS: dict[str, Setting] = {
             "The model that chooses a turn's tools; unset is wisp's measured default (the "
             "smallest enabled model whose capability check passed structured replies), else "
             "the conversation's model.",
+        ),
+        Setting(
+            "routing.tasks.distill",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that distils facts from the turns a condensation drops (and writes the "
+            "summary when one call does both); unset is wisp's measured default for structured "
+            "replies, else the conversation's model.",
+        ),
+        Setting(
+            "routing.tasks.summary",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that writes the running summary of dropped turns; unset is wisp's "
+            "measured default for a plain reply, else the conversation's model.",
+        ),
+        Setting(
+            "routing.tasks.summarise",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that reads an entry or an output for memory's summarise; unset is "
+            "wisp's measured default for a plain reply, else the conversation's model.",
+        ),
+        Setting(
+            "routing.tasks.condense",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that answers memory's condense from an entry or an output, chunk by "
+            "chunk; unset is wisp's measured default for a plain reply, else the "
+            "conversation's model.",
         ),
         Setting(
             "tools.editFile.writableRoots",

@@ -5,9 +5,9 @@ prompt, while there are no facts), a kept output, paged within B with the modifi
 ``memory_page``; ``recall fact ID`` and ``recall facts [WORDS]`` read the conversation's facts.
 ``note SUBJECT NAME = VALUE`` and ``task TEXT`` hold a fact (the task is the fact ``task
 current``) for the conversation's book, which takes it when the turn ends (docs/turn.md,
-"Facts"). The running summary, ``summarise`` and ``condense`` need parts this wisp does not
-have yet (the output readers, a model for memory): they answer with what is true, never a
-guess. Every call is recorded as ``context.memory``.
+"Facts"). ``recall summary`` reads the running summary; ``summarise`` and ``condense`` read an
+entry or a stored output through a routed model call (``memory_reading.py``). Every call is
+recorded as ``context.memory``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from wisp.agent.types import ConversationView, ToolContext
 from wisp.audit.kinds import ContextMemory
 from wisp.facts.book import Fact, FactBook, FactError
 from wisp.store import ConversationStore, Entry
+from wisp.tools import memory_reading
 from wisp.tools.arguments import parse_arguments, schema_of
 from wisp.tools.memory_page import END, Modifiers, Page, page_lines, split_modifiers
 from wisp.tools.output import split_lines
@@ -68,7 +69,7 @@ _VERBS = {
     "condense": "condense",
 }
 _FACT_ID = re.compile(r"(?:fact\s+)?([cps]\d+)")
-_OUTPUT_ID = re.compile(r"\boutput\s+([0-9a-f]{8})\b")
+_OUTPUT_ID = memory_reading.OUTPUT_ID
 _NUMBER = re.compile(r"\d+")
 _COMMAND_NOTICE = re.compile(
     r"ran `(?P<line>.*?)` themselves in (?P<dir>.+?) at .*?\(exit status (?P<status>-?\d+)"
@@ -96,6 +97,8 @@ class Recalled(msgspec.Struct, frozen=True):
     page: Page | None = None
     facts: list[str] = msgspec.field(default_factory=list)
     """The ids of the facts it returned."""
+    summaries: list[int] = msgspec.field(default_factory=list)
+    """The running summary's versions it returned."""
 
 
 class MemoryTool:
@@ -122,6 +125,8 @@ class MemoryTool:
             return _note(rest, args.request, context)
         if verb == "task" and context.conversation.facts is not None:
             return _task(rest, args.request, context)
+        if verb in ("summarise", "condense"):
+            return await memory_reading.read(verb, rest, args.request, context, _output_text)
         if verb != "recall":
             result, record = _not_yet(verb, rest, args.request)
             context.record(record)
@@ -185,27 +190,14 @@ def _fact_class(rest: str) -> tuple[str, str]:
 
 
 def _not_yet(verb: str, rest: str, request: str) -> tuple[str, ContextMemory]:
-    """note, task TEXT, summarise and condense: each needs a part this wisp lacks, and says so."""
-    match verb:
-        case "note":
-            return NO_FACTS_TO_NOTE, ContextMemory(
-                request=request, action="note", noted=False, failure="off"
-            )
-        case "task":
-            return NO_FACTS_FOR_TASK, ContextMemory(
-                request=request, action="task", noted=False, value=rest, failure="off"
-            )
-        case _:
-            target = rest.split(":", 1)[0].strip()
-            what = "the output readers" if verb == "summarise" else "a model attached to memory"
-            text = (
-                f"error: {verb} needs {what}, which this wisp does not have yet; "
-                f'page through it with "recall {target or "entry N"}" instead'
-            )
-            record = ContextMemory(
-                request=request, action=verb, target=target, found=False, failure="off"
-            )
-            return text, record
+    """note and task TEXT in a conversation that keeps no facts: each says so."""
+    if verb == "note":
+        return NO_FACTS_TO_NOTE, ContextMemory(
+            request=request, action="note", noted=False, failure="off"
+        )
+    return NO_FACTS_FOR_TASK, ContextMemory(
+        request=request, action="task", noted=False, value=rest, failure="off"
+    )
 
 
 def _recall_record(request: str, recalled: Recalled) -> ContextMemory:
@@ -218,7 +210,8 @@ def _recall_record(request: str, recalled: Recalled) -> ContextMemory:
         entries=recalled.entries,
         events=recalled.events,
         facts=recalled.facts or UNSET,
-        from_="store" if recalled.entries or not recalled.facts else UNSET,
+        summaries=recalled.summaries or UNSET,
+        from_="store" if recalled.entries or not (recalled.facts or recalled.summaries) else UNSET,
         filter=page.matching if page and page.matching else UNSET,
         offset=page.first if page else UNSET,
         bytes=len(recalled.text.encode()),
@@ -245,9 +238,7 @@ def recall(request: str, view: ConversationView, budget: int) -> Recalled:
             return _missing(f"fact {match[1]}", f"memory: no fact {match[1]}; {_NO_FACTS}")
         return _recall_fact(facts.book, match[1])
     if "summary" in lowered:
-        return _missing(
-            "summary", "memory: there is no running summary; this conversation keeps none yet"
-        )
+        return _recall_summary(view, modifiers, budget)
     if lowered.startswith("fact"):
         return _fact_query(what) if facts is None else _search_facts(facts.book, what)
     numbers = _NUMBER.findall(lowered)
@@ -377,6 +368,19 @@ def _recall_output(
     view: ConversationView, output_id: str, mods: Modifiers, budget: int
 ) -> Recalled:
     target = f"output {output_id}"
+    found = _output_text(view, output_id)
+    if found is None:
+        return _missing(target, f"memory: no output {output_id} in this conversation")
+    entry, text, source = found
+    label = f"{entry.value.tool} output, entry {entry.id}" if entry else "tool output"
+    header = [f"output {output_id}: {label}, {source}"]
+    lines = [line.removesuffix("\n") for line in split_lines(text)]
+    return _paged(target, header, lines, mods, budget, [entry] if entry else [])
+
+
+def _output_text(view: ConversationView, output_id: str) -> tuple[Entry | None, str, str] | None:
+    """A stored output's text, its entry (when the store has it) and where the text came
+    from; None when there is no such output."""
     store: ConversationStore = view.store
     entry = next(
         (e for e in store if e.kind == "toolOutput" and e.value.call_id == output_id), None
@@ -385,16 +389,22 @@ def _recall_output(
     try:
         # The output store holds an output whole when its result had to be cut (docs/turn.md,
         # "Output budget").
-        text = kept.read_text(errors="replace")
-        source = "kept whole in the output store"
+        return entry, kept.read_text(errors="replace"), "kept whole in the output store"
     except OSError:
         if entry is None:
-            return _missing(target, f"memory: no output {output_id} in this conversation")
-        text, source = entry.value.text, FROM_STORE
-    label = f"{entry.value.tool} output, entry {entry.id}" if entry else "tool output"
-    header = [f"output {output_id}: {label}, {source}"]
-    lines = [line.removesuffix("\n") for line in split_lines(text)]
-    return _paged(target, header, lines, mods, budget, [entry] if entry else [])
+            return None
+        return entry, entry.value.text, FROM_STORE
+
+
+def _recall_summary(view: ConversationView, mods: Modifiers, budget: int) -> Recalled:
+    """The running summary's versions, newest first (docs/turn.md, "The running summary")."""
+    found = memory_reading.summary_lines(view)
+    if found is None:
+        why = "no turns have been dropped and summarised yet"
+        return _missing("summary", f"memory: there is no running summary; {why}")
+    header, lines, versions, events = found
+    paged = _paged("summary", header, lines, mods, budget, [])
+    return msgspec.structs.replace(paged, summaries=versions, events=events)
 
 
 def _paged(

@@ -193,7 +193,9 @@ class SessionBuilder:
             max_steps=settings.agent.max_steps,
             max_reply_tokens=settings.agent.max_reply_tokens,
             memory="memory" in names,
-            context=ContextSettings(section.budget, section.target, section.headroom_turns),
+            context=ContextSettings(
+                section.budget, section.target, section.headroom_turns, section.summary_batch
+            ),
             assessment=settings.assessment.enabled,
             router=Router(lambda: self.config, self.named("local", recorder.record).resolve),
             facts=opening_facts(shared, facts),

@@ -1,0 +1,97 @@
+"""Calls wisp makes to a model of its own accord (docs/models.md, "Routed tasks").
+
+A side call is one request in a session of its own: it never enters the conversation, and the
+conversation's requests never see its prompt or its answer. Each goes through the router (the
+model named for its task, else wisp's measured default, else the conversation's), is recorded as
+``model.routed`` before it, and asks a model that can think not to (``think: false``). The
+caller records what the call was for (``context.assessment``, ``context.distillation``,
+``context.summary``, ``context.memory``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from wisp.agent.types import ChatRequest, ModelError, ResolvedModel, TextDelta, message_bytes
+
+if TYPE_CHECKING:
+    from wisp.agent.assessment import Router
+    from wisp.agent.recorder import Recorder
+
+
+class SideAnswer(msgspec.Struct, kw_only=True):
+    """What one side call gave: its answer, or why there is none."""
+
+    text: str = ""
+    model: str = ""
+    """The model asked (its selection); empty when none could be had."""
+    think: bool | None = None
+    """False when the model can think and was asked not to; None when it has no switch."""
+    failure: str | None = None
+    """Why the call failed (the router found no model, the model failed): None when it
+    answered."""
+    bytes: int = 0
+    """The request's prompt."""
+    seconds: float = 0.0
+
+
+class SideCalls:
+    """Side calls for one conversation: routed, recorded, never part of its context."""
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        router: Router | None,
+        conversation: Callable[[], ResolvedModel],
+    ) -> None:
+        self.recorder = recorder
+        self.router = router
+        self._conversation = conversation
+
+    async def ask(
+        self, task: str, request: ChatRequest, *, schema: dict[str, Any] | None = None
+    ) -> SideAnswer:
+        """``request`` (its ``task`` set to ``task``) on the model routed for ``task``, held to
+        ``schema`` where the model can be; the answer, or why none came. Never raises a model's
+        failure: a side call that fails leaves the turn going on."""
+        started = time.monotonic()
+        request = msgspec.structs.replace(request, task=task)
+        answer = SideAnswer(bytes=sum(message_bytes(message) for message in request.messages))
+        try:
+            model = await self._model(task, structured=schema is not None, size=answer.bytes)
+            answer.model = model.selection
+            if "reasoning" in model.capabilities:
+                answer.think = False  # a thinking model is asked not to, as side calls are
+                request = msgspec.structs.replace(request, think=False)
+            if schema is not None and "guidedGeneration" in model.capabilities:
+                request = msgspec.structs.replace(request, schema=schema)
+            answer.text = await reply_text(model, request)
+        except ModelError as exc:
+            answer.failure = str(exc) or type(exc).__name__
+        answer.seconds = round(time.monotonic() - started, 3)
+        return answer
+
+    async def _model(self, task: str, *, structured: bool, size: int) -> ResolvedModel:
+        conversation = self._conversation()
+        if self.router is None:  # no router handed in (a test's conversation): its own model
+            return conversation
+        routed = await self.router.model_for(
+            task, structured=structured, input_bytes=size, conversation=conversation
+        )
+        self.recorder.record(routed.routed)
+        return routed.model
+
+
+async def reply_text(model: ResolvedModel, request: ChatRequest) -> str:
+    """The reply's text; a call or thinking in it is no answer and is passed over."""
+    parts: list[str] = []
+    async with contextlib.aclosing(model.backend.stream(request)) as events:
+        async for event in events:
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+    return "".join(parts)
