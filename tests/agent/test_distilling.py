@@ -4,7 +4,7 @@ docs/turn.md, "Distillation" and "The running summary").
 
 The conversation runs on the real ``script:`` backend with a declared window of 4,096 tokens;
 each turn's prompt is about 1.4 KB, so the first condensation comes at turn 10 and drops turns
-1-3, and later ones two or three turns each. The routed calls are answered from the script's
+1-4 (the fourth for the room a summary takes), and later ones four turns each. The routed calls are answered from the script's
 ``routed`` replies, per task.
 """
 
@@ -82,7 +82,7 @@ async def test_one_call_may_distil_the_dropped_turns_and_write_the_summary(
     order = ["context.distillation", "fact.recorded", "context.summary", "context.condensation"]
     assert [kind for kind in kinds if kind in order] == [order[0], order[1], *order[1:]]
     (distillation,) = of_kind(sink, ContextDistillation)
-    turns = [1, 2, 3]
+    turns = [1, 2, 3, 4]  # the fourth too: room is kept for the summary this writes
     read = entry_ids(conversation, turns, {"prompt", "response"})
     assert distillation.turns == turns and distillation.entries == read
     assert distillation.facts == ["c1", "c2"]  # the weather is no distiller's subject
@@ -99,14 +99,14 @@ async def test_one_call_may_distil_the_dropped_turns_and_write_the_summary(
         assert fact.entries == read and fact.sources == events
     (summary,) = of_kind(sink, ContextSummary)
     assert (summary.version, summary.turns, summary.covered, summary.combined) == (
-        1, turns, 3, True,
+        1, turns, 4, True,
     )  # fmt: skip
     assert summary.entries == entry_ids(conversation, turns, {"prompt", "response", "toolCalls"})
     assert summary.summary_bytes == len(SUMMARY) and summary.bytes == distillation.bytes
     assert (summary.seconds, summary.model) == (distillation.seconds, distillation.model)
     assert summary.think is False
     (condensation,) = of_kind(sink, ContextCondensation)
-    assert condensation.steps == ["distilled 3 turns", "dropped 3 turns"]
+    assert condensation.steps == ["distilled 4 turns", "dropped 4 turns"]
     # One call did both; it never entered the conversation's requests.
     side = [r for r in recording.requests if r.task is not None]
     assert [r.task for r in side] == ["distill"] and side[0].think is False
@@ -114,13 +114,13 @@ async def test_one_call_may_distil_the_dropped_turns_and_write_the_summary(
     assert distillation.bytes == sum(message_bytes(m) for m in side[0].messages)
     read_text = side[0].messages[1].content  # each turn's prompt cut to 1 KiB, and its reply
     assert prompt(1)[:900] in read_text and prompt(1) not in read_text
-    assert "The assistant: Turn 3: noted." in read_text
+    assert "The assistant: Turn 4: noted." in read_text
     own = [r for r in recording.requests if r.task is None]
     assert all("Answer with JSON only" not in m.content for r in own for m in r.messages)
-    # The next request carries the summary where turns 1-3 were, and the facts with the prompt.
+    # The next request carries the summary where turns 1-4 were, and the facts with the prompt.
     last = own[-1].messages
-    assert last[1].content.startswith(SUMMARY_HEADER.format(turns=3) + "\n" + SUMMARY)
-    assert last[1].content.endswith(prompt(4))
+    assert last[1].content.startswith(SUMMARY_HEADER.format(turns=4) + "\n" + SUMMARY)
+    assert last[1].content.endswith(prompt(5))
     assert "- entity ferry crates: 199" in last[-1].content
     assert all(prompt(n) not in m.content for n in turns for m in last)
 
@@ -135,24 +135,25 @@ async def test_the_summary_alone_waits_for_a_batch_and_keeps_its_turns_when_a_ca
             {"text": "  "},
         ]
     }
-    conversation, recording = await opened(make_conversation, tmp_path, routed, turns=16)
+    conversation, recording = await opened(make_conversation, tmp_path, routed, turns=20)
     conversation.facts.enabled = False  # a conversation that keeps no facts distils none
 
-    await run(conversation, 1, 16)
+    await run(conversation, 1, 20)
 
     assert of_kind(sink, ContextDistillation) == []
     failed, first, empty = of_kind(sink, ContextSummary)
     assert failed.failure == "the call failed: the model went away"
     assert (failed.version, failed.turns, failed.covered, failed.summary_bytes) == (
-        UNSET, [1, 2, 3], 0, 0,
+        UNSET, [1, 2, 3, 4], 0, 0,
     )  # fmt: skip
     assert failed.combined is False and failed.think is False and failed.model
-    # The turns waited for the next batch: the next version takes them in.
-    assert (first.version, first.turns, first.covered) == (1, [1, 2, 3, 4, 5, 6], 6)
+    # The turns waited for the next batch: the next version takes them in, the newest first
+    # when they are more than one call may read (turn 1 is left out whole).
+    assert (first.version, first.turns, first.covered) == (1, [2, 3, 4, 5, 6, 7, 8], 7)
     assert first.summary_bytes == len("Version one: the ferry's crossings, turns 1-6.")
     assert first.failure is UNSET
     assert empty.failure == "the answer was empty" and empty.version is UNSET
-    assert empty.turns == [7, 8, 9] and empty.covered == 6  # still version 1's
+    assert empty.turns == [9, 10, 11, 12] and empty.covered == 7  # still version 1's
     steps = [c.steps for c in of_kind(sink, ContextCondensation)]
     assert all(step[0].startswith("dropped ") for step in steps)
     side = [r for r in recording.requests if r.task is not None]
@@ -200,10 +201,11 @@ async def test_turns_waiting_after_a_failed_call_are_read_again_with_the_next_ba
 
     failed, again, *_ = of_kind(sink, ContextDistillation)
     first, second, *_ = of_kind(sink, ContextCondensation)
-    assert failed.turns == [1, 2, 3] and first.steps == ["dropped 3 turns"]
+    assert failed.turns == [1, 2, 3, 4] and first.steps == ["dropped 4 turns"]
     (dropped,) = second.steps[1:]
-    # The second call reads turns 1-3 again with the turns now dropped; the step counts these.
-    assert again.turns[:3] == [1, 2, 3] and again.failure is UNSET
+    # The second call reads the turns that waited again with the turns now dropped (the newest
+    # first, within what one call may read: turn 1 is left out); the step counts these.
+    assert again.turns[:3] == [2, 3, 4] and again.failure is UNSET
     assert second.steps[0] == dropped.replace("dropped", "distilled")
     summaries = of_kind(sink, ContextSummary)
     assert summaries[0].failure == failed.failure and summaries[1].version == 1
@@ -221,7 +223,7 @@ async def test_by_default_two_calls_distil_and_summarise(
     (distillation,) = of_kind(sink, ContextDistillation)
     (summary,) = of_kind(sink, ContextSummary)
     assert distillation.facts == ["c1", "c2"] and distillation.failure is UNSET
-    assert (summary.version, summary.combined, summary.turns) == (1, False, [1, 2, 3])
+    assert (summary.version, summary.combined, summary.turns) == (1, False, [1, 2, 3, 4])
     side = [r for r in recording.requests if r.task is not None]
     assert [r.task for r in side] == ["distill", "summary"]
     assert "summary" not in side[0].schema["properties"] and side[1].schema is None

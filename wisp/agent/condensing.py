@@ -10,6 +10,7 @@ out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wisp.agent.context import Plan
@@ -108,9 +109,14 @@ class ContextPlanner:
         if not window:
             return None  # an unknown window: nothing to condense against ahead of time
         fixed, running, headroom = self.sizes(turn)
-        return self.conversation.meter.plan(
-            reason="budget", window=window, fixed=fixed, running=running, headroom=headroom
-        )
+
+        def plan(room: int) -> Plan | None:
+            return self.conversation.meter.plan(
+                reason="budget", window=window, fixed=fixed, running=running,
+                headroom=headroom, room=room,
+            )  # fmt: skip
+
+        return self._with_summary_room(plan)
 
     def plan_after(self, turn: TurnState, overflow: ContextOverflow, request: ChatRequest) -> Plan:
         """The plan after the runtime refused ``request`` as too long, from its own count."""
@@ -122,16 +128,32 @@ class ContextPlanner:
         if overflow.tokens:
             meter.learn(overflow.tokens, estimated)
         fixed, running, headroom = self.sizes(turn)
-        plan = meter.plan(
-            reason="overflow",
-            window=resolved.context_size,
-            fixed=fixed,
-            running=running,
-            headroom=headroom,
-            measured=overflow.tokens or meter.scaled(estimated),
-        )
-        assert plan is not None  # an overflow always plans
-        return plan
+
+        def plan(room: int) -> Plan | None:
+            return meter.plan(
+                reason="overflow", window=resolved.context_size, fixed=fixed,
+                running=running, headroom=headroom,
+                measured=overflow.tokens or meter.scaled(estimated), room=room,
+            )  # fmt: skip
+
+        planned = self._with_summary_room(plan)
+        assert planned is not None  # an overflow always plans
+        return planned
+
+    def _with_summary_room(self, plan: Callable[[int], Plan | None]) -> Plan | None:
+        """``plan`` made with no room set aside, and made again with room for the running
+        summary when its turns would make the summary due: a new version can be larger than
+        the one requests carry now, and the turns it would not fit beside are dropped in the
+        same condensation, not in another one (with calls of its own) before the request."""
+        planned = plan(0)
+        if planned is None or not planned.drop:
+            return planned
+        summary = self.conversation.distiller.summary
+        if not summary.due_with(planned.drop):
+            return planned
+        meter = self.conversation.meter
+        room = self.conversation.distiller.summary_room() - meter.text_tokens(summary.block())
+        return plan(meter.scaled(room)) if room > 0 else planned
 
     async def condense(self, turn: TurnState, emit: Emit, plan: Plan | None) -> None:
         """Carry out a plan: what its turns hold distilled and summarised (``distilling.py``;

@@ -270,13 +270,16 @@ class ContextMeter:
         running: int,
         headroom: int,
         measured: int | None = None,
+        room: int = 0,
     ) -> Plan | None:
         """Whether to condense before a request, and what to drop.
 
         ``fixed`` is the instructions and tool schemas, ``running`` the running turn so far
         (its prompt first), ``headroom`` what the rest of the turn is expected to take, all in
         the runtime's tokens. ``measured`` is the runtime's own count of the whole request (an
-        overflow's). Returns None when nothing is due."""
+        overflow's). ``room`` is what the condensation itself will add (a new version of the
+        running summary), counted in what is left after it. Returns None when nothing is
+        due."""
         settings = self.settings
         context = fixed + self.scaled(self.stored().tokens)
         if measured is not None:
@@ -296,7 +299,7 @@ class ContextMeter:
             goal=max(goal, 0),
             headroom=headroom,
             fill_before=context,
-            fill_after=context,
+            fill_after=context + room,
             token_count=measured if measured is not None else context + running,
             turns_before=model_turns,
             turns_after=model_turns,

@@ -140,6 +140,10 @@ class RunningSummary:
         """Whether the turns waiting make a batch."""
         return self.batch > 0 and len(_numbers(self.waiting)) >= self.batch
 
+    def due_with(self, dropped: Sequence[StoredTurn]) -> bool:
+        """Whether dropping ``dropped`` too would make a batch."""
+        return self.batch > 0 and len(_numbers([*self.waiting, *dropped])) >= self.batch
+
     def written(self, version: SummaryVersion) -> None:
         self.versions = [*self.versions, version][-VERSIONS_KEPT:]
         self.waiting = []
@@ -268,6 +272,11 @@ class Distiller:
     def _summary_bytes(self) -> int:
         window = self._window() or DEFAULT_WINDOW
         return max(SUMMARY_FLOOR, int(window * SUMMARY_SHARE * 4))
+
+    def summary_room(self) -> int:
+        """The tokens a requests' summary may take at most: its header and a version as long as
+        it is asked to be, by the planner's estimate (four bytes a token)."""
+        return (len(SUMMARY_HEADER.encode()) + 16 + self._summary_bytes()) // 4
 
     def _summary_tokens(self) -> int:
         return self._summary_bytes() // 3  # room for words longer than four bytes a token
