@@ -56,6 +56,15 @@ class Line(msgspec.Struct):
         return f"entry {self.entry.id} · {words} · {self.tokens:,} tokens"
 
 
+class Beside(msgspec.Struct):
+    """Text a request carries beside the stored entries (docs/turn.md, "Facts" and "The
+    running summary")."""
+
+    name: str
+    text: str
+    tokens: int
+
+
 class Report(msgspec.Struct):
     """A request's context: the fixed part, the literal turns, what was left out, the room."""
 
@@ -67,16 +76,21 @@ class Report(msgspec.Struct):
     lines: list[Line] = msgspec.field(default_factory=list)
     dropped: list[Entry] = msgspec.field(default_factory=list)
     reasoning: int = 0
+    beside: list[Beside] = msgspec.field(default_factory=list)
+    """What goes with the entries though no entry holds it: the running summary, the facts."""
 
     @property
     def used(self) -> int:
-        return self.instructions + self.schemas + sum(line.tokens for line in self.lines)
+        lines = sum(line.tokens for line in self.lines)
+        return self.instructions + self.schemas + lines + sum(b.tokens for b in self.beside)
 
     def markdown(self) -> str:
         out = [f"# {self.title}", ""]
         out += self._summary()
         out += ["", f"## instructions · {self.instructions:,} tokens", ""]
         out += [_fenced(self.instructions_text), ""]
+        for part in self.beside:
+            out += [f"## {part.name} · {part.tokens:,} tokens", "", _fenced(part.text), ""]
         for number, group in groupby(self.lines, key=lambda line: line.entry.turn):
             lines = list(group)
             tokens = sum(line.tokens for line in lines)
@@ -90,12 +104,14 @@ class Report(msgspec.Struct):
         used = self.used
         turns = len({line.entry.turn for line in self.lines if line.entry.kind == "prompt"})
         references = sum(line.referenced for line in self.lines)
+        beside = sum(part.tokens for part in self.beside)
         rows = [
             f"- instructions: {self.instructions:,} tokens",
             f"- tool schemas: {self.schemas:,} tokens",
+            *(f"- {part.name}: {part.tokens:,} tokens" for part in self.beside),
             f"- {turns} literal turn{'s' if turns != 1 else ''}, {references} "
             f"output{'s' if references != 1 else ''} as references: "
-            f"{used - self.instructions - self.schemas:,} tokens",
+            f"{used - self.instructions - self.schemas - beside:,} tokens",
         ]
         if self.window:
             free = self.window - used
@@ -111,6 +127,13 @@ def next_request(conversation: Conversation) -> Report:
     """What the next request will carry, as things stand."""
     meter = conversation.meter
     report = _report(conversation, "The context the next request carries")
+    carried = (
+        ("the running summary", conversation.summary.block()),
+        ("facts in force", conversation.facts.in_force()),
+    )
+    for name, text in carried:
+        if text:
+            report.beside.append(Beside(name, text, meter.scaled(meter.text_tokens(text))))
     for entry in conversation.store:
         if entry.kind in ("instructions", "reasoning"):
             continue

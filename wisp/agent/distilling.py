@@ -140,6 +140,14 @@ class RunningSummary:
         """Whether the turns waiting make a batch."""
         return self.batch > 0 and len(_numbers(self.waiting)) >= self.batch
 
+    def restore(
+        self, versions: Sequence[SummaryVersion], waiting: Sequence[StoredTurn] = ()
+    ) -> None:
+        """Versions written earlier (a resumed transcript's, or the conversation's before
+        ``/model``), and the dropped turns that still wait for the next one."""
+        self.versions = list(versions)[-VERSIONS_KEPT:]
+        self.waiting = list(waiting)
+
     def due_with(self, dropped: Sequence[StoredTurn]) -> bool:
         """Whether dropping ``dropped`` too would make a batch."""
         return self.batch > 0 and len(_numbers([*self.waiting, *dropped])) >= self.batch

@@ -38,13 +38,18 @@ class _Transcript(msgspec.Struct):
     facts: list[dict[str, Any]] = []
     """The conversation's facts, every version (docs/turn.md, "Facts"); absent before wisp
     kept facts."""
+    summaries: list[dict[str, Any]] = []
+    """The running summary's versions kept (docs/turn.md, "The running summary"); absent
+    before wisp wrote one."""
 
 
 class Transcript(NamedTuple):
-    """A saved conversation: its store, and its facts as saved (for the caller's book)."""
+    """A saved conversation: its store, and its facts and summaries as saved (for the caller to
+    read back)."""
 
     store: ConversationStore
     facts: list[dict[str, Any]]
+    summaries: list[dict[str, Any]]
 
 
 def transcript_path(folder: Path, name: str) -> Path:
@@ -56,13 +61,20 @@ def transcript_path(folder: Path, name: str) -> Path:
 
 
 def save(
-    store: ConversationStore, folder: Path, name: str, facts: Sequence[msgspec.Struct] = ()
+    store: ConversationStore,
+    folder: Path,
+    name: str,
+    facts: Sequence[msgspec.Struct] = (),
+    summaries: Sequence[msgspec.Struct] = (),
 ) -> Path:
-    """Write the store and its conversation's facts atomically, mode 0600. A failure (a full
-    disk, a folder that cannot be written) is one ``TranscriptError`` naming the file and the
-    cause; the old file stays."""
+    """Write the store and its conversation's facts and running summary atomically, mode
+    0600. A failure (a full disk, a folder that cannot be written) is one ``TranscriptError``
+    naming the file and the cause; the old file stays."""
     path = transcript_path(folder, name)
-    saved = {"version": VERSION, "entries": store.entries, "facts": list(facts)}
+    saved = {
+        "version": VERSION, "entries": store.entries, "facts": list(facts),
+        "summaries": list(summaries),
+    }  # fmt: skip
     body = msgspec.json.encode(saved)
     try:
         ensure_private_dir(folder)
@@ -73,8 +85,8 @@ def save(
 
 
 def load(folder: Path, name: str) -> Transcript:
-    """The saved store, checked, its entries' origin now ``resumed``; and its facts as saved,
-    for the caller to check as it reads them."""
+    """The saved store, checked, its entries' origin now ``resumed``; and its facts and
+    summaries as saved, for the caller to check as it reads them."""
     path = transcript_path(folder, name)
     try:
         raw = path.read_bytes()
@@ -83,7 +95,7 @@ def load(folder: Path, name: str) -> Transcript:
     except OSError as exc:
         raise TranscriptError(f"cannot read {path}: {_cause(exc)}") from exc
     try:
-        entries, facts = _checked_entries(raw)
+        transcript, entries = _checked_entries(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
         raise TranscriptError(
             f"transcript {name!r} cannot be resumed: {exc}; start a new conversation"
@@ -95,10 +107,10 @@ def load(folder: Path, name: str) -> Transcript:
             entry.dropped_at = 0
         if entry.referenced_at is not None:
             entry.referenced_at = 0
-    return Transcript(ConversationStore(entries), facts)
+    return Transcript(ConversationStore(entries), transcript.facts, transcript.summaries)
 
 
-def _checked_entries(raw: bytes) -> tuple[list[Entry], list[dict[str, Any]]]:
+def _checked_entries(raw: bytes) -> tuple[_Transcript, list[Entry]]:
     transcript = msgspec.json.decode(raw, type=_Transcript)
     if transcript.version != VERSION:
         raise ValueError(f"version {transcript.version} (this wisp reads {VERSION})")
@@ -109,7 +121,7 @@ def _checked_entries(raw: bytes) -> tuple[list[Entry], list[dict[str, Any]]]:
             raise ValueError(f"entry {position} is numbered {entry.id}")
         entry.value = decode_value(entry.kind, entry.value)
         entries.append(entry)
-    return entries, transcript.facts
+    return transcript, entries
 
 
 def carried_from(store: ConversationStore) -> list[str]:

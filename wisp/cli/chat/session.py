@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 
 from wisp import protocol as p
+from wisp.agent.distilling import SummaryVersion
 from wisp.agent.events import Emit
 from wisp.agent.loop import Conversation
 from wisp.agent.recorder import Recorder
@@ -201,8 +202,9 @@ class ChatSession:
             for line in session.builder.read_guidance(asks=session.face.protocol):
                 context.warn(line)
             model = await session._first_model()
-            store, facts = session._first_store(model)
+            store, facts, summaries = session._first_store(model)
             session.conversation = session._converse(model, store, facts)
+            session.conversation.summary.restore(summaries)
             yield session
         finally:
             await session.aclose()
@@ -231,6 +233,7 @@ class ChatSession:
         await old.resolved.backend.aclose()
         self.notes = []
         self.conversation = self._converse(model, old.store, old.facts.book, turn=old.turn)
+        self.conversation.summary.restore(old.summary.versions, old.summary.waiting)
         return self.notes
 
     def new_conversation(self) -> None:
@@ -275,12 +278,14 @@ class ChatSession:
             return []
         return tools
 
-    def _first_store(self, model: ResolvedModel) -> tuple[ConversationStore, FactBook]:
+    def _first_store(
+        self, model: ResolvedModel
+    ) -> tuple[ConversationStore, FactBook, list[SummaryVersion]]:
         tools = self._tools(model)
         self.notes = list(self._start_notes)  # the tools' note is said when it opens
         if self.options.resume:
             return self.transcript.load(self.options.resume)
-        return new_store(self.builder.instructions(tools)), FactBook()
+        return new_store(self.builder.instructions(tools)), FactBook(), []
 
     def _converse(
         self, model: ResolvedModel, store: ConversationStore, facts: FactBook, turn: int = 0
@@ -321,19 +326,21 @@ class SavedTranscript:
     def save(self, conversation: Conversation, name: str) -> Path:
         self.hold(name)
         facts = list(conversation.facts.book)
-        return transcripts.save(conversation.store, self.folder, name, facts)
+        summaries = conversation.summary.versions
+        return transcripts.save(conversation.store, self.folder, name, facts, summaries)
 
-    def load(self, name: str) -> tuple[ConversationStore, FactBook]:
-        """The saved conversation's store and its facts; ``TranscriptError`` when either
-        cannot be read back."""
+    def load(self, name: str) -> tuple[ConversationStore, FactBook, list[SummaryVersion]]:
+        """The saved conversation's store, its facts and its running summary's versions;
+        ``TranscriptError`` when any cannot be read back."""
         saved = transcripts.load(self.folder, name)
         try:
             facts = msgspec.convert(saved.facts, list[Fact])
+            summaries = msgspec.convert(saved.summaries, list[SummaryVersion])
         except msgspec.ValidationError as exc:
             raise transcripts.TranscriptError(
-                f"transcript {name!r} cannot be resumed: its facts: {exc}; start a new conversation"
+                f"transcript {name!r} cannot be resumed: {exc}; start a new conversation"
             ) from exc
-        return saved.store, FactBook(facts)
+        return saved.store, FactBook(facts), summaries
 
     def release(self) -> None:
         if self._hold is not None:
