@@ -4,8 +4,8 @@ docs/turn.md, "Distillation" and "The running summary").
 
 The conversation runs on the real ``script:`` backend with a declared window of 4,096 tokens;
 each turn's prompt is about 1.4 KB, so the first condensation comes at turn 10 and drops turns
-1-4 (the fourth for the room a summary takes), and later ones four turns each. The routed calls are answered from the script's
-``routed`` replies, per task.
+1-4 (the fourth for the room a summary takes), and later ones four turns each. The routed
+calls are answered from the script's ``routed`` replies, per task.
 """
 
 from __future__ import annotations

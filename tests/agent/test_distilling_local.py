@@ -45,13 +45,13 @@ async def test_a_long_conversation_on_local_distils_summarises_and_still_answers
         model=model, tools=[], store=store,
         recorder=Recorder(AuditLog(sink, session="5e55105e5e55105e"), lambda _: None),
         instructions=instructions, home=tmp_path / "home", config=config,
-        working_directory=tmp_path, audit_file=None,
+        working_directory=tmp_path, audit_file=None, max_reply_tokens=16,
     )  # fmt: skip
     conversation.distiller.summary.batch = 1  # the first condensation writes a version
     try:
         results: list[Any] = []
         for number in range(1, 12):
-            prompt = f"Note {number}. {NOTES * 3}What is the code word? One word."
+            prompt = f"Note {number}. {NOTES * 8}What is the code word? One word."
             results.append(await conversation.run_turn(prompt))
             if any(isinstance(e.details, ContextCondensation) for e in sink.events):
                 break

@@ -44,7 +44,14 @@ def long_transcript(home: Path) -> None:
 def llama_home(wisp_home: Path, llama_server: LlamaServer):
     def write(**llamacpp: object) -> None:
         section = {"baseURL": llama_server.base_url, **llamacpp}
-        config = {"llamacpp": section, "agent": {"maxReplyTokens": 8}}
+        config = {
+            "llamacpp": section,
+            "agent": {"maxReplyTokens": 8},
+            # The window is under test, not what a condensation keeps of the turns it drops:
+            # distillation and the summary (tested on local) would add a call a condensation.
+            "facts": {"enabled": False},
+            "context": {"summaryBatch": 0},
+        }
         wisp_home.mkdir(mode=0o700, exist_ok=True)
         (wisp_home / "config.json").write_text(json.dumps(config))
         long_transcript(wisp_home)
