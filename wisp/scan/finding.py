@@ -10,6 +10,7 @@ import msgspec
 from wisp.scan.rules import COMBINED, CONTEXT_KINDS, PERSONAL_KINDS, RULE_OF_GROUP, Rule
 
 MARKER = "[REDACTED:{kind}]"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -89,8 +90,8 @@ def _line_starts(text: str) -> list[int]:
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:
     """``text`` with each finding replaced by ``[REDACTED:KIND]``; every character outside a
-    finding stays, and a value that spanned lines leaves its newlines after the marker, so
-    the text keeps its line count."""
+    finding stays, and a value that spanned lines leaves its line breaks (``\\n``, ``\\r\\n``,
+    as they were) after the marker, so the text keeps its line count."""
     if findings is None:
         findings = find(text)
     parts: list[str] = []
@@ -98,7 +99,7 @@ def redact(text: str, findings: list[Finding] | None = None) -> str:
     for finding in findings:
         parts.append(text[position : finding.start])
         parts.append(MARKER.format(kind=finding.kind))
-        parts.append("\n" * text.count("\n", finding.start, finding.end))
+        parts.extend(_LINE_BREAK.findall(text, finding.start, finding.end))
         position = finding.end
     parts.append(text[position:])
     return "".join(parts)
