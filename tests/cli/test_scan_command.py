@@ -158,3 +158,28 @@ def test_the_pre_commit_hook_refuses_a_commit_adding_a_key(repo: Path, wisp_env)
         capture_output=True, text=True, env=env, check=False,
     )  # fmt: skip
     assert accepted.returncode == 0, accepted.stderr
+
+
+def test_a_command_s_output_is_scanned_and_a_denied_command_is_an_error(
+    run_wisp, repo: Path, audit_lines
+) -> None:
+    (repo / "app.py").write_text(AFTER)
+    ran = run_wisp("scan", "--", "cat", "app.py", cwd=repo)
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stdout.splitlines() == [
+        "cat app.py:4:11: aws-access-key  AKIA…",
+        "cat app.py:8:14: email  ana.…",
+    ]
+    (scan,) = [e["details"] for e in audit_lines() if e["kind"] == "secrets.scan"]
+    assert (scan["source"], scan["workingDirectory"]) == ("cat app.py", str(repo))
+    denied = run_wisp("scan", "--", "rm", "-rf", "/", cwd=repo)
+    assert denied.returncode == 2 and "deny" in denied.stderr
+
+
+def test_redact_past_max_bytes_says_it_was_truncated(run_wisp) -> None:
+    text = f"id {AWS_KEY}\n" + "filler line\n" * 10
+    redacted = run_wisp("redact", "--max-bytes", "30", "-", input=text)
+    assert redacted.returncode == 1
+    assert redacted.stdout == (
+        "id [REDACTED:aws-access-key]\nfiller\n[wisp redact: truncated after 30 bytes]\n"
+    )

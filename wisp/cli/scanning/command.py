@@ -12,6 +12,7 @@ from pathlib import Path
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import Redaction, SecretsScan, SessionStart
 from wisp.cli.context import Context, audit_settings
+from wisp.cli.scanning.command_source import command_output, command_words
 from wisp.cli.scanning.reports import Reported, json_line, sarif, text_line
 from wisp.cli.scanning.sources import (
     STDIN,
@@ -102,19 +103,20 @@ def _parser(
 def run_scan(args: argparse.Namespace, context: Context) -> int:
     reported: list[Reported] = []
     with _session(context, "scan") as log:
-        for source, diff in _sources(args, context):
+        for source, diff in _sources(args, context, log):
             findings = find(source.text)
             for finding in findings:
                 line = finding.line if source.lines is None else source.lines[finding.line - 1]
                 value = source.text[finding.start : finding.end]
                 reported.append(Reported(source.name, line, finding.column, finding.kind, value))
-            log.record(
-                SecretsScan(
+            scanned = SecretsScan(
                     source=source.name, bytes=source.size, diff=diff, thorough=False,
                     findings=len(findings), kinds=dict(Counter(f.kind for f in findings)),
-                    failed_chunks=0, classifier=PERSONAL_CLASSIFIER,
-                )
+                failed_chunks=0, classifier=PERSONAL_CLASSIFIER,
             )  # fmt: skip
+            if source.working_directory is not None:
+                scanned.working_directory = source.working_directory
+            log.record(scanned)
     if args.sarif:
         print(sarif(reported), file=context.stdout)
     for found in [] if args.sarif else reported:
@@ -130,7 +132,7 @@ def run_redact(args: argparse.Namespace, context: Context) -> int:
     replaced_any = False
     written: list[bytes] = []
     with _session(context, "redact") as log:
-        for source, _ in _sources(args, context, diffs=False):
+        for source, _ in _sources(args, context, log, diffs=False):
             findings = find(source.text)
             out = encode(redact(source.text, findings))
             if source.truncated:
@@ -165,12 +167,16 @@ def _write(context: Context, data: bytes) -> None:
 
 
 def _sources(
-    args: argparse.Namespace, context: Context, diffs: bool = True
+    args: argparse.Namespace, context: Context, log: AuditLog, diffs: bool = True
 ) -> list[tuple[Source, bool]]:
     """Each source read, and whether it is a diff's added lines."""
     sources: list[tuple[Source, bool]] = []
     binary = 0
-    for name in args.paths or [STDIN]:
+    record = log.record
+    paths, command = command_words(getattr(args, "argv", []), args.paths)
+    if command:
+        sources.append((command_output(command, context, record, args.max_bytes), False))
+    for name in paths or ([] if command else [STDIN]):
         if name == STDIN:
             read = [read_stdin(args.max_bytes)]
         else:

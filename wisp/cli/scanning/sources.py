@@ -26,6 +26,8 @@ class Source:
     truncated: bool = False
     lines: list[int] | None = None
     """For a diff's added lines: each one's line number in the new file."""
+    working_directory: str | None = None
+    """For a command's output: the folder it ran in."""
 
 
 @dataclass
