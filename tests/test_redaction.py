@@ -47,7 +47,7 @@ def test_text_after_a_private_key_block_stays_and_the_lines_hold() -> None:
 
 
 def test_each_kind_is_reported_once_in_the_order_found() -> None:
-    masked = mask_credentials(f"{AWS_KEY} {GITHUB_CLASSIC} {AWS_KEY} password=x")
+    masked = mask_credentials(f"{AWS_KEY} {GITHUB_CLASSIC} {AWS_KEY} password=x9")
     assert masked.kinds == ["aws-access-key", "github-token", "password-assignment"]
     assert masked.text.count("[REDACTED:aws-access-key]") == 2
 

@@ -132,6 +132,13 @@ def test_every_kind_has_a_test_above() -> None:
         "build 20240501123456 took 1234567 ms",
         "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
         'if line.startswith("-----BEGIN PRIVATE KEY-----"):',
+        "BYTES_PER_TOKEN = 4",
+        '"""The size at four bytes a token: what wisp counts"""',
+        'if secret := environ.get(variable, ""):',
+        "if password == expected:",
+        '_TOKEN = r"A-Za-z0-9_"',
+        "# `password=…` is masked",
+        "postgres://user:PASSWORD@host/db",
     ],
 )
 def test_placeholders_hashes_and_ids_are_not_findings(text: str) -> None:

@@ -92,8 +92,9 @@ RULES: tuple[Rule, ...] = (
         # `password=…`, `secret: …`, `DB_PASSWORD=…`, `"api_key": "…"`: the keyword ends the
         # name (`max_tokens` and `password_min_length` are not secrets).
         rf"(?i:(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*{_KEYWORDS})"
-        r"[\"']?[ \t]*(?::|=|:=)[ \t]*"
-        r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s,;'\"]+)",
+        # After a colon, a lone lowercase word is prose (`a token: what`), not a value.
+        r"[\"']?[ \t]*(?::=|=|:(?![ \t]*[a-z]+(?![^\s,;])))[ \t]*"
+        r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s,;'\"=][^\s,;'\"]*)",
         plausible_assigned,
     ),
     Rule(

@@ -8,7 +8,7 @@ import re
 
 _PLACEHOLDER_WORDS = re.compile(
     r"(?i)example|placeholder|dummy|redacted|changeme|your[_-]|my[_-]?(?:api|secret|token)|"
-    r"xxxx|\*\*\*\*|\.\.\.|<[^>]*>|\$\{|\$\(|\{\{|%\(|^\$[A-Za-z_]|REDACTED:"
+    r"xxxx|\*\*\*\*|\.\.\.|…|<[^>]*>|\$\{|\$\(|\{\{|%\(|^\$[A-Za-z_]|REDACTED:"
 )
 _SAME_CHARACTER = re.compile(r"(.)\1+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
@@ -16,6 +16,9 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _LOWER_RUN = re.compile(r"[a-z]{3,}")
 _HASH_LENGTHS = {32, 40, 56, 64, 96, 128}
 """MD5, SHA-1 and git ids, SHA-224, SHA-256 and new git ids, SHA-384, SHA-512."""
+
+_NAMES_AS_VALUES = {"password", "passwd", "pass", "secret", "token", "key", "apikey"}
+"""A value that is its own name: `user:PASSWORD@host`, `token=TOKEN`."""
 
 _NOT_A_VALUE = {
     "none",
@@ -41,7 +44,7 @@ def real_value(value: str) -> bool:
     """Whether ``value`` is not a known placeholder or test value (``AKIAIOSFODNN7EXAMPLE``,
     ``xxxx``, ``<token>``, ``${VAR}``, ``your-api-key``, one character repeated)."""
     bare = value.strip("\"'` ")
-    if not bare or _SAME_CHARACTER.fullmatch(bare):
+    if len(bare) < 2 or _SAME_CHARACTER.fullmatch(bare) or bare.lower() in _NAMES_AS_VALUES:
         return False
     return _PLACEHOLDER_WORDS.search(bare) is None
 
@@ -54,6 +57,8 @@ def plausible_assigned(value: str) -> bool:
         return False
     if " " in bare:
         return True  # a quoted phrase: `passphrase = 'open sesame'`
+    if bare.isdigit() and len(bare) < 4:
+        return False  # a count: `BYTES_PER_TOKEN = 4`
     if any(mark in bare for mark in "()[]{}$%<>`"):
         return False
     # `password = self.password`, `token: settings.TOKEN`: an identifier path, not a value.
