@@ -91,7 +91,8 @@ RULES: tuple[Rule, ...] = (
         "password-assignment",
         # `password=…`, `secret: …`, `DB_PASSWORD=…`, `"api_key": "…"`: the keyword ends the
         # name (`max_tokens` and `password_min_length` are not secrets).
-        rf"(?i:(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*{_KEYWORDS})"
+        # (`DB_PASSWORD`: the name's other words need not be read, only where it starts.)
+        rf"(?<![A-Za-z0-9])(?i:{_KEYWORDS})"
         # After a colon, a lone lowercase word is prose (`a token: what`), not a value.
         r"[\"']?[ \t]*(?::=|=|:(?![ \t]*[a-z]+(?![^\s,;])))[ \t]*"
         r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|[^\s,;'\"=][^\s,;'\"]*)",
