@@ -63,6 +63,9 @@ class ScanError(WispError):
 
 def add_scan_parser(commands: argparse._SubParsersAction) -> None:
     parser = _parser(commands, "scan", "Find secrets and personal data.", SCAN_EPILOG)
+    parser.add_argument(
+        "--diff", action="store_true", help="the input is a unified diff: its added lines"
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="one JSON object a finding")
     output.add_argument("--sarif", action="store_true", help="a SARIF 2.1.0 log")
@@ -94,7 +97,6 @@ def _parser(
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders; - for stdin (the default)"
     )
-    parser.add_argument("--diff", action="store_true", help="the input is a unified diff")
     parser.add_argument("--max-bytes", type=int, metavar="N", help="read at most N bytes a source")
     parser.set_defaults(error_exit=ERROR_EXIT)
     return parser
@@ -125,8 +127,6 @@ def run_scan(args: argparse.Namespace, context: Context) -> int:
 
 
 def run_redact(args: argparse.Namespace, context: Context) -> int:
-    if args.diff:
-        raise ScanError("wisp redact takes text, not a diff's added lines (wisp scan --diff)")
     if args.in_place and (args.output or not args.paths or STDIN in args.paths):
         raise ScanError("--in-place rewrites the files named, so it takes paths and no -o")
     replaced_any = False
@@ -186,7 +186,7 @@ def _sources(
             binary += found.binary
             read = [_read(path, args.max_bytes) for path in found.files]
         for source in read:
-            if diffs and (args.diff or looks_like_diff(source.text)):
+            if diffs and (getattr(args, "diff", False) or looks_like_diff(source.text)):
                 sources.extend((added, True) for added in added_lines(source))
             else:
                 sources.append((source, False))
