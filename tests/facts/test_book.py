@@ -127,10 +127,10 @@ def test_a_book_made_again_from_its_facts_goes_on_numbering_and_knows_its_confli
 @pytest.mark.parametrize(
     ("name", "value", "kept"),
     [
-        ("db password", "hunter2", "[masked: password]"),
-        ("api key", "abc123", "[masked: secret]"),
-        ("openai", "sk-abcdefghijklmnopqrstuvwx12", "[masked: api-key]"),
-        ("github", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[masked: github-token]"),
+        ("db password", "hunter2", "[REDACTED:password-assignment]"),
+        ("api key", "abc123", "[REDACTED:password-assignment]"),
+        ("openai", "sk-abcdefghijklmnopqrstuvwx12", "[REDACTED:openai-key]"),
+        ("github", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED:github-token]"),
         ("port", "5433", "5433"),
         (
             "commit",

@@ -359,9 +359,9 @@ async def test_a_credential_in_an_answer_is_masked_for_the_model_and_the_log(
 ) -> None:
     tool = AskTool(ScriptedAsker(said(f"use {GITHUB_TOKEN} for the push")))
     result = await tool.run({"question": "Which account should push?"}, context)
-    assert result == "answer: use [masked: github-token] for the push"
+    assert result == "answer: use [REDACTED:github-token] for the push"
     assert GITHUB_TOKEN not in repr(recorded)
-    assert settled(recorded).answer == "use [masked: github-token] for the push"
+    assert settled(recorded).answer == "use [REDACTED:github-token] for the push"
     assert settled(recorded).redacted == ["github-token"]
 
 
@@ -383,4 +383,4 @@ async def test_a_credential_in_an_answer_that_is_not_an_option_is_masked_in_the_
     result = await tool.run(ENVIRONMENTS, context)
     assert GITHUB_TOKEN not in result
     assert GITHUB_TOKEN not in repr(recorded)
-    assert "[masked: github-token]" in settled(recorded).reason
+    assert "[REDACTED:github-token]" in settled(recorded).reason

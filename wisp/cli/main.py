@@ -93,6 +93,18 @@ def _models() -> AddParser:
     return add_parser
 
 
+def _redact() -> AddParser:
+    from wisp.cli.scanning.command import add_redact_parser
+
+    return add_redact_parser
+
+
+def _scan() -> AddParser:
+    from wisp.cli.scanning.command import add_scan_parser
+
+    return add_scan_parser
+
+
 def _questions() -> AddParser:
     from wisp.cli.answering.questions import add_parser
 
@@ -109,6 +121,8 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "mcp": _mcp,
     "models": _models,
     "questions": _questions,
+    "redact": _redact,
+    "scan": _scan,
 }
 """Each command's name, and the loader of the function that adds its parser."""
 
@@ -205,16 +219,18 @@ def main(argv: Sequence[str] | None = None, context: Context | None = None) -> i
         build_parser().print_help(context.stderr)
         return 2
     logger.debug("wisp %s: %s, home %s", __version__, args.command, context.home.root)
+    # A command may map every error to one code (`wisp scan`: 2, so that 1 means findings).
+    error_exit: int | None = getattr(args, "error_exit", None)
     try:
         return args.handler(args, context)
     except WispError as exc:
         context.warn(str(exc))
-        return exc.exit_code
+        return error_exit or exc.exit_code
     except OSError as exc:
         # A file wisp could not use (WISP_HOME a file, a full disk, a folder it may not
         # read): one line naming the file and the cause, never a traceback.
         context.warn(os_error_line(exc))
-        return 1
+        return error_exit or 1
     except KeyboardInterrupt:
         return 130
 

@@ -1,0 +1,1 @@
+"""``wisp scan`` and ``wisp redact``: the sources they read and the reports they write."""

@@ -1,0 +1,217 @@
+"""``wisp scan`` and ``wisp redact``: secrets and personal data found in files, a folder, stdin
+or a diff's added lines, reported or taken out (docs/scan.md). Each run is an audited session
+of its own; the log records counts and kinds, never a value or a preview. Any error exits 2,
+so that 1 always means findings (the convention pre-commit hooks follow)."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from wisp.audit import AuditLog, open_sink
+from wisp.audit.kinds import Redaction, SecretsScan, SessionStart
+from wisp.cli.context import Context, audit_settings
+from wisp.cli.scanning.command_source import command_output, command_words
+from wisp.cli.scanning.reports import Reported, json_line, sarif, text_line
+from wisp.cli.scanning.sources import (
+    STDIN,
+    Source,
+    added_lines,
+    encode,
+    looks_like_diff,
+    read_bytes,
+    read_stdin,
+    walk,
+)
+from wisp.errors import WispError
+from wisp.home import replace_atomically
+from wisp.scan import PERSONAL_CLASSIFIER, find, redact
+
+ERROR_EXIT = 2
+FOUND_EXIT = 1
+
+SCAN_EPILOG = """\
+examples:
+  wisp scan .                          every file git would see (.gitignore respected)
+  wisp scan config/.env logs/app.log   those files
+  cat out.log | wisp scan -            stdin
+  git diff --cached | wisp scan --diff only the lines a commit adds, at their new numbers
+  wisp scan --sarif . > wisp.sarif     for a code scanning service
+
+exit status: 0 nothing found, 1 findings, 2 an error. A line shows at most a value's first
+four characters; the audit log (entryPoint scan) records counts and kinds, never a value.
+As a pre-commit hook (.git/hooks/pre-commit):
+  git diff --cached | wisp scan --diff"""
+
+REDACT_EPILOG = """\
+examples:
+  wisp redact app.log > shared.log     each value replaced by [REDACTED:KIND]
+  wisp redact -o shared.log app.log    the same, written atomically
+  wisp redact --in-place .env          the file itself, rewritten atomically
+  cat transcript.txt | wisp redact -   stdin
+  wisp redact --max-bytes 100000 big.log   at most that much read; the output says it was cut
+
+Every byte outside a value stays as it was, and a value over several lines (a PEM key)
+leaves its line breaks, so line numbers still match. exit status: 0 nothing found,
+1 values replaced, 2 an error."""
+
+
+class ScanError(WispError):
+    """A source ``wisp scan`` or ``wisp redact`` could not read or write."""
+
+
+def add_scan_parser(commands: argparse._SubParsersAction) -> None:
+    parser = _parser(commands, "scan", "Find secrets and personal data.", SCAN_EPILOG)
+    parser.add_argument(
+        "--diff", action="store_true", help="the input is a unified diff: its added lines"
+    )
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="one JSON object a finding")
+    output.add_argument("--sarif", action="store_true", help="a SARIF 2.1.0 log")
+    parser.set_defaults(handler=run_scan)
+
+
+def add_redact_parser(commands: argparse._SubParsersAction) -> None:
+    parser = _parser(
+        commands, "redact", "Write text with its secrets and personal data replaced.",
+        REDACT_EPILOG,
+    )  # fmt: skip
+    parser.add_argument("-o", "--output", metavar="FILE", type=Path, help="write FILE instead")
+    parser.add_argument(
+        "--in-place", action="store_true", help="rewrite each file given (never by default)"
+    )
+    parser.set_defaults(handler=run_redact)
+
+
+def _parser(
+    commands: argparse._SubParsersAction, name: str, summary: str, epilog: str
+) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders; - for stdin (the default)"
+    )
+    parser.add_argument("--max-bytes", type=int, metavar="N", help="read at most N bytes a source")
+    parser.set_defaults(error_exit=ERROR_EXIT)
+    return parser
+
+
+def run_scan(args: argparse.Namespace, context: Context) -> int:
+    reported: list[Reported] = []
+    with _session(context, "scan") as log:
+        for source, diff in _sources(args, context, log):
+            findings = find(source.text)
+            for finding in findings:
+                line = finding.line if source.lines is None else source.lines[finding.line - 1]
+                value = source.text[finding.start : finding.end]
+                reported.append(Reported(source.name, line, finding.column, finding.kind, value))
+            scanned = SecretsScan(
+                    source=source.name, bytes=source.size, diff=diff, thorough=False,
+                    findings=len(findings), kinds=dict(Counter(f.kind for f in findings)),
+                failed_chunks=0, classifier=PERSONAL_CLASSIFIER,
+            )  # fmt: skip
+            if source.working_directory is not None:
+                scanned.working_directory = source.working_directory
+            log.record(scanned)
+    if args.sarif:
+        print(sarif(reported), file=context.stdout)
+    for found in [] if args.sarif else reported:
+        print(json_line(found) if args.json else text_line(found), file=context.stdout)
+    return FOUND_EXIT if reported else 0
+
+
+def run_redact(args: argparse.Namespace, context: Context) -> int:
+    if args.in_place and (args.output or not args.paths or STDIN in args.paths):
+        raise ScanError("--in-place rewrites the files named, so it takes paths and no -o")
+    replaced_any = False
+    written: list[bytes] = []
+    with _session(context, "redact") as log:
+        for source, _ in _sources(args, context, log, diffs=False):
+            findings = find(source.text)
+            out = encode(redact(source.text, findings))
+            if source.truncated:
+                out += f"\n[wisp redact: truncated after {source.size} bytes]\n".encode()
+            replaced_any = replaced_any or bool(findings)
+            log.record(
+                Redaction(
+                    source=source.name, bytes=source.size, bytes_out=len(out),
+                    truncated=source.truncated, thorough=False,
+                    replaced=dict(Counter(f.kind for f in findings)), failed_chunks=0,
+                )
+            )  # fmt: skip
+            if args.in_place:
+                replace_atomically(Path(source.name), out)
+            else:
+                written.append(out)
+    if args.output is not None:
+        replace_atomically(args.output, b"".join(written))
+    elif not args.in_place:
+        _write(context, b"".join(written))
+    return FOUND_EXIT if replaced_any else 0
+
+
+def _write(context: Context, data: bytes) -> None:
+    """``data`` on stdout as bytes, so that what was not UTF-8 comes out as it went in."""
+    context.stdout.flush()
+    if (buffer := getattr(context.stdout, "buffer", None)) is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:
+        context.stdout.write(data.decode("utf-8", "surrogateescape"))
+
+
+def _sources(
+    args: argparse.Namespace, context: Context, log: AuditLog, diffs: bool = True
+) -> list[tuple[Source, bool]]:
+    """Each source read, and whether it is a diff's added lines."""
+    sources: list[tuple[Source, bool]] = []
+    binary = 0
+    record = log.record
+    paths, command = command_words(getattr(args, "argv", []), args.paths)
+    if command:
+        sources.append((command_output(command, context, record, args.max_bytes), False))
+    for name in paths or ([] if command else [STDIN]):
+        if name == STDIN:
+            read = [read_stdin(args.max_bytes)]
+        else:
+            if not Path(name).exists():
+                raise ScanError(f"{name}: no such file or folder")
+            found = walk(Path(name))
+            binary += found.binary
+            read = [_read(path, args.max_bytes) for path in found.files]
+        for source in read:
+            if diffs and (getattr(args, "diff", False) or looks_like_diff(source.text)):
+                sources.extend((added, True) for added in added_lines(source))
+            else:
+                sources.append((source, False))
+    if binary:
+        context.warn(f"{binary} binary file{'s' if binary != 1 else ''} skipped")
+    return sources
+
+
+def _read(path: Path, max_bytes: int | None) -> Source:
+    try:
+        return read_bytes(path.read_bytes(), str(path), max_bytes)
+    except OSError as exc:
+        raise ScanError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+class _session:
+    """An audited session of its own, entry point ``scan`` or ``redact``."""
+
+    def __init__(self, context: Context, entry_point: str) -> None:
+        config = context.load_config()
+        self.log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
+        self.log.record(SessionStart(entry_point=entry_point, tools=[], model=""))
+
+    def __enter__(self) -> AuditLog:
+        return self.log
+
+    def __exit__(self, *_: object) -> None:
+        self.log.close()

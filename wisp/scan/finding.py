@@ -1,0 +1,105 @@
+"""Finding secrets and personal data in text, and taking them out."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import msgspec
+
+from wisp.scan.rules import COMBINED, CONTEXT_KINDS, PERSONAL_KINDS, RULE_OF_GROUP, Rule
+
+MARKER = "[REDACTED:{kind}]"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class Finding(msgspec.Struct, frozen=True):
+    """One value found: its kind, where it is (character offsets into the text, end
+    exclusive), and its line and column (1-based)."""
+
+    kind: str
+    start: int
+    end: int
+    line: int
+    column: int
+
+
+def find(text: str) -> list[Finding]:
+    """Every secret and every piece of personal data in ``text``, in order, none overlapping."""
+    findings: list[Finding] = []
+    line_starts: list[int] | None = None
+    position = 0
+    while (match := COMBINED.search(text, position)) is not None:
+        found, position = _judge(text, match)
+        if found is None:
+            continue
+        kind, start, end = found
+        if line_starts is None:
+            line_starts = _line_starts(text)
+        line = bisect.bisect_right(line_starts, start)
+        findings.append(Finding(kind, start, end, line, start - line_starts[line - 1] + 1))
+    return findings
+
+
+def _judge(text: str, match: re.Match[str]) -> tuple[tuple[str, int, int] | None, int]:
+    """What ``match`` found (its kind and span, or nothing), and where to search on from."""
+    index, rule = _rule(match)
+    start, end = _value_span(match, index)
+    if rule.kind in CONTEXT_KINDS:
+        # A precise shape where the value starts wins over its surroundings: `token=ghp_…`
+        # is a GitHub token, and a rejected assignment may still hold one.
+        precise = COMBINED.match(text, start)
+        if precise is not None and _rule(precise)[1].kind not in CONTEXT_KINDS | PERSONAL_KINDS:
+            inner, after = _judge(text, precise)
+            if inner is not None:
+                return inner, after
+        if not rule.check(text[start:end]):
+            return None, max(start, match.start() + 1)
+        return (rule.kind, start, end), max(end, match.start() + 1)
+    if not rule.check(text[start:end]):
+        return None, match.end()
+    return (rule.kind, start, end), max(end, match.start() + 1)
+
+
+def _rule(match: re.Match[str]) -> tuple[int, Rule]:
+    return RULE_OF_GROUP[match.lastgroup or ""]
+
+
+def _value_span(match: re.Match[str], index: int) -> tuple[int, int]:
+    """The value's span: its group when the rule has one, without the quotes around it."""
+    group = f"v{index}"
+    has_value = group in COMBINED.groupindex and match[group] is not None
+    start, end = match.span(group) if has_value else match.span()
+    if (
+        end - start > 2
+        and match.string[start] in "\"'"
+        and match.string[end - 1] == match.string[start]
+    ):
+        return start + 1, end - 1
+    return start, end
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    position = text.find("\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = text.find("\n", position + 1)
+    return starts
+
+
+def redact(text: str, findings: list[Finding] | None = None) -> str:
+    """``text`` with each finding replaced by ``[REDACTED:KIND]``; every character outside a
+    finding stays, and a value that spanned lines leaves its line breaks (``\\n``, ``\\r\\n``,
+    as they were) after the marker, so the text keeps its line count."""
+    if findings is None:
+        findings = find(text)
+    parts: list[str] = []
+    position = 0
+    for finding in findings:
+        parts.append(text[position : finding.start])
+        parts.append(MARKER.format(kind=finding.kind))
+        parts.extend(_LINE_BREAK.findall(text, finding.start, finding.end))
+        position = finding.end
+    parts.append(text[position:])
+    return "".join(parts)
