@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from wisp.scan.values import (
     is_card_number,
@@ -33,8 +34,7 @@ PERSONAL_KINDS = frozenset({"email", "phone", "iban", "card-number", "ip-address
 Check = Callable[[str], bool]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     kind: str
     pattern: str
     """A regular expression; a group named ``v`` marks the value within what it matches."""

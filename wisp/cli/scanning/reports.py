@@ -3,8 +3,6 @@ shows at most the first four characters of a value, and the audit log none."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import msgspec
 
 from wisp import __version__
@@ -14,8 +12,7 @@ PREVIEW = 4
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-@dataclass(frozen=True)
-class Reported:
+class Reported(msgspec.Struct, frozen=True):
     """One finding as reported: where (its line in the file scanned), its kind, and the value,
     which only the preview shows a start of."""
 

@@ -8,16 +8,16 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 STDIN = "-"
 _BINARY_PROBE = 8192
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")
 
 
-@dataclass
-class Source:
+class Source(msgspec.Struct):
     """One input: its name as reported, its text, and its size in bytes."""
 
     name: str
@@ -30,11 +30,10 @@ class Source:
     """For a command's output: the folder it ran in."""
 
 
-@dataclass
-class Walk:
+class Walk(msgspec.Struct):
     """The files a scan reads, and the binary ones it skipped."""
 
-    files: list[Path] = field(default_factory=list)
+    files: list[Path] = msgspec.field(default_factory=list)
     binary: int = 0
 
 
