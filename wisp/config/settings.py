@@ -392,6 +392,22 @@ SETTINGS: dict[str, Setting] = {
             "conversation's model.",
         ),
         Setting(
+            "routing.tasks.scan",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that reads text for what the rules missed in wisp scan --thorough; "
+            "unset is wisp's measured default for structured replies, else local.",
+        ),
+        Setting(
+            "routing.tasks.redact",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that reads text for what the rules missed in wisp redact --thorough; "
+            "unset is wisp's measured default for structured replies, else local.",
+        ),
+        Setting(
             "tools.editFile.writableRoots",
             list[Annotated[str, msgspec.Meta(pattern=r"^/")]],
             [],
