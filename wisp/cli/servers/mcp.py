@@ -115,6 +115,7 @@ async def _serve(context: Context, options: McpOptions) -> int:
             output_dir=context.home.root / "output",
             config=lambda: config_rows(context),
             status=builder.status,
+            scan_calls=builder.scan_calls(),
         )
         server = WispServer(parts)
         try:
@@ -249,6 +250,18 @@ class ThreadBuilder:
             await choice.aclose()
 
         return OpenedThread(conversation=conversation, end=end)
+
+    def scan_calls(self) -> Any:
+        """Side calls for the thorough pass of a ``scan`` or ``redact`` on no thread: routed
+        as the task says, recorded on the server's session, a ``local`` model shared with the
+        threads."""
+        from wisp.agent.side_calls import SideCalls
+        from wisp.routing.router import Router
+
+        async def resolve(selection: str) -> ResolvedModel:
+            return await self._model(self.builder.named(selection, self.recorder.record), selection)
+
+        return SideCalls(self.recorder, Router(lambda: self.config, resolve), lambda: None)
 
     async def _model(self, choice: Any, selection: str) -> ResolvedModel:
         """A loaded ``local`` model is shared (its requests queue); anything else resolves."""
