@@ -104,6 +104,7 @@ async def _serve(context: Context, options: McpOptions) -> int:
     recorder = Recorder(log)
     try:
         builder = ThreadBuilder(context, options, config, recorder)
+        builder.builder.start_servers()
         offered = builder.offered()
         builder.record_start(offered)
         for note in builder.notes:
@@ -122,6 +123,7 @@ async def _serve(context: Context, options: McpOptions) -> int:
             await server.serve_stdio()
         finally:
             await builder.shared.aclose()
+            await builder.builder.aclose()
             recorder.record(SessionEnd(reason="closed"))
     finally:
         log.close()
@@ -288,7 +290,13 @@ class ThreadBuilder:
             start.command_timeout_seconds = spec.command_timeout_seconds
         recorder.record(start)
         instructions = self.builder.instructions(tools, given)
-        return self.builder.conversation(recorder, model, tools, runner, instructions=instructions)
+        # A thread naming its tools gets those; one taking the server's gets the MCP servers' too.
+        late = None
+        if tools and spec.tools is None:
+            late = self.builder.server_tools(runner, recorder.record, lambda note: None)
+        return self.builder.conversation(
+            recorder, model, tools, runner, instructions=instructions, late_tools=late
+        )
 
     def _thread_tools(
         self, runner: Any, spec: ThreadSpec, model: ResolvedModel, asker: Any
