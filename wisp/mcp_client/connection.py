@@ -144,8 +144,8 @@ def stderr_file() -> Any:
 
 def _why(exc: BaseException, stderr: Any) -> str:
     last = _last_line(stderr)
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]  # the task group's wrapping says nothing; its first cause does
     said = str(exc) or type(exc).__name__
     return f"{said} (stderr: {last})" if last else said
 

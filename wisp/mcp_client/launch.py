@@ -12,7 +12,8 @@ from typing import Any
 from wisp.config.mcp_servers import McpServer
 from wisp.mcp_client.connection import Launch, Launched, stderr_file
 
-UNCONFINED = "none (mcpServers.{name}.sandbox is false)"
+UNCONFINED = "unconfined (mcpServers.{name}.sandbox is false)"
+NOT_YET = "unconfined (wisp cannot confine a server's process yet)"
 
 
 def launcher(folder: Path, environ: Mapping[str, str]) -> Launch:
@@ -32,7 +33,7 @@ def launcher(folder: Path, environ: Mapping[str, str]) -> Launch:
             env={**environ, **server.env},
             cwd=server.cwd or str(folder),
         )
-        mechanism = UNCONFINED.format(name=server.name)
+        mechanism = NOT_YET if server.sandbox else UNCONFINED.format(name=server.name)
         return Launched(stdio_client(params, errlog=stderr), stderr, mechanism)
 
     return launch

@@ -30,6 +30,7 @@ from wisp.config.settings import MCP_SERVERS
 from wisp.facts.book import Fact, FactBook
 from wisp.facts.shared import SharedFacts
 from wisp.guidance import SessionGuidance
+from wisp.mcp_client.connection import Launch
 from wisp.mcp_client.launch import launcher
 from wisp.mcp_client.offered import ServerTools, started_servers
 from wisp.mcp_client.pool import Lease, ServerPool
@@ -138,12 +139,16 @@ class SessionBuilder:
         servers as tools")."""
         if self._servers is not None or not started_servers(self.mcp_servers):
             return
+        self._servers = asyncio.create_task(
+            self.pool.lease(self.mcp_servers, self.working_directory, self.server_launch())
+        )
+
+    def server_launch(self) -> Launch:
+        """How the session reaches its servers: a stdio server with the environment the
+        model's commands get, and its own ``env`` over it."""
         policy = self.config.settings.command_policy
         environ, _ = model_environment(self.context.environ, policy.pass_env)
-        launch = launcher(self.working_directory, environ)
-        self._servers = asyncio.create_task(
-            self.pool.lease(self.mcp_servers, self.working_directory, launch)
-        )
+        return launcher(self.working_directory, environ)
 
     def server_tools(
         self, runner: CommandRunner, record: Record, warn: Callable[[str], None]
