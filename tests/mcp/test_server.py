@@ -19,9 +19,7 @@ DATE_THEN_CITE = [
 ]
 
 
-async def test_lists_its_tools_with_their_schemas(
-    connect: Connect, tmp_path: Path
-) -> None:
+async def test_lists_its_tools_with_their_schemas(connect: Connect, tmp_path: Path) -> None:
     script = write_script(tmp_path, DATE_THEN_CITE)
     async with connect(["-m", f"script:{script}"]) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}

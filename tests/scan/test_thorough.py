@@ -3,6 +3,8 @@ chunk ends at a line's end, and what the model names counts only where it stands
 
 from __future__ import annotations
 
+import itertools
+
 from wisp.scan import find
 from wisp.scan.thorough import Named, chunks, located, masked
 
@@ -22,7 +24,7 @@ def test_chunks_end_at_line_ends_and_cover_the_text() -> None:
     spans = chunks(text, size=95)
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
     assert all(text[end - 1] == "\n" for _, end in spans)
-    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
     assert chunks("x" * 10, size=4) == [(0, 4), (4, 8), (8, 10)]
 
 
