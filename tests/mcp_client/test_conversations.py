@@ -6,10 +6,14 @@ every tool, and a server that fails is named and left out while the turn goes on
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.mcp_client.test_servers import SERVER
+from wisp.sandbox.plan import probe_uncached
 
 
 def configure(home: Path, servers: dict) -> None:
@@ -84,3 +88,44 @@ def test_a_server_that_fails_is_named_and_the_turn_goes_on(
     assert "cannot open the notes database: permission denied" in done.stderr
     (error,) = [e["details"] for e in audit_lines() if e["kind"] == "error"]
     assert error["context"] == "mcpServers.broken"
+
+
+def test_a_server_runs_confined_unless_the_person_says_not(
+    run_wisp, wisp_home: Path, tmp_path: Path, audit_lines
+) -> None:
+    found = probe_uncached()
+    if found.landlock_abi is None or not found.namespace:
+        pytest.skip("needs Landlock and the helper's mount namespace (docs/sandbox.md)")
+    escape = Path("/etc") / f"wisp-test-{os.getpid()}-mcp-escape"
+    secret = "sk-" + "live-do-not-leak-4f9a"
+    configure(wisp_home, {"notes": notes_server(tmp_path)})
+    (wisp_home / "secret.txt").write_text(secret)
+    model = script(
+        tmp_path,
+        call("notes__write_file", path=str(escape), text="x"),
+        call("notes__read_file", path=str(wisp_home / "secret.txt")),
+        {"text": "Tried."},
+    )
+    try:
+        done = run_wisp("--yes", "-m", f"script:{model}", "try", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert not escape.exists()
+    finally:
+        escape.unlink(missing_ok=True)
+    events = audit_lines()
+    said = {
+        e["details"]["tool"]: e["details"]["output"] for e in events if e["kind"] == "tool.result"
+    }
+    assert said["notes__write_file"].startswith("refused: ")
+    assert secret not in said["notes__read_file"]
+    (start,) = [e["details"] for e in events if e["kind"] == "session.start"]
+    assert start["mcpServers"][0]["sandbox"] is True
+
+    # The person's own choice: unconfined, and recorded so.
+    configure(wisp_home, {"notes": notes_server(tmp_path, sandbox=False)})
+    plain = script(tmp_path, {"text": "Hi."})
+    assert run_wisp("-m", f"script:{plain}", "hi", cwd=tmp_path).returncode == 0
+    starts = [e["details"] for e in audit_lines() if e["kind"] == "session.start"]
+    assert starts[-1]["mcpServers"] == [
+        {"name": "notes", "transport": "stdio", "sandbox": False, "network": False}
+    ]

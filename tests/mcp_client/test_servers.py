@@ -16,12 +16,15 @@ import msgspec
 import pytest
 
 from wisp.agent.types import ToolContext
+from wisp.cli.building.runner import CommandOptions, build_runner
+from wisp.config import Config
 from wisp.config.mcp_servers import McpServer, configured_servers
+from wisp.mcp_client.connection import Launch
 from wisp.mcp_client.launch import launcher
 from wisp.mcp_client.pool import Lease, ServerPool
 from wisp.mcp_client.tools import McpTool
 from wisp.policy.approvals import ApprovalStore
-from wisp.policy.approvers import YesApprover
+from wisp.policy.approvers import NobodyApprover, YesApprover
 from wisp.policy.gate import ApprovalGate
 from wisp.policy.types import ApprovalQuestion
 
@@ -47,6 +50,17 @@ class Turn(msgspec.Struct):
 
     turn: int = 1
     stop_requested: asyncio.Event = msgspec.field(default_factory=asyncio.Event)
+
+
+def launched_from(folder: Path) -> Launch:
+    """Servers launched for ``folder`` as a conversation there launches them: through a real
+    command runner, confined as the model's commands are."""
+    runner = build_runner(
+        config=Config(folder / "config.json", {}), home=folder / "wisp-home",
+        environ=dict(os.environ), working_directory=folder, record=lambda event: None,
+        options=CommandOptions(), approver=NobodyApprover(), warn=lambda note: None,
+    )  # fmt: skip
+    return launcher(runner, folder)
 
 
 def entry(notes: Path, **fields: Any) -> dict[str, Any]:
@@ -93,7 +107,7 @@ async def test_a_servers_tools_are_rated_by_what_the_person_trusts(
 ) -> None:
     servers = configured_servers({"notes": entry(notes, trustAnnotations=True)})
     pool = ServerPool()
-    lease = await pool.lease(servers, tmp_path, launcher(tmp_path, dict(os.environ)))
+    lease = await pool.lease(servers, tmp_path, launched_from(tmp_path))
     events: list[Any] = []
     person = Person("deny")
     tools = tools_of(lease, gate(tmp_path, person, events))
@@ -136,7 +150,7 @@ async def test_annotations_are_claims_until_the_person_trusts_them(
     servers = configured_servers(
         {"notes": entry(notes, levels={"list_notes": "safe"}, deny=["write_file"])}
     )
-    lease = await ServerPool().lease(servers, tmp_path, launcher(tmp_path, dict(os.environ)))
+    lease = await ServerPool().lease(servers, tmp_path, launched_from(tmp_path))
     person = Person("once")
     tools = tools_of(lease, gate(tmp_path, YesApprover(person), []))
     try:
@@ -156,7 +170,7 @@ async def test_annotations_are_claims_until_the_person_trusts_them(
 
 async def test_no_one_to_ask_refuses_a_denied_tool_under_yes(tmp_path: Path, notes: Path) -> None:
     servers = configured_servers({"notes": entry(notes, deny=["delete_note"])})
-    lease = await ServerPool().lease(servers, tmp_path, launcher(tmp_path, dict(os.environ)))
+    lease = await ServerPool().lease(servers, tmp_path, launched_from(tmp_path))
     tools = tools_of(lease, gate(tmp_path, YesApprover(None), []))
     try:
         said = await tools["notes__delete_note"].run({"name": "groceries.txt"}, context(tmp_path))
@@ -175,7 +189,7 @@ async def test_a_server_that_fails_is_named_with_its_last_stderr_line(tmp_path: 
         }
     )
     assert servers[2].problem == "config.json: mcpServers.bad.command: expected a program"
-    lease = await ServerPool().lease(servers, tmp_path, launcher(tmp_path, dict(os.environ)))
+    lease = await ServerPool().lease(servers, tmp_path, launched_from(tmp_path))
     broken, absent = lease.connections
     await lease.release()
     assert broken.state == absent.state == "failed"
@@ -191,7 +205,7 @@ async def test_one_process_a_folder_shared_and_stopped_with_its_last_user(
 ) -> None:
     servers = configured_servers({"notes": entry(notes)})
     pool = ServerPool()
-    launch = launcher(tmp_path, dict(os.environ))
+    launch = launched_from(tmp_path)
     first = await pool.lease(servers, tmp_path, launch)
     second = await pool.lease(servers, tmp_path, launch)
     elsewhere = await pool.lease(servers, tmp_path / "notes", launch)

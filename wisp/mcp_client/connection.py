@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
 from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
 
 from wisp.config.mcp_servers import McpServer
+from wisp.policy.approvers import escape_controls
 
 State = Literal["starting", "ready", "failed", "stopped"]
 
@@ -39,14 +39,15 @@ class ServerTool(msgspec.Struct, frozen=True):
 
 
 class Launched(msgspec.Struct):
-    """How to reach a server: the SDK's transport (or what ``Client`` takes in its place),
-    and where its stderr goes, for the note when it fails."""
+    """How to reach a server: the SDK's transport (an async context manager yielding its two
+    streams), and what is learnt as it starts."""
 
     transport: Any
-    stderr: Any = None
-    """A file holding the server's stderr; None for an HTTP server."""
     mechanism: str = ""
-    """What confined it (the sandbox's mechanism), or why nothing did."""
+    """How it runs: the sandbox's mechanism, or why nothing confines it; ``http`` for an HTTP
+    server."""
+    last_stderr: Callable[[], str] = lambda: ""
+    """The last line its stderr holds, for the note when it fails."""
 
 
 Launch = Callable[[McpServer], Launched]
@@ -109,12 +110,11 @@ class Connection:
     async def _hold(self) -> None:
         from mcp import Client
 
-        stderr = None
+        launched: Launched | None = None
         try:
             launched = self._launch(self.server)
-            stderr = launched.stderr
-            self.mechanism = launched.mechanism
             async with Client(launched.transport, mode="auto") as client:
+                self.mechanism = launched.mechanism
                 listed = await client.list_tools()
                 self.tools = [_tool(tool) for tool in listed.tools]
                 self._client = client
@@ -122,12 +122,11 @@ class Connection:
                 self._ready.set()
                 await self._stop.wait()
         except Exception as exc:  # a server that cannot start is a note, never a crash
-            self._fail(_why(exc, stderr), started=self._client is not None)
+            last = "" if launched is None else launched.last_stderr()
+            self._fail(_why(exc, last), started=self._client is not None)
         finally:
             self._client = None
             self._ready.set()
-            if stderr is not None:
-                stderr.close()
 
     def _fail(self, why: str, *, started: bool = False) -> None:
         if self.state == "failed":
@@ -137,28 +136,13 @@ class Connection:
         self.note = f"MCP server {self.server.name} {what}: {why}"
 
 
-def stderr_file() -> Any:
-    """Where a stdio server's stderr goes: a file, read for its last line when it fails."""
-    return tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
-
-
-def _why(exc: BaseException, stderr: Any) -> str:
-    last = _last_line(stderr)
+def _why(exc: BaseException, last_stderr: str) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]  # the task group's wrapping says nothing; its first cause does
     said = str(exc) or type(exc).__name__
+    # The server's own text: its control characters are never drawn on the person's terminal.
+    last = escape_controls(last_stderr.strip())[:300]
     return f"{said} (stderr: {last})" if last else said
-
-
-def _last_line(stderr: Any) -> str:
-    if stderr is None:
-        return ""
-    with contextlib.suppress(OSError, ValueError):
-        stderr.flush()
-        stderr.seek(0)
-        lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
-        return lines[-1][:300] if lines else ""
-    return ""
 
 
 def _tool(tool: Any) -> ServerTool:

@@ -1,42 +1,53 @@
-"""How wisp reaches a configured MCP server: a stdio server's process, confined as a command
-is unless its entry says ``sandbox: false``, or an HTTP server's endpoint with its headers
-(docs/mcp.md, "MCP servers as tools")."""
+"""How wisp reaches a configured MCP server: a stdio server's process, launched by the
+conversation's command runner and so confined as the model's commands are (this folder's
+writable set, ``WISP_HOME`` hidden, namespaces of its own, the network only when its entry says
+``network``) unless its entry says ``sandbox: false``; or an HTTP server's endpoint with its
+headers (docs/mcp.md, "MCP servers as tools", docs/sandbox.md, "Long-lived servers")."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from wisp.config.mcp_servers import McpServer
-from wisp.mcp_client.connection import Launch, Launched, stderr_file
-
-UNCONFINED = "unconfined (mcpServers.{name}.sandbox is false)"
-NOT_YET = "unconfined (wisp cannot confine a server's process yet)"
+from wisp.mcp_client.connection import Launch, Launched
+from wisp.tools.command_runner import CommandRunner
 
 
-def launcher(folder: Path, environ: Mapping[str, str]) -> Launch:
-    """Launches servers for a conversation in ``folder``; a stdio server gets ``environ`` (the
-    environment the model's commands get) and its own ``env`` over it."""
+def launcher(runner: CommandRunner, folder: Path) -> Launch:
+    """Launches servers for conversations in ``folder`` through ``runner``: a stdio server gets
+    the environment the model's commands get, and its own ``env`` over it."""
 
     def launch(server: McpServer) -> Launched:
         if server.url is not None:
             return Launched(_http(server.url, server.headers), mechanism="http")
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        assert server.command is not None
-        stderr = stderr_file()
-        params = StdioServerParameters(
-            command=server.command,
-            args=server.args,
-            env={**environ, **server.env},
-            cwd=server.cwd or str(folder),
-        )
-        mechanism = NOT_YET if server.sandbox else UNCONFINED.format(name=server.name)
-        return Launched(stdio_client(params, errlog=stderr), stderr, mechanism)
+        launched = Launched(None)
+        launched.transport = _stdio(runner, server, folder, launched)
+        return launched
 
     return launch
+
+
+@contextlib.asynccontextmanager
+async def _stdio(
+    runner: CommandRunner, server: McpServer, folder: Path, launched: Launched
+) -> AsyncIterator[Any]:
+    """The server's process, its streams handed to the SDK's client; how it runs and its
+    stderr's last line told to ``launched`` as they are known."""
+    assert server.command is not None
+    because = None if server.sandbox else f"mcpServers.{server.name}.sandbox is false"
+    async with runner.launch_server(
+        [server.command, *server.args],
+        cwd=server.cwd or folder,
+        env=server.env,
+        network=server.network,
+        unconfined_because=because,
+    ) as process:
+        launched.mechanism = process.state.mechanism
+        launched.last_stderr = process.last_stderr_line
+        yield process.read, process.write
 
 
 @contextlib.asynccontextmanager

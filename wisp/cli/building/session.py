@@ -25,7 +25,6 @@ from wisp.cli.building.runner import CommandOptions, build_runner
 from wisp.cli.context import Context, audit_settings
 from wisp.config import Config
 from wisp.config.mcp_servers import McpServer, configured_servers
-from wisp.config.secrets import model_environment
 from wisp.config.settings import MCP_SERVERS
 from wisp.facts.book import Fact, FactBook
 from wisp.facts.shared import SharedFacts
@@ -35,6 +34,7 @@ from wisp.mcp_client.launch import launcher
 from wisp.mcp_client.offered import ServerTools, started_servers
 from wisp.mcp_client.pool import Lease, ServerPool
 from wisp.models.suggested import TOOL_MODEL_HINT
+from wisp.policy.approvers import NobodyApprover
 from wisp.policy.types import Approver, Asker
 from wisp.routing.router import Router
 from wisp.store import ConversationStore, PendingEntry
@@ -144,11 +144,10 @@ class SessionBuilder:
         )
 
     def server_launch(self) -> Launch:
-        """How the session reaches its servers: a stdio server with the environment the
-        model's commands get, and its own ``env`` over it."""
-        policy = self.config.settings.command_policy
-        environ, _ = model_environment(self.context.environ, policy.pass_env)
-        return launcher(self.working_directory, environ)
+        """How the session reaches its servers: a stdio server through a runner of its own,
+        confined as the model's commands are, with the environment they get."""
+        runner = self.runner(lambda event: None, NobodyApprover(), lambda note: None)
+        return launcher(runner, self.working_directory)
 
     def server_tools(
         self, runner: CommandRunner, record: Record, warn: Callable[[str], None]
