@@ -7,6 +7,7 @@ command takes".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -136,8 +137,12 @@ class CommandRunner:
         record: Record,
         stop: asyncio.Event | None = None,
         kill_now: asyncio.Event | None = None,
+        running: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
     ) -> Ran | Refused:
-        """Policy, gate, sandbox, run. ``record`` writes under the call's id."""
+        """Policy, gate, sandbox, run. ``record`` writes under the call's id. ``running`` is
+        held while the process runs, from once the gate has cleared the line: a stopped turn
+        waits for a running command to end (SIGTERM, then SIGKILL), never for an approval
+        still awaited, which the stop withdraws at once."""
         # Before the policy parses it: a line that can never run must not hold up the chat.
         refusal = line_refusal(line)
         if refusal:
@@ -176,16 +181,17 @@ class CommandRunner:
         network = self.settings.network == "on" or (
             self.gate is not None and any(reason is not None for reason in marks)
         )
-        return await self._run(
-            line,
-            directory,
-            record,
-            timeout=timeout,
-            stop=stop,
-            kill_now=kill_now,
-            origin=None,
-            network=network,
-        )
+        with running() if running is not None else contextlib.nullcontext():
+            return await self._run(
+                line,
+                directory,
+                record,
+                timeout=timeout,
+                stop=stop,
+                kill_now=kill_now,
+                origin=None,
+                network=network,
+            )
 
     def _network_marks(self, parts: list[SimpleCommand]) -> list[str | None]:
         """Under ``ask``, why each part needs the network (the rules' mark), else None. Where

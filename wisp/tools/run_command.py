@@ -75,16 +75,16 @@ class RunCommandTool:
             return self._refuse_outside(args.command, directory, context)
         timeout = self._timeout(args.timeout_seconds)
         conversation = context.conversation
-        with conversation.running_command():
-            outcome = await self.runner.run_for_model(
-                args.command,
-                directory,
-                timeout=timeout.seconds,
-                turn=conversation.turn,
-                record=context.record,
-                stop=conversation.stop_requested,
-                kill_now=conversation.kill_requested,
-            )
+        outcome = await self.runner.run_for_model(
+            args.command,
+            directory,
+            timeout=timeout.seconds,
+            turn=conversation.turn,
+            record=context.record,
+            stop=conversation.stop_requested,
+            kill_now=conversation.kill_requested,
+            running=conversation.running_command,  # not while its approval is awaited
+        )
         if isinstance(outcome, Refused):
             return outcome.message
         return self._result(args.command, outcome, timeout, context)
