@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import WISP
 from tests.hang import HANG
 from tests.mcp.conftest import terminal  # noqa: F401  (a fixture: wisp approvals' terminal)
+from tests.models.conftest import loopback, ollama  # noqa: F401  (fixtures: a fake Ollama)
 
 Answer = Callable[[Any], Awaitable[Any]]
 """How the client answers a permission request: the request's tool call and options in, the

@@ -217,26 +217,6 @@ async def test_two_sessions_each_write_only_in_their_own_folder(
     assert not (tmp_path / "work" / "made.txt").exists()
 
 
-async def test_mcp_servers_are_said_not_relayed_before_the_first_reply(
-    spawn: Spawn, tmp_path: Path
-) -> None:
-    from acp.schema import McpServerStdio
-
-    script = write_script(tmp_path, [{"text": "Hello."}, {"text": "Again."}])
-    server = McpServerStdio(name="files", command="true", args=[], env=[])
-    async with spawn(["-m", f"script:{script}"]) as (conn, client):
-        session = await conn.new_session(cwd=str(tmp_path / "work"), mcp_servers=[server])
-        assert client.updates == []  # nothing before the session/new response
-        await conn.prompt(session_id=session.session_id, prompt=[_text("hi")])
-        first = client.message()
-        client.forget()
-        await conn.prompt(session_id=session.session_id, prompt=[_text("hi")])
-
-    assert first.startswith("(wisp acp does not relay the client's MCP servers")
-    assert first.endswith("Hello.")
-    assert client.message() == "Again."
-
-
 def test_other_commands_never_load_the_sdk(wisp_env: dict[str, str]) -> None:
     import subprocess
     import sys

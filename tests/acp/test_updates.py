@@ -71,3 +71,46 @@ def test_stop_reasons() -> None:
     assert stop_reason(capped) == "max_tokens"
     repeating = TurnResult(turn=1, outcome="ok", cut="it kept repeating itself")
     assert stop_reason(repeating) == "end_turn"
+
+
+def test_a_stored_conversation_replays_as_the_turns_showed_it(tmp_path: Path) -> None:
+    from wisp.acp.history import history_updates
+    from wisp.store import ConversationStore, PendingEntry, ToolOutputValue
+    from wisp.tool_call import ToolCall as Call
+
+    store = ConversationStore()
+    calls = [
+        Call("a1", "run_command", {"command": "make test"}),
+        Call("a2", "run_command", {"command": "git push"}),
+        Call("a3", "read_file", {"path": "notes.md"}),
+        Call("a4", "edit_file", {"path": "notes.md", "mode": "write", "content": "new"}),
+    ]
+    outputs = [
+        ToolOutputValue("a1", "run_command", "exit status: 2\nstderr:\nno rule"),
+        ToolOutputValue("a2", "run_command", "error: command not approved: declined"),
+        ToolOutputValue("a3", "read_file", "1\tharbour"),
+        ToolOutputValue("a4", "edit_file", "wrote 3 bytes"),
+    ]
+    for kind, value in [
+        ("instructions", "You are wisp."),
+        ("prompt", "test, push, read"),
+        ("reasoning", "Let me see."),
+        ("toolCalls", calls),
+        *[("toolOutput", output) for output in outputs],
+        ("response", "Tests fail; not pushed."),
+    ]:
+        store.add(PendingEntry(kind, value), turn=1, time=None)  # type: ignore[arg-type]
+
+    updates = history_updates(store, tmp_path)
+
+    assert [u.session_update for u in updates] == [
+        "user_message_chunk", "agent_thought_chunk", *["tool_call"] * 4, "agent_message_chunk",
+    ]  # fmt: skip
+    replayed = updates[2:6]
+    assert [u.status for u in replayed] == ["failed", "failed", "completed", "completed"]
+    assert [u.tool_call_id for u in replayed] == ["a1", "a2", "a3", "a4"]
+    assert replayed[0].title == "run_command make test" and replayed[0].kind == "execute"
+    assert replayed[0].content[0].content.text.startswith("exit status: 2")
+    assert replayed[2].locations[0].path == str(tmp_path / "notes.md")
+    assert replayed[3].content[0].type == "diff"  # an edit's diff first, as it was live
+    assert updates[-1].content.text == "Tests fail; not pushed."

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from msgspec import UNSET
 
-from tests.agent.conftest import EchoTool
+from tests.agent.conftest import EchoTool, real_runner
 from tests.hang import HANG
 from wisp.agent.compose import compose
 from wisp.agent.events import TextFragment
@@ -477,3 +477,52 @@ async def test_a_schema_goes_only_with_requests_that_offer_no_tools(
     await toolless.run_turn("a colour", schema=SHAPE)
     await toolless.run_turn("a colour")
     assert [request.schema for request in recording.requests] == [SHAPE, None]
+
+
+class WaitingPerson:
+    """Asked, never answers: the approval waits until the turn withdraws it."""
+
+    can_ask = True
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+        self.withdrawn = False
+
+    async def ask(self, question: Any, timeout: float | None) -> Any:
+        self.asked.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.withdrawn = True
+            raise
+
+
+async def test_a_stop_while_a_command_awaits_approval_ends_the_turn_and_nothing_runs(
+    make_conversation, write_script, sink, events, tmp_path, monkeypatch
+):
+    from wisp.agent import loop
+    from wisp.policy.approvals import ApprovalStore
+    from wisp.policy.gate import ApprovalGate
+    from wisp.tools.run_command import RunCommandTool
+
+    # A running command is given time to end (SIGTERM, then SIGKILL) before a stopped turn
+    # ends; one only awaiting its approval has nothing to end. Were it given that time too,
+    # this stop would wait past the test's bound.
+    monkeypatch.setattr(loop, "COMMAND_STOP_GRACE", 10 * HANG)
+    person = WaitingPerson()
+    runner = real_runner(tmp_path, tmp_path / "home")
+    touch = {"name": "run_command", "arguments": {"command": "touch made.txt"}}
+    script = write_script({"tool_calls": [touch]}, {"text": "Done."})
+    conversation = await make_conversation(script, tools=[RunCommandTool(runner)])
+    approvals = ApprovalStore(tmp_path / "approvals.json")
+    runner.gate = ApprovalGate("safe", person, approvals, record=conversation.recorder.record)
+    task = asyncio.create_task(conversation.run_turn("make it"))
+    async with asyncio.timeout(HANG):
+        await person.asked.wait()
+        conversation.stop()
+        result = await task
+    assert result.outcome == "stopped"
+    assert person.withdrawn
+    assert not (tmp_path / "made.txt").exists()
+    assert "command.outcome" not in kinds(sink)
+    assert kinds(sink)[-1] == "turn.stopped"

@@ -94,3 +94,24 @@ def test_a_save_to_a_full_disk_is_one_error_and_leaves_no_temporary_file(tmp_pat
         assert str(folder / "big.json") in str(caught.value)
         assert "No space left on device" in str(caught.value)
         assert os.listdir(folder) == []
+
+
+def test_a_transcript_keeps_its_model_and_folder_and_lists_by_its_first_prompt(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "transcripts"
+    saved_with = transcripts.SavedWith(model="ollama:qwen3", working_directory="/work/app")
+    transcripts.save(_store(), folder, "notes", saved_with=saved_with)
+    older = folder / "old.json"  # saved before wisp kept the model and the folder
+    older.write_text('{"version": 1, "entries": []}')
+    os.utime(older, (0, 0))
+    (folder / ".notes.json.tmp").write_text("{}")  # not a name a transcript is saved under
+    (folder / "torn.json").write_text('{"version": 1, "entr')
+
+    assert transcripts.load(folder, "notes").saved_with == saved_with
+    assert transcripts.load(folder, "old").saved_with == transcripts.SavedWith()
+    listed = list(transcripts.listed(folder))
+    assert [(s.name, s.working_directory, s.title) for s in listed] == [
+        ("notes", "/work/app", "hi"), ("old", None, None),
+    ]  # fmt: skip
+    assert listed[1].updated == "1970-01-01T00:00:00Z"

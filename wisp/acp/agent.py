@@ -1,5 +1,6 @@
 """The ACP agent: ``initialize``, one wisp conversation per session, ``prompt`` streamed as
-session updates, ``session/cancel`` as Ctrl-C, and the model as a session config option
+session updates, ``session/cancel`` as Ctrl-C, the model as a session config option, and the
+sessions saved after each turn, listed and loaded again, their history replayed
 (docs/acp.md). The CLI builds each session's conversation (``SessionOpener``)."""
 
 from __future__ import annotations
@@ -16,28 +17,38 @@ from acp.schema import (
     AgentCapabilities,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionInfo,
+    SessionListCapabilities,
     SetSessionConfigOptionResponse,
 )
 
 from wisp import __version__
 from wisp.acp.asking import ClientWays
+from wisp.acp.client_servers import client_servers
+from wisp.acp.history import history_updates
 from wisp.acp.prompt_text import ReadLink, prompt_text
 from wisp.acp.sender import UpdateSender
 from wisp.acp.updates import TurnUpdates, closing_lines, stop_reason
 from wisp.agent.events import AgentEvent, TurnResult
 from wisp.agent.loop import Conversation
 from wisp.agent.recorder import Recorder
+from wisp.config.mcp_servers import McpServer
+from wisp.errors import WispError
 
 MODEL_OPTION = "model"
-MCP_NOT_RELAYED = (
-    "wisp acp does not relay the client's MCP servers yet: this session has only wisp's own "
-    "tools (docs/acp.md)."
-)
+
+
+class UnknownSession(WispError):
+    """No session is saved under the id a client asked to load."""
 
 
 class OpenedSession(msgspec.Struct):
@@ -47,16 +58,47 @@ class OpenedSession(msgspec.Struct):
     recorder: Recorder
     end: Callable[[str], Awaitable[None]]
     """Records ``session.end`` with the reason and lets go of what the session holds."""
+    id: str
+    """The session's id: its audit session's for a new one, the saved one's for a loaded one
+    (whose audit session is new, its ``session.start`` naming it in ``resume``)."""
     notes: list[str] = msgspec.field(default_factory=list)
     """Said once, before the first prompt's reply."""
     read_link: ReadLink | None = None
     """Reads a file a prompt links to, under ``read_file``'s rules, in the session's folder."""
 
 
+class SavedSession(msgspec.Struct, frozen=True):
+    """A saved session, as ``session/list`` shows it."""
+
+    id: str
+    cwd: str
+    title: str | None
+    updated: str
+    """ISO 8601 UTC: when it was last saved."""
+
+
 class SessionOpener(Protocol):
     """What the command line does for the agent."""
 
-    async def open(self, cwd: Path, ways: ClientWays) -> OpenedSession: ...
+    async def open(self, cwd: Path, ways: ClientWays, servers: list[McpServer]) -> OpenedSession:
+        """A new session in ``cwd``, with the MCP servers the client handed it."""
+        ...
+
+    async def load(
+        self, cwd: Path, session_id: str, ways: ClientWays, servers: list[McpServer]
+    ) -> OpenedSession:
+        """The session saved under ``session_id`` opened again in ``cwd``: its store, facts
+        and model; ``UnknownSession`` when none is saved under it, a ``WispError`` when it
+        cannot be resumed (open in another wisp, unreadable)."""
+        ...
+
+    def save(self, opened: OpenedSession) -> None:
+        """The session saved under its id, after a turn; ``WispError`` when it cannot be."""
+        ...
+
+    def saved(self, cwd: Path | None) -> list[SavedSession]:
+        """The sessions saved for ``cwd`` (every folder's when None), most recent first."""
+        ...
 
     async def switch_model(self, opened: OpenedSession, selection: str) -> None:
         """The session's conversation on another model, over the same store (as ``/model``);
@@ -103,8 +145,11 @@ class WispAgent:
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
-                load_session=False,
+                load_session=True,
+                # The client's MCP servers over stdio and streamable HTTP, not SSE.
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="wisp", title="wisp", version=__version__),
             auth_methods=[],
@@ -119,18 +164,62 @@ class WispAgent:
         holder: dict[str, Session] = {}
         ways = ClientWays(self, lambda: holder["session"])
         try:
-            opened = await self.opener.open(Path(cwd), ways)
+            opened = await self.opener.open(Path(cwd), ways, client_servers(mcp_servers))
         except Exception as exc:  # a model that cannot run: the client says why
             raise RequestError.internal_error({"details": str(exc)}) from exc
-        if mcp_servers:
-            opened.notes.append(MCP_NOT_RELAYED)
-        session = Session(opened.recorder.session, opened, TurnUpdates(Path(cwd)))
-        holder["session"] = session
-        self.sessions[session.id] = session
+        session = self._opened(opened, cwd, holder)
         # Nothing is sent for the session here: a client drops updates for a session whose
         # session/new response it has not read. Its notes lead the first prompt's reply.
         return NewSessionResponse(
             session_id=session.id, config_options=await self._options(session)
+        )
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        """The session saved under ``session_id`` resumed, its history replayed as updates
+        before the answer (the client knows the id it asked for); one open here already is
+        replayed as it stands."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            holder: dict[str, Session] = {}
+            try:
+                opened = await self.opener.load(
+                    Path(cwd),
+                    session_id,
+                    ClientWays(self, lambda: holder["session"]),
+                    client_servers(mcp_servers),
+                )
+            except UnknownSession as exc:
+                raise RequestError(
+                    -32002,
+                    f"no session {session_id} to load",
+                    {"sessionId": session_id, "details": str(exc)},
+                ) from exc
+            except Exception as exc:  # held by another wisp, unreadable, a model that cannot run
+                raise RequestError.internal_error(
+                    {"sessionId": session_id, "details": str(exc)}
+                ) from exc
+            session = self._opened(opened, cwd, holder)
+        async with session.lock:
+            history = history_updates(
+                session.conversation.store, session.conversation.working_directory
+            )
+            for update in history:
+                await self.conn.session_update(session_id=session_id, update=update)
+        return LoadSessionResponse(config_options=await self._options(session))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """Every session saved for ``cwd`` (every folder's without one), most recent first,
+        in one page."""
+        saved = await asyncio.to_thread(self.opener.saved, Path(cwd) if cwd else None)
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(session_id=s.id, cwd=s.cwd, title=s.title, updated_at=s.updated)
+                for s in saved
+            ]
         )
 
     async def set_config_option(
@@ -163,7 +252,7 @@ class WispAgent:
                 sender.put(update_agent_message_text(f"({note})\n\n"))
             try:
                 result = await self._turn(session, text)
-                closing = closing_lines(result)
+                closing = closing_lines(result) + await self._save(session)
                 if closing:
                     sender.put(update_agent_message_text(closing))
             finally:
@@ -186,6 +275,27 @@ class WispAgent:
             await self.close_session(session_id)
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _opened(
+        self,
+        opened: OpenedSession,
+        cwd: str,
+        holder: dict[str, Session],
+    ) -> Session:
+        """A session opened (new or loaded) kept under its id."""
+        session = Session(opened.id, opened, TurnUpdates(Path(cwd)))
+        holder["session"] = session
+        self.sessions[session.id] = session
+        return session
+
+    async def _save(self, session: Session) -> str:
+        """The session saved after its turn (stopped ones too: as far as they went); the line
+        that says why it could not be, else nothing."""
+        try:
+            await asyncio.to_thread(self.opener.save, session.opened)
+        except WispError as exc:
+            return f"\n\nwisp: this session was not saved: {exc}"
+        return ""
 
     def _session(self, session_id: str) -> Session:
         session = self.sessions.get(session_id)

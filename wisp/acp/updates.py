@@ -79,39 +79,47 @@ class TurnUpdates:
         return []
 
     def _started(self, call: str, details: ToolCall) -> list[Any]:
-        start = start_tool_call(
-            call,
-            call_summary(details),
-            kind=TOOL_KINDS.get(details.tool, "other"),  # type: ignore[arg-type]
-            status="pending",
-            locations=self._locations(details) or None,
-            raw_input=details.arguments,
-        )
+        start = call_started(call, details, self.working_directory)
         return [start, update_tool_call(call, status="in_progress")]
 
     def _finished(self, call: str, details: ToolResult) -> Any:
         events = self._calls.pop(call)
         outcomes = call_outcomes(events)  # type: ignore[arg-type]
         failed = bool(outcomes) and outcomes[0][1] != "succeeded"
-        content: list[Any] = [tool_content(text_block(cut_output(details.output)))]
         called = events[0].details
         assert isinstance(called, ToolCall)
-        if called.tool == "edit_file" and not failed:
-            diff = _diff(called.arguments, self.working_directory)
-            if diff is not None:
-                content.insert(0, diff)
         return update_tool_call(
             call,
             status="failed" if failed else "completed",
-            content=content,
+            content=call_content(called, details.output, failed, self.working_directory),
             raw_output=details.output,
         )
 
-    def _locations(self, details: ToolCall) -> list[ToolCallLocation]:
-        path = _path_argument(details)
-        if path is None:
-            return []
-        return [ToolCallLocation(path=str(self.working_directory / path))]
+
+def call_started(call: str, details: ToolCall, working_directory: Path, **finished: Any) -> Any:
+    """A call's ``tool_call``: its title as chat shows it, its kind, arguments and file;
+    ``pending``, unless ``finished`` gives its final ``status``, ``content`` and
+    ``raw_output`` (a call replayed from a loaded session's history)."""
+    path = _path_argument(details)
+    locations = [ToolCallLocation(path=str(working_directory / path))] if path else None
+    return start_tool_call(
+        call,
+        call_summary(details),
+        kind=TOOL_KINDS.get(details.tool, "other"),  # type: ignore[arg-type]
+        locations=locations,
+        raw_input=details.arguments,
+        **({"status": "pending"} | finished),
+    )
+
+
+def call_content(called: ToolCall, output: str, failed: bool, working_directory: Path) -> list[Any]:
+    """A finished call's content: its output (head and tail), after the diff of an edit."""
+    content: list[Any] = [tool_content(text_block(cut_output(output)))]
+    if called.tool == "edit_file" and not failed:
+        diff = _diff(called.arguments, working_directory)
+        if diff is not None:
+            content.insert(0, diff)
+    return content
 
 
 def _path_argument(details: ToolCall) -> str | None:

@@ -136,8 +136,9 @@ class ModelResolved(Details, kw_only=True):
 
 @register("model.fallback", written_by="Conversation")
 class ModelFallback(Details, kw_only=True):
-    """Chat's configured model was unavailable at start, so chat started on another
-    (docs/models.md, "Falling back at start")."""
+    """A conversation's model was unavailable at start, so it started on another: chat's
+    configured model (docs/models.md, "Falling back at start"), or the one a loaded ``wisp
+    acp`` session was saved on (docs/acp.md, "Sessions")."""
 
     model: str
     reason: str

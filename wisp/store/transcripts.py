@@ -1,5 +1,5 @@
 """Saving and resuming a conversation: ``transcripts/<name>.json`` (docs/store.md,
-"Saving and resuming").
+"Saving and resuming"), chat's named conversations and ``wisp acp``'s sessions alike.
 
 One file holds every entry, active or dropped, so a resumed conversation keeps its entry
 numbers: a citation of an old entry still points at it. While a wisp has a named conversation
@@ -13,7 +13,8 @@ import contextlib
 import fcntl
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -32,9 +33,18 @@ class TranscriptError(WispError):
     """A transcript cannot be saved or resumed."""
 
 
-class _Transcript(msgspec.Struct):
+class SavedWith(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    """What the conversation ran with when it was saved: the model it was on and its working
+    folder (absent in transcripts saved before wisp kept them)."""
+
+    model: str | None = None
+    working_directory: str | None = None
+
+
+class _Transcript(msgspec.Struct, rename="camel"):
     version: int
     entries: list[dict[str, Any]]
+    saved_with: SavedWith = SavedWith()
     facts: list[dict[str, Any]] = []
     """The conversation's facts, every version (docs/turn.md, "Facts"); absent before wisp
     kept facts."""
@@ -45,11 +55,12 @@ class _Transcript(msgspec.Struct):
 
 class Transcript(NamedTuple):
     """A saved conversation: its store, and its facts and summaries as saved (for the caller to
-    read back)."""
+    read back), and what it ran with."""
 
     store: ConversationStore
     facts: list[dict[str, Any]]
     summaries: list[dict[str, Any]]
+    saved_with: SavedWith
 
 
 def transcript_path(folder: Path, name: str) -> Path:
@@ -66,14 +77,15 @@ def save(
     name: str,
     facts: Sequence[msgspec.Struct] = (),
     summaries: Sequence[msgspec.Struct] = (),
+    saved_with: SavedWith | None = None,
 ) -> Path:
-    """Write the store and its conversation's facts and running summary atomically, mode
-    0600. A failure (a full disk, a folder that cannot be written) is one ``TranscriptError``
-    naming the file and the cause; the old file stays."""
+    """Write the store and its conversation's facts, running summary and model and folder
+    atomically, mode 0600. A failure (a full disk, a folder that cannot be written) is one
+    ``TranscriptError`` naming the file and the cause; the old file stays."""
     path = transcript_path(folder, name)
     saved = {
         "version": VERSION, "entries": store.entries, "facts": list(facts),
-        "summaries": list(summaries),
+        "summaries": list(summaries), "savedWith": saved_with or SavedWith(),
     }  # fmt: skip
     body = msgspec.json.encode(saved)
     try:
@@ -107,7 +119,9 @@ def load(folder: Path, name: str) -> Transcript:
             entry.dropped_at = 0
         if entry.referenced_at is not None:
             entry.referenced_at = 0
-    return Transcript(ConversationStore(entries), transcript.facts, transcript.summaries)
+    return Transcript(
+        ConversationStore(entries), transcript.facts, transcript.summaries, transcript.saved_with
+    )
 
 
 def _checked_entries(raw: bytes) -> tuple[_Transcript, list[Entry]]:
@@ -122,6 +136,68 @@ def _checked_entries(raw: bytes) -> tuple[_Transcript, list[Entry]]:
         entry.value = decode_value(entry.kind, entry.value)
         entries.append(entry)
     return transcript, entries
+
+
+class _ListedEntry(msgspec.Struct):
+    kind: str
+    value: Any
+
+
+class _Listed(msgspec.Struct, rename="camel"):
+    """What a listing reads of a transcript: what it ran with and its entries' kinds and
+    values (the first prompt is its title)."""
+
+    version: int
+    entries: list[_ListedEntry]
+    saved_with: SavedWith = SavedWith()
+
+
+class Listed(msgspec.Struct, frozen=True):
+    """A saved conversation as a list shows it."""
+
+    name: str
+    working_directory: str | None
+    title: str | None
+    """The first line of its first prompt, cut to ``TITLE_CHARACTERS``."""
+    updated: str
+    """When it was last saved: ISO 8601 UTC."""
+
+
+TITLE_CHARACTERS = 80
+
+
+def listed(folder: Path) -> Iterator[Listed]:
+    """Every transcript in ``folder`` that reads, most recently saved first; one that does not
+    read (or is being replaced) is left out, as a resume would refuse it."""
+    found: list[tuple[float, Path]] = []
+    with contextlib.suppress(OSError):
+        for path in folder.glob("*.json"):
+            if not _NAME.match(path.stem):  # not a name a transcript is saved under
+                continue
+            with contextlib.suppress(OSError):
+                found.append((path.stat().st_mtime, path))
+    for mtime, path in sorted(found, reverse=True):
+        try:
+            saved = msgspec.json.decode(path.read_bytes(), type=_Listed)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if saved.version != VERSION:
+            continue
+        updated = datetime.fromtimestamp(mtime, UTC).isoformat(timespec="seconds")
+        yield Listed(
+            name=path.stem,
+            working_directory=saved.saved_with.working_directory,
+            title=_title(saved.entries),
+            updated=updated.replace("+00:00", "Z"),
+        )
+
+
+def _title(entries: list[_ListedEntry]) -> str | None:
+    prompt = next((e.value for e in entries if e.kind == "prompt"), None)
+    if not isinstance(prompt, str) or not prompt.strip():
+        return None
+    line = prompt.strip().splitlines()[0]
+    return line if len(line) <= TITLE_CHARACTERS else line[: TITLE_CHARACTERS - 1] + "…"
 
 
 def carried_from(store: ConversationStore) -> list[str]:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from wisp.audit.kinds import CommandOutcome, PolicyDecision
 from wisp.config.secrets import command_environment, model_environment
 from wisp.config.sections import NetworkMode
 from wisp.policy.gate import STOPPED, ApprovalGate
@@ -29,6 +28,7 @@ from wisp.sandbox.plan import SandboxState, SandboxSupport, confined_argv, uncon
 from wisp.sandbox.process import ProcessResult, run_process
 from wisp.sandbox.refusal import Refusal, Verdict, check_refusal
 from wisp.sandbox.writable import WritableSet
+from wisp.tools.command_events import decision_event
 from wisp.tools.command_line import line_refusal
 
 if TYPE_CHECKING:
@@ -141,8 +141,12 @@ class CommandRunner:
         record: Record,
         stop: asyncio.Event | None = None,
         kill_now: asyncio.Event | None = None,
+        running: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
     ) -> Ran | Refused:
-        """Policy, gate, sandbox, run. ``record`` writes under the call's id."""
+        """Policy, gate, sandbox, run. ``record`` writes under the call's id. ``running`` is
+        held while the process runs, from once the gate has cleared the line: a stopped turn
+        waits for a running command to end (SIGTERM, then SIGKILL), never for an approval
+        still awaited, which the stop withdraws at once."""
         # Before the policy parses it: a line that can never run must not hold up the chat.
         refusal = line_refusal(line)
         if refusal:
@@ -181,16 +185,17 @@ class CommandRunner:
         network = self.settings.network == "on" or (
             self.gate is not None and any(reason is not None for reason in marks)
         )
-        return await self._run(
-            line,
-            directory,
-            record,
-            timeout=timeout,
-            stop=stop,
-            kill_now=kill_now,
-            origin=None,
-            network=network,
-        )
+        with running() if running is not None else contextlib.nullcontext():
+            return await self._run(
+                line,
+                directory,
+                record,
+                timeout=timeout,
+                stop=stop,
+                kill_now=kill_now,
+                origin=None,
+                network=network,
+            )
 
     def _network_marks(self, parts: list[SimpleCommand]) -> list[str | None]:
         """Under ``ask``, why each part needs the network (the rules' mark), else None. Where
@@ -422,76 +427,3 @@ def network_line(mode: NetworkMode) -> str:
         "about and, approved, runs with it; to allow it: wisp config set "
         "commandPolicy.sandbox.network on, or run it yourself as a ! command"
     )
-
-
-class TimeLimit(msgspec.Struct, frozen=True):
-    """The time limit a model's command runs under, as ``command.outcome`` records it."""
-
-    source: str
-    """``timeoutSource``: ``call`` (the call's own ``timeoutSeconds``), else where the default
-    came from: ``default`` or ``thread``."""
-    seconds: float | None
-    """The limit applied, after the cap; None when there is none."""
-    clamped: bool = False
-    """The call asked for more than the maximum and was cut to it."""
-
-
-def decision_event(
-    line: str, directory: Path, verdict: str, reason: str, state: SandboxState
-) -> PolicyDecision:
-    """``policy.decision`` for ``line``: the verdict, and how the command is (or would be)
-    confined: the network as really cut, the namespaces, Landlock ABI and devpts applied."""
-    decision = PolicyDecision(
-        command=line,
-        working_directory=str(directory),
-        verdict=verdict,
-        reason=reason,
-        sandbox=state.sandbox,
-        network=state.network,
-        nested=False,
-    )
-    if state.network_cut is not None:
-        decision.network_cut = state.network_cut
-    if state.sandbox and state.landlock_abi is not None:
-        decision.namespaces = list(state.namespaces)
-        decision.landlock_abi = state.landlock_abi
-        if state.devpts is not None:
-            decision.devpts = state.devpts
-    return decision
-
-
-def outcome_event(
-    line: str,
-    ran: Ran,
-    *,
-    stdout: str,
-    stderr: str,
-    truncated: bool,
-    origin: str | None = None,
-    timeout: TimeLimit | None = None,
-) -> CommandOutcome:
-    """``command.outcome`` for a command that ran; ``stdout``/``stderr`` as the model saw them."""
-    result = ran.result
-    event = CommandOutcome(
-        command=line,
-        exit_status=result.exit_status,
-        timed_out=result.timed_out,
-        truncated=truncated,
-        stdout=stdout,
-        stderr=stderr,
-        seconds=round(result.seconds, 3),
-    )
-    if origin:
-        event.origin = origin
-    if result.stopped:
-        event.stopped = True
-    if timeout is not None:
-        event.timeout_source = timeout.source
-        if timeout.seconds is not None:
-            event.timeout_seconds = int(timeout.seconds)
-        if timeout.clamped:
-            event.timeout_clamped = True
-    if ran.refusal is not None:
-        event.sandbox_refusal = ran.refusal.verdict.value
-        event.sandbox_paths = list(ran.refusal.paths)
-    return event

@@ -13,14 +13,8 @@ from wisp.agent.text import COMMAND_HINT, count_lines, hold_back, utf8_len
 from wisp.agent.types import ToolContext
 from wisp.sandbox.process import ProcessResult
 from wisp.tools.arguments import nul_path_refusal, parse_arguments, resolve_path, schema_of
-from wisp.tools.command_runner import (
-    CommandRunner,
-    Ran,
-    Refused,
-    TimeLimit,
-    decision_event,
-    outcome_event,
-)
+from wisp.tools.command_events import TimeLimit, decision_event, outcome_event
+from wisp.tools.command_runner import CommandRunner, Ran, Refused
 
 OUTSIDE_REFUSED = (
     "running outside the sandbox is not allowed (commandPolicy.sandbox.allowOutsideSandbox)"
@@ -75,16 +69,16 @@ class RunCommandTool:
             return self._refuse_outside(args.command, directory, context)
         timeout = self._timeout(args.timeout_seconds)
         conversation = context.conversation
-        with conversation.running_command():
-            outcome = await self.runner.run_for_model(
-                args.command,
-                directory,
-                timeout=timeout.seconds,
-                turn=conversation.turn,
-                record=context.record,
-                stop=conversation.stop_requested,
-                kill_now=conversation.kill_requested,
-            )
+        outcome = await self.runner.run_for_model(
+            args.command,
+            directory,
+            timeout=timeout.seconds,
+            turn=conversation.turn,
+            record=context.record,
+            stop=conversation.stop_requested,
+            kill_now=conversation.kill_requested,
+            running=conversation.running_command,  # not while its approval is awaited
+        )
         if isinstance(outcome, Refused):
             return outcome.message
         return self._result(args.command, outcome, timeout, context)

@@ -33,13 +33,14 @@ from wisp.cli.building.session import (
     rebuilt,
     text_only_note,
 )
+from wisp.cli.building.transcript import SavedTranscript
 from wisp.cli.chat.faces import Face, askers_for
 from wisp.cli.chat.guidance import ChatGuidance
 from wisp.cli.chat.models import ChatModels
 from wisp.cli.chat.typed import TypedCommand, run_typed_command
 from wisp.cli.context import Context
 from wisp.config import Config
-from wisp.facts.book import Fact, FactBook
+from wisp.facts.book import FactBook
 from wisp.store import ConversationStore, transcripts
 from wisp.tools.inspect import InspectTool
 
@@ -286,7 +287,8 @@ class ChatSession:
         tools = self._tools(model)
         self.notes = list(self._start_notes)  # the tools' note is said when it opens
         if self.options.resume:
-            return self.transcript.load(self.options.resume)
+            resumed = self.transcript.load(self.options.resume)
+            return resumed.store, resumed.facts, resumed.summaries
         return new_store(self.builder.instructions(tools)), FactBook(), []
 
     def _converse(
@@ -307,49 +309,6 @@ class ChatSession:
             self.recorder, model, tools, self.runner,
             store=store, facts=facts, turn=turn, late_tools=late if tools else None,
         )  # fmt: skip
-
-
-class SavedTranscript:
-    """The name a session's conversation is saved under (``--save``, ``--resume``, ``/save``):
-    held while the session is open, so a second wisp on it is refused (docs/store.md, "Saving
-    and resuming")."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self._hold: transcripts.TranscriptLock | None = None
-
-    def hold(self, name: str) -> None:
-        """Hold ``name`` from now on, letting go of the name held before;
-        ``TranscriptError`` when another wisp holds it."""
-        if self._hold is not None and self._hold.name == name:
-            return
-        hold = transcripts.hold(self.folder, name)
-        self.release()
-        self._hold = hold
-
-    def save(self, conversation: Conversation, name: str) -> Path:
-        self.hold(name)
-        facts = list(conversation.facts.book)
-        summaries = conversation.summary.versions
-        return transcripts.save(conversation.store, self.folder, name, facts, summaries)
-
-    def load(self, name: str) -> tuple[ConversationStore, FactBook, list[SummaryVersion]]:
-        """The saved conversation's store, its facts and its running summary's versions;
-        ``TranscriptError`` when any cannot be read back."""
-        saved = transcripts.load(self.folder, name)
-        try:
-            facts = msgspec.convert(saved.facts, list[Fact])
-            summaries = msgspec.convert(saved.summaries, list[SummaryVersion])
-        except msgspec.ValidationError as exc:
-            raise transcripts.TranscriptError(
-                f"transcript {name!r} cannot be resumed: {exc}; start a new conversation"
-            ) from exc
-        return saved.store, FactBook(facts), summaries
-
-    def release(self) -> None:
-        if self._hold is not None:
-            self._hold.release()
-            self._hold = None
 
 
 def save_if_asked(session: ChatSession) -> str | None:

@@ -20,7 +20,8 @@ from wisp.agent.compose import command_notice
 from wisp.agent.loop import Conversation, output_budget
 from wisp.agent.text import COMMAND_HINT, hold_back, utf8_len
 from wisp.audit.kinds import CommandTyped
-from wisp.tools.command_runner import CommandRunner, Ran, outcome_event
+from wisp.tools.command_events import outcome_event
+from wisp.tools.command_runner import CommandRunner, Ran
 
 
 class TypedCommand(msgspec.Struct, frozen=True):

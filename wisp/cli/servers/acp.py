@@ -16,16 +16,18 @@ import msgspec
 
 from wisp.cli.context import Context
 from wisp.cli.servers.options import add_server_parser, has_sdk
-from wisp.errors import UsageError
+from wisp.errors import UsageError, WispError
 
 if TYPE_CHECKING:
-    from wisp.acp.agent import OpenedSession
+    from wisp.acp.agent import OpenedSession, SavedSession
     from wisp.acp.asking import ClientWays
     from wisp.agent.recorder import Recorder
     from wisp.agent.types import ResolvedModel
     from wisp.cli.building.out_of_band import OutOfBand
     from wisp.cli.building.session import SessionBuilder
+    from wisp.cli.building.transcript import Resumed, SavedTranscript
     from wisp.config import Config
+    from wisp.config.mcp_servers import McpServer
 
 SUMMARY = "Run wisp as an Agent Client Protocol agent (Zed, Toad) on stdio."
 MODEL_HELP = "the model a session starts on (default: config's model)"
@@ -122,7 +124,58 @@ class AcpSessions(msgspec.Struct):
     opened: dict[int, _Opened] = msgspec.field(default_factory=dict)
     """What each open session's next conversation (``switch_model``) is built with."""
 
-    async def open(self, cwd: Path, ways: ClientWays) -> OpenedSession:
+    async def open(self, cwd: Path, ways: ClientWays, servers: list[McpServer]) -> OpenedSession:
+        """A new session in ``cwd``, on the command line's model, with the MCP servers the
+        client handed it; its id is its audit session's, and it is saved under it after each
+        turn."""
+        return await self._open(cwd, ways, servers, None, None)
+
+    async def load(
+        self, cwd: Path, session_id: str, ways: ClientWays, servers: list[McpServer]
+    ) -> OpenedSession:
+        """The session saved under ``session_id``, held from now on (a second wisp loading
+        it is refused) and resumed in ``cwd``: its store, facts, running summary and model."""
+        from wisp.acp.agent import UnknownSession
+
+        transcript = self._transcript()
+        if not transcript.exists(session_id):
+            raise UnknownSession(f"no session is saved under {session_id!r}")
+        try:
+            transcript.hold(session_id)
+            resumed = transcript.load(session_id)
+            return await self._open(cwd, ways, servers, session_id, resumed, transcript)
+        except BaseException:
+            transcript.release()
+            raise
+
+    def save(self, opened: OpenedSession) -> None:
+        parts = self.opened[id(opened)]
+        parts.transcript.save(opened.conversation, opened.id)
+
+    def saved(self, cwd: Path | None) -> list[SavedSession]:
+        """The sessions (and chat's named conversations) saved with a folder: ``cwd``'s, or
+        every one's."""
+        from wisp.acp.agent import SavedSession
+
+        folder = str(cwd) if cwd is not None else None
+        return [
+            SavedSession(id=s.name, cwd=s.working_directory, title=s.title, updated=s.updated)
+            for s in self._transcript().listed()
+            if s.working_directory is not None and folder in (None, s.working_directory)
+        ]
+
+    async def _open(
+        self,
+        cwd: Path,
+        ways: ClientWays,
+        servers: list[McpServer],
+        session_id: str | None,
+        resumed: Resumed | None,
+        transcript: SavedTranscript | None = None,
+    ) -> OpenedSession:
+        """A session's conversation: new (``resumed`` None), or the one saved under
+        ``session_id`` on its own model (on the command line's, said, when that one cannot
+        run here)."""
         from wisp.acp.agent import OpenedSession
         from wisp.agent.recorder import Recorder
         from wisp.audit.kinds import SessionEnd
@@ -130,39 +183,75 @@ class AcpSessions(msgspec.Struct):
 
         recorder = Recorder(self.log.for_session(new_session_id()))
         builder = self._builder(cwd)
+        builder.client_servers = servers  # the client's own, confined to the session's folder
         builder.start_servers()  # beside the model's resolution
-        selection = self.options.model or self.config.settings.model
-        choice = builder.named(selection, recorder.record)
+        default = self.options.model or self.config.settings.model
+        choice = builder.named(default, recorder.record)
         notes: list[str] = []
         runner = builder.runner(recorder.record, self._approver(recorder, ways), notes.append)
         try:
-            model = await choice.resolve(selection)
+            model = await self._first_model(choice, resumed, recorder, notes)
         except BaseException:
             await choice.aclose()
             await builder.aclose()
             raise
-        parts = _Opened(builder, choice, runner, ways)
+        parts = _Opened(
+            builder, choice, runner, ways, transcript or self._transcript(), resumed is not None
+        )
         builder.read_guidance(asks=True)  # asked about before the first turn
         tools = self._tools(parts, model, recorder, notes)
-        recorder.record(builder.start(model.selection, [tool.name for tool in tools]))
+        start = builder.start(model.selection, [tool.name for tool in tools])
+        if resumed is not None:
+            start.resume = session_id
+            start.carried_from = resumed.carried_from()
+        recorder.record(start)
         late = builder.server_tools(runner, recorder.record, notes.append) if tools else None
-        conversation = builder.conversation(recorder, model, tools, runner, late_tools=late)
+        conversation = builder.conversation(
+            recorder, model, tools, runner,
+            store=resumed.store if resumed else None, facts=resumed.facts if resumed else None,
+            late_tools=late,
+        )  # fmt: skip
+        if resumed is not None:
+            conversation.summary.restore(resumed.summaries)
 
         async def end(reason: str) -> None:
             recorder.record(SessionEnd(reason=reason))
             await opened.conversation.resolved.backend.aclose()
             await choice.aclose()
             await builder.aclose()
+            parts.transcript.release()
 
         opened = OpenedSession(
             conversation=conversation,
             recorder=recorder,
             end=end,
+            id=session_id or recorder.session,
             notes=notes,
             read_link=lambda path: _read_link(opened.conversation, path),
         )
         self.opened[id(opened)] = parts
         return opened
+
+    async def _first_model(
+        self, choice: Any, resumed: Resumed | None, recorder: Recorder, notes: list[str]
+    ) -> ResolvedModel:
+        """The saved session's model, else the command line's: a saved model that cannot run
+        here is recorded as ``model.fallback`` and said before the first reply."""
+        from wisp.audit.kinds import ModelFallback
+
+        default = self.options.model or self.config.settings.model
+        saved = resumed.model if resumed is not None else None
+        if saved is None or saved == default:
+            return await choice.resolve(default)
+        try:
+            return await choice.resolve(saved)
+        except WispError as exc:
+            recorder.record(ModelFallback(model=saved, reason=str(exc), fallback=default))
+            notes.append(
+                f"this session was on {saved}, which cannot run here ({exc}); "
+                f"it goes on on {default}"
+            )
+            return await choice.resolve(default)
 
     async def switch_model(self, opened: OpenedSession, selection: str) -> None:
         """As ``/model``: the new model over the same store, the turn count going on."""
@@ -178,8 +267,9 @@ class AcpSessions(msgspec.Struct):
             )
         opened.conversation = parts.builder.conversation(
             opened.recorder, model, tools, parts.runner,
-            store=old.store, turn=old.turn, late_tools=late,
+            store=old.store, facts=old.facts.book, turn=old.turn, late_tools=late,
         )  # fmt: skip
+        opened.conversation.summary.restore(old.summary.versions, old.summary.waiting)
 
     async def settle_guidance(self, opened: OpenedSession) -> list[str]:
         """The files waiting asked about in the client's dialog, once a session."""
@@ -195,7 +285,7 @@ class AcpSessions(msgspec.Struct):
 
         if await guidance.settle(ask):
             opened.conversation = parts.builder.reopened(
-                opened.recorder, opened.conversation, parts.runner, fresh=True
+                opened.recorder, opened.conversation, parts.runner, fresh=not parts.resumed
             )
         return guidance.left_out_lines()
 
@@ -239,6 +329,12 @@ class AcpSessions(msgspec.Struct):
             notes.append(text_only_note(model, "session"))
             return []
         return parts.builder.tools(parts.runner, self._asker(recorder, parts.ways))
+
+    def _transcript(self) -> SavedTranscript:
+        """Where sessions are saved: beside chat's named conversations, one file each."""
+        from wisp.cli.building.transcript import SavedTranscript
+
+        return SavedTranscript(self.context.home.root / "transcripts")
 
     def _out_of_band(self, recorder: Recorder) -> OutOfBand:
         from wisp.cli.building.out_of_band import OutOfBand
@@ -301,5 +397,9 @@ class _Opened(msgspec.Struct):
     choice: Any
     runner: Any
     ways: ClientWays
+    transcript: SavedTranscript
+    """Where the session is saved, under its id, held once first saved (or loaded)."""
+    resumed: bool
+    """Loaded from a saved session: its store is kept when guidance files are accepted."""
     guidance_settled: bool = False
     """The session's guidance files were asked about (before its first turn)."""
