@@ -176,7 +176,7 @@ async def test_a_distiller_that_answers_garbage_records_why_and_loses_no_turn(
 
     prose, shaped, unanswered = of_kind(sink, ContextDistillation)
     assert prose.failure == "the answer was not a JSON object: 'Sure! The facts are: none.'"
-    assert shaped.failure.startswith("the answer was not the facts asked for (")
+    assert shaped.failure.startswith("the answer did not fit (")
     assert unanswered.failure.startswith("the call failed: ")
     assert [d.facts for d in (prose, shaped, unanswered)] == [[], [], []]
     assert of_kind(sink, FactRecorded) == [] and of_kind(sink, ContextSummary) == []

@@ -20,6 +20,7 @@ CONTRACT_FIELDS: dict[str, set[str]] = {
         "entryPoint", "systemPromptExtension", "instructions", "tools", "model", "unsafe",
         "autoApprove", "resume", "carriedFrom", "parent", "commandTimeoutSeconds", "reason",
         "outputSweep",
+        "mcpServers",  # wisp's own: the MCP servers its conversations start
     },
     "session.end": {"reason"},
     "model.resolved": {

@@ -19,13 +19,11 @@ DATE_THEN_CITE = [
 ]
 
 
-async def test_lists_respond_close_thread_and_set_fact_scope_with_their_schemas(
-    connect: Connect, tmp_path: Path
-) -> None:
+async def test_lists_its_tools_with_their_schemas(connect: Connect, tmp_path: Path) -> None:
     script = write_script(tmp_path, DATE_THEN_CITE)
     async with connect(["-m", f"script:{script}"]) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert sorted(tools) == ["close_thread", "respond", "set_fact_scope"]
+    assert sorted(tools) == ["close_thread", "redact", "respond", "scan", "set_fact_scope"]
     respond = tools["respond"].input_schema
     assert respond["required"] == ["prompt"]
     assert set(respond["properties"]) == {

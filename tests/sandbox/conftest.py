@@ -73,16 +73,24 @@ def run_confined(writable: WritableSet, support: SandboxSupport, work: Path) -> 
     async def run(
         line: str, *, network_off: bool = False, cwd: Path | None = None, timeout: float = HANG
     ) -> tuple[ProcessResult, SandboxState]:
-        argv, state = confined_argv(
-            ["/bin/sh", "-c", line], writable, network_off=network_off, support=support
+        argv, state = plan_confined(
+            ["/bin/sh", "-c", line], writable, support, network_off=network_off
         )
-        if not support.namespace and no_namespaces.supported():
-            # As on a machine that allows none: nothing the helper starts can make one either.
-            argv = [*no_namespaces.launcher(), *argv]
         result = await run_process(argv, cwd=cwd or work, timeout=timeout)
         return result, state
 
     return run
+
+
+def plan_confined(
+    argv: list[str], writable: WritableSet, support: SandboxSupport, *, network_off: bool
+) -> tuple[list[str], SandboxState]:
+    """``confined_argv``'s plan for ``support``; without the namespace, run as on a machine that
+    allows none: nothing the helper starts can make one either."""
+    planned, state = confined_argv(argv, writable, network_off=network_off, support=support)
+    if not support.namespace and no_namespaces.supported():
+        planned = [*no_namespaces.launcher(), *planned]
+    return planned, state
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from wisp.agent.side_calls import SideCalls
+from wisp.agent.side_calls import SideCalls, json_answer
 from wisp.agent.types import ChatRequest, Message, ResolvedModel, ToolSpec
 from wisp.audit.kinds import ContextAssessment, ModelRouted
 
@@ -270,11 +270,4 @@ _DECODER = msgspec.json.Decoder(Answer)
 
 def _answer(reply: str) -> Answer:
     """The JSON object in the reply (fenced or not); ``ValueError`` saying why there is none."""
-    text = reply.strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ValueError(f"the answer is not a JSON object: {text[:80]!r}")
-    try:
-        return _DECODER.decode(text[start : end + 1])
-    except msgspec.DecodeError as exc:
-        raise ValueError(f"the answer does not fit ({exc}): {text[:80]!r}") from exc
+    return json_answer(reply, _DECODER)

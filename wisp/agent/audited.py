@@ -79,6 +79,10 @@ class AuditedTools:
         self._offered_named = False
         """A failed call's result named the tools offered in this turn already."""
 
+    def adopt(self, tools: list[Tool]) -> None:
+        """Tools that joined the conversation after it opened (``Conversation.late_tools``)."""
+        self.tools.update((tool.name, tool) for tool in tools)
+
     def new_turn(self) -> None:
         self._repeats.clear()  # ``repeat`` counts within a turn
         self._first_outputs.clear()

@@ -22,7 +22,7 @@ import msgspec
 from wisp.agent.context import StoredTurn
 from wisp.agent.facts import ConversationFacts
 from wisp.agent.recorder import Recorder
-from wisp.agent.side_calls import SideAnswer, SideCalls
+from wisp.agent.side_calls import SideAnswer, SideCalls, json_answer
 from wisp.agent.text import cut_to_bytes, utf8_len
 from wisp.agent.types import ChatRequest, Message
 from wisp.audit.details import Details
@@ -423,11 +423,7 @@ def _parse(answer: SideAnswer) -> tuple[Distilled | None, str | None]:
     the object asked for)."""
     if answer.failure is not None:
         return None, f"the call failed: {answer.failure}"
-    text = answer.text.strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        return None, f"the answer was not a JSON object: {text[:80]!r}"
     try:
-        return _DECODER.decode(text[start : end + 1]), None
-    except msgspec.DecodeError as exc:
-        return None, f"the answer was not the facts asked for ({exc}): {text[:80]!r}"
+        return json_answer(answer.text, _DECODER), None
+    except ValueError as exc:
+        return None, str(exc)

@@ -48,6 +48,7 @@ from wisp.agent.turn_state import Reply, TurnState, utc_now
 from wisp.agent.types import (
     ChatRequest,
     ContextOverflow,
+    LateTools,
     Message,
     ModelError,
     ResolvedModel,
@@ -109,9 +110,12 @@ class Conversation:
         facts: FactBook | None = None,
         facts_enabled: bool = True,
         shared_facts: SharedFacts | None = None,
+        late_tools: LateTools | None = None,
     ) -> None:
         self.resolved = model
         self.tools = tools
+        self.late_tools = late_tools
+        """Tools still to join, at the first turn (the MCP servers' as they start)."""
         self.store = store
         self.recorder = recorder
         self.instructions = instructions
@@ -263,6 +267,10 @@ class Conversation:
         return self._succeeded(turn, text)
 
     async def _loop(self, turn: TurnState, emit: Emit) -> str:
+        if self.late_tools is not None:
+            arrived, self.late_tools = await self.late_tools.arrived(), None
+            self.tools.extend(arrived)
+            self._audited.adopt(arrived)
         specs = tool_specs(self.tools, self.resolved.context_size)  # the same for every request
         budget = output_budget(self.resolved.context_size)
 

@@ -13,11 +13,18 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
-from wisp.agent.types import ChatRequest, ModelError, ResolvedModel, TextDelta, message_bytes
+from wisp.agent.types import (
+    ChatRequest,
+    ModelError,
+    ModelUnavailable,
+    ResolvedModel,
+    TextDelta,
+    message_bytes,
+)
 
 if TYPE_CHECKING:
     from wisp.agent.assessment import Router
@@ -47,8 +54,11 @@ class SideCalls:
         self,
         recorder: Recorder,
         router: Router | None,
-        conversation: Callable[[], ResolvedModel],
+        conversation: Callable[[], ResolvedModel | None],
     ) -> None:
+        """``conversation`` gives the conversation's model, the router's last resort; None for
+        a session with no conversation (``wisp scan --thorough``), where the router's own
+        last resort (``local``) stands."""
         self.recorder = recorder
         self.router = router
         self._conversation = conversation
@@ -79,6 +89,8 @@ class SideCalls:
     async def _model(self, task: str, *, structured: bool, size: int) -> ResolvedModel:
         conversation = self._conversation()
         if self.router is None:  # no router handed in (a test's conversation): its own model
+            if conversation is None:
+                raise ModelUnavailable(f"no model to route {task} to")
             return conversation
         routed = await self.router.model_for(
             task, structured=structured, input_bytes=size, conversation=conversation
@@ -95,3 +107,20 @@ async def reply_text(model: ResolvedModel, request: ChatRequest) -> str:
             if isinstance(event, TextDelta):
                 parts.append(event.text)
     return "".join(parts)
+
+
+Parsed = TypeVar("Parsed")
+
+
+def json_answer(reply: str, decoder: msgspec.json.Decoder[Parsed]) -> Parsed:
+    """The JSON object in a model's reply, fenced or with prose around it, decoded; a
+    ``ValueError`` saying why there is none (a small model unheld by a grammar wraps its JSON
+    in words as often as not)."""
+    text = reply.strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise ValueError(f"the answer was not a JSON object: {text[:80]!r}")
+    try:
+        return decoder.decode(text[start : end + 1])
+    except msgspec.DecodeError as exc:
+        raise ValueError(f"the answer did not fit ({exc}): {text[:80]!r}") from exc

@@ -322,3 +322,10 @@ class Tool(Protocol):
     read_only: bool
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str: ...
+
+
+class LateTools(Protocol):
+    """Tools that join a conversation at its first turn, once what offers them has started
+    (the configured MCP servers, started beside the model)."""
+
+    async def arrived(self) -> list[Tool]: ...

@@ -41,6 +41,20 @@ class OutputSweep(msgspec.Struct, kw_only=True, rename="camel"):
     """Sessions old enough to go that the per-start bound left for a later start."""
 
 
+class McpServerStart(msgspec.Struct, kw_only=True, rename="camel"):
+    """One MCP server a session's conversations start (``mcpServers.NAME``): how it is reached
+    and whether it runs confined, as the person configured it."""
+
+    name: str
+    transport: str
+    """``stdio`` or ``http``."""
+    sandbox: bool
+    """False when the person set ``mcpServers.NAME.sandbox`` to false: the process runs
+    unconfined."""
+    network: bool
+    """Whether a confined server may use the network."""
+
+
 class CapabilityCheck(msgspec.Struct, kw_only=True, rename="camel"):
     """One question a capability check put to a model."""
 
@@ -75,7 +89,10 @@ class SessionStart(Details, kw_only=True):
     ``tools`` and ``model`` (docs/turn.md, "Guidance files"). The entry points:
     ``chat``, ``respond`` (``wisp PROMPT``), ``models``, ``mcp`` (the server) and ``mcp-thread``
     (each of its threads, with ``parent``), ``approvals``, ``questions``, and ``acp`` (each
-    session an Agent Client Protocol client opens: an editor or front end drives wisp)."""
+    session an Agent Client Protocol client opens: an editor or front end drives wisp).
+    ``mcpServers`` (this wisp's own) lists the MCP servers the conversations start, each with
+    its transport and whether it runs confined (docs/mcp.md, "MCP servers as tools"); absent
+    when none is configured."""
 
     # These five are left out by a chat's /new, which records reason, tools, and model only.
     entry_point: str | UnsetType = UNSET
@@ -92,6 +109,7 @@ class SessionStart(Details, kw_only=True):
     command_timeout_seconds: int | UnsetType = UNSET
     reason: str | UnsetType = UNSET
     output_sweep: OutputSweep | UnsetType = UNSET
+    mcp_servers: list[McpServerStart] | UnsetType = UNSET
 
 
 @register("session.end", written_by="CLI, MCP")

@@ -87,6 +87,12 @@ def _mcp() -> AddParser:
     return add_parser
 
 
+def _mcp_servers() -> AddParser:
+    from wisp.cli.mcp_servers import add_parser
+
+    return add_parser
+
+
 def _models() -> AddParser:
     from wisp.cli.models.command import add_parser
 
@@ -119,6 +125,7 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "facts": _facts,
     "logs": _logs,
     "mcp": _mcp,
+    "mcp-servers": _mcp_servers,
     "models": _models,
     "questions": _questions,
     "redact": _redact,

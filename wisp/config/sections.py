@@ -179,6 +179,8 @@ class RoutingTasks(msgspec.Struct, frozen=True, rename="camel"):
     summary: str | None
     summarise: str | None
     condense: str | None
+    scan: str | None
+    redact: str | None
 
 
 class Routing(msgspec.Struct, frozen=True, rename="camel"):

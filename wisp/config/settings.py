@@ -392,6 +392,22 @@ SETTINGS: dict[str, Setting] = {
             "conversation's model.",
         ),
         Setting(
+            "routing.tasks.scan",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that reads text for what the rules missed in wisp scan --thorough; "
+            "unset is wisp's measured default for structured replies, else local.",
+        ),
+        Setting(
+            "routing.tasks.redact",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that reads text for what the rules missed in wisp redact --thorough; "
+            "unset is wisp's measured default for structured replies, else local.",
+        ),
+        Setting(
             "tools.editFile.writableRoots",
             list[Annotated[str, msgspec.Meta(pattern=r"^/")]],
             [],
@@ -641,6 +657,108 @@ MODEL_FIELDS: dict[str, dict[tuple[str, ...], Setting]] = {
 LM Studio reports what its models can do, so it has no entries.
 """
 
+_LEVEL = Literal["safe", "moderate", "dangerous"]
+"""A command's level (``wisp.policy.types.Level``; config may not import policy)."""
+
+MCP_SERVERS = "mcpServers"
+
+_MCP_SERVER_FIELDS = (
+    Setting(
+        "command",
+        Annotated[str, msgspec.Meta(min_length=1)],
+        None,
+        "a program",
+        "The program a stdio server runs (npx, uvx, a path); a server has it or url.",
+    ),
+    Setting("args", list[str], [], "a list of strings", "The program's arguments."),
+    Setting(
+        "env",
+        dict[str, str],
+        {},
+        "an object of strings",
+        "Variables the server's process gets besides the environment commands get; secret.",
+        secret=True,
+    ),
+    Setting(
+        "cwd", str, None, "a folder", "Where the server runs; unset, the conversation's folder."
+    ),
+    Setting(
+        "url",
+        Annotated[str, msgspec.Meta(pattern=r"^https?://\S+$")],
+        None,
+        "an http(s) URL",
+        "A streamable HTTP server's endpoint; a server has it or command.",
+    ),
+    Setting(
+        "headers",
+        dict[str, str],
+        {},
+        "an object of strings",
+        "Headers sent with each request to an HTTP server (a token); secret.",
+        secret=True,
+    ),
+    Setting("enabled", bool, True, "true or false", "Whether conversations start the server."),
+    Setting(
+        "tools",
+        list[str],
+        None,
+        "a list of tool names",
+        "The server's tools offered to the model; unset, all of them.",
+    ),
+    Setting(
+        "sandbox",
+        bool,
+        True,
+        "true or false",
+        "Whether a stdio server runs confined as a command does; false is recorded.",
+    ),
+    Setting(
+        "network",
+        bool,
+        False,
+        "true or false",
+        "Whether a confined stdio server may use the network.",
+    ),
+    Setting(
+        "trustAnnotations",
+        bool,
+        False,
+        "true or false",
+        "Whether a tool's readOnlyHint may rate it safe (annotations are the server's claims).",
+    ),
+    Setting(
+        "level",
+        _LEVEL,
+        None,
+        "safe, moderate or dangerous",
+        "The level of every tool of the server, over what wisp rates it.",
+    ),
+    Setting(
+        "levels",
+        dict[str, _LEVEL],
+        {},
+        "an object of tool names to safe, moderate or dangerous",
+        "A tool's own level, over the server's and wisp's.",
+    ),
+    Setting(
+        "deny",
+        list[str],
+        [],
+        "a list of tool names",
+        "Tools only the person may approve, never --yes.",
+    ),
+    Setting(
+        "type",
+        Literal["stdio", "http", "streamable-http"],
+        None,
+        "stdio, http or streamable-http",
+        "The transport, as other agents' configs name it; read from command or url when unset.",
+    ),
+)
+MCP_SERVER_FIELDS: dict[str, Setting] = {field.path: field for field in _MCP_SERVER_FIELDS}
+"""The fields of an MCP server's entry ``mcpServers.<name>`` (docs/mcp.md, "MCP servers as
+tools")."""
+
 Names = tuple[str, ...]
 
 
@@ -655,8 +773,14 @@ def setting_for(key: str | Names) -> Setting | None:
     path = join_path(names)
     if path in SETTINGS:
         return SETTINGS[path]
-    field = _model_field(names)
+    field = _model_field(names) or _mcp_server_field(names)
     return None if field is None else msgspec.structs.replace(field, path=path)
+
+
+def _mcp_server_field(names: Names) -> Setting | None:
+    if len(names) != 3 or names[0] != MCP_SERVERS:
+        return None
+    return MCP_SERVER_FIELDS.get(names[2])
 
 
 def _model_field(names: Names) -> Setting | None:
@@ -673,7 +797,7 @@ _SECTIONS = frozenset(
 def is_section(key: str | Names) -> bool:
     """Whether settings nest inside ``key``, so that it must hold an object (``audit``)."""
     names = names_of(key)
-    if names in _SECTIONS:
+    if names in _SECTIONS or (names[:1] == (MCP_SERVERS,) and len(names) in (1, 2)):
         return True
     if len(names) < 2 or names[1] != "models" or names[0] not in MODEL_FIELDS:
         return False

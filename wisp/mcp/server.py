@@ -1,6 +1,7 @@
 """The MCP server: tools ``respond`` and ``close_thread``, the facts operation
-``set_fact_scope``, the resources, progress, and the audit of every call (docs/mcp.md). Built
-on the official SDK's low-level ``Server``, whose hand-written schemas are these; stdio only."""
+``set_fact_scope``, the text jobs ``scan`` and ``redact``, the resources, progress, and the
+audit of every call (docs/mcp.md). Built on the official SDK's low-level ``Server``, whose
+hand-written schemas are these; stdio only."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 from wisp import __version__
 from wisp.agent.events import AgentEvent, TurnResult
 from wisp.agent.recorder import Recorder
+from wisp.agent.side_calls import SideCalls
 from wisp.audit.event import AuditEvent
 from wisp.audit.kinds import McpRequest, McpResult
 from wisp.mcp.facts import (
@@ -37,6 +39,14 @@ from wisp.mcp.parked import with_answers, withdraw_parked
 from wisp.mcp.progress import progress_message
 from wisp.mcp.resources import OUTPUT_TEMPLATE, THREAD_TEMPLATE, Resources, UnknownResource
 from wisp.mcp.results import TurnRecord, call_outputs, structured
+from wisp.mcp.scanning import (
+    REDACT_DESCRIPTION,
+    SCAN_DESCRIPTION,
+    TOOLS,
+    TextJob,
+    logged_arguments,
+    text_schema,
+)
 from wisp.mcp.shaped import (
     ShapeError,
     asked_again,
@@ -137,6 +147,9 @@ class ServerParts(msgspec.Struct):
     """``WISP_HOME/output``: kept outputs, by audit session."""
     config: Callable[[], Any]
     status: Callable[[], dict[str, Any]]
+    scan_calls: SideCalls | None = None
+    """Side calls routed for the thorough pass of a ``scan`` or ``redact`` on no thread,
+    recorded on the server's session; None when the server has none."""
 
 
 class WispServer:
@@ -154,6 +167,7 @@ class WispServer:
             "respond": respond_schema(parts.offered),
             "close_thread": CLOSE_SCHEMA,
             "set_fact_scope": SCOPE_SCHEMA,
+            **{tool: text_schema(tool, f"^{THREAD_ID.pattern}$") for tool in TOOLS},
         }
         self.server: Server[Any] = Server(
             "wisp",
@@ -200,6 +214,14 @@ class WispServer:
                     "conversation of this user) only asks: the person keeps or drops it.",
                     input_schema=SCOPE_SCHEMA,
                 ),
+                types.Tool(
+                    name="scan", description=SCAN_DESCRIPTION, input_schema=self.schemas["scan"]
+                ),
+                types.Tool(
+                    name="redact",
+                    description=REDACT_DESCRIPTION,
+                    input_schema=self.schemas["redact"],
+                ),
             ]
         )
 
@@ -209,7 +231,8 @@ class WispServer:
         name, arguments = params.name, dict(params.arguments or {})
         call = "mcp-" + secrets.token_hex(6)
         recorder = self.parts.recorder
-        recorder.record(McpRequest(tool=name, arguments=arguments), call=call)
+        logged = logged_arguments(name, arguments)
+        recorder.record(McpRequest(tool=name, arguments=logged), call=call)
         started = time.monotonic()
         result = _error("the call was cancelled")
         try:
@@ -235,9 +258,7 @@ class WispServer:
     ) -> types.CallToolResult:
         schema = self.schemas.get(name)
         if schema is None:
-            return _error(
-                f"unknown tool {name}: wisp offers respond, close_thread and set_fact_scope"
-            )
+            return _error(f"unknown tool {name}: wisp offers {', '.join(self.schemas)}")
         problems = sorted(Draft202012Validator(schema).iter_errors(arguments), key=str)
         if problems:
             where = "/".join(str(step) for step in problems[0].absolute_path)
@@ -249,6 +270,8 @@ class WispServer:
             return await self._close(arguments["thread_id"])
         if name == "set_fact_scope":
             return await self._set_scope(arguments)
+        if name in TOOLS:
+            return await self._text_job(name, arguments)
         try:
             return await self._respond(ctx, arguments)
         except ThreadError as exc:
@@ -289,6 +312,22 @@ class WispServer:
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], structured_content=content
         )
+
+    async def _text_job(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """A ``scan`` or ``redact``: on the named thread (its session, its model last for the
+        thorough pass), else on the server's own."""
+        if "thread_id" not in arguments:
+            return await TextJob(self.parts.recorder.record, self.parts.scan_calls).run(
+                name, arguments
+            )
+        thread = self.threads.get(arguments["thread_id"])
+        if thread is None or thread.opened is None:
+            return _error(f"unknown thread {arguments['thread_id']}")
+        async with thread.lock:
+            self.threads.touch(thread)
+            conversation = thread.conversation
+            job = TextJob(conversation.recorder.record, conversation.side_calls)
+            return await job.run(name, arguments)
 
     async def _thread(self, ctx: Any, arguments: dict[str, Any]) -> tuple[Thread, bool]:
         thread_id = arguments.get("thread_id") or new_thread_id()

@@ -125,6 +125,8 @@ class YesApprover:
             )
         if question.is_unreadable:
             return await self._to_person(question, timeout, UNREADABLE_YES_REASON)
+        if question.only_person is not None:
+            return await self._to_person(question, timeout, question.only_person)
         if question.network and not self.network:
             return await self._to_person(question, timeout, NETWORK_YES_REASON)
         return "once"

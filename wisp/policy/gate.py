@@ -40,6 +40,7 @@ from wisp.policy.pacing import is_stopped
 from wisp.policy.segments import NETWORK_MARK, Segment, combined, distinct_segments
 from wisp.policy.types import (
     LEVEL_ORDER,
+    ONLY_PERSON,
     Answer,
     ApprovalQuestion,
     Approver,
@@ -291,6 +292,7 @@ class ApprovalGate:
             outside_sandbox=segment.outside_sandbox,
             network=segment.network,
             is_unreadable=segment.is_unreadable,
+            only_person=segment.assessment.metadata.get(ONLY_PERSON),
         )
         self._events.requested(segment)
         try:

@@ -65,6 +65,11 @@ class Assessment(msgspec.Struct):
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+ONLY_PERSON = "onlyPerson"
+"""The key of an ``Assessment``'s metadata naming why only a person may approve the command
+(``ApprovalQuestion.only_person``)."""
+
+
 class ApprovalQuestion(msgspec.Struct, frozen=True):
     """What the person is asked about one command (or a whole line)."""
 
@@ -81,6 +86,9 @@ class ApprovalQuestion(msgspec.Struct, frozen=True):
     is_unreadable: bool = False
     """Whether wisp could not read what runs (a program named by a variable, a substitution or
     ``eval``): ``--yes`` never approves it, only a person can."""
+    only_person: str | None = None
+    """Why only a person may approve it, never ``--yes`` (a tool ``mcpServers.NAME.deny``
+    lists); None for most."""
 
 
 Answer = Literal["once", "session", "project", "always", "deny"]

@@ -124,6 +124,12 @@ class Router:
             return RoutedModel(model, details)
         raise ModelUnavailable("; ".join(failures))
 
+    async def aclose(self) -> None:
+        """Closes the models loaded for tasks (a conversation's own is its owner's to close)."""
+        loaded, self._loaded = list(self._loaded.values()), {}
+        for model in loaded:
+            await model.backend.aclose()
+
     async def _load(self, selection: str, conversation: ResolvedModel | None) -> ResolvedModel:
         """The model, loaded once: the conversation's own when it is the same one (a second
         copy of a local model would take its memory twice)."""

@@ -12,6 +12,8 @@ refusal check (docs/sandbox.md).
     __main__.py     the helper: ``python -I -S -c BOOTSTRAP SPEC_JSON -- argv...``
     refusal.py      the refusal check on Linux's messages
     process.py      run_process(): its own process group, time limit, stops
+    launch.py       launch_stdio(): a long-lived server with pipes (an MCP server), stopped
+                    with its group
 
 The names below load on first use: ``python -m wisp.sandbox`` imports this package on every
 command, and must not pay for asyncio and the rest.
@@ -25,6 +27,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs the helper, on eve
 if TYPE_CHECKING:
     from typing import Any
 
+    from wisp.sandbox.launch import StdioServer, launch_stdio
     from wisp.sandbox.plan import (
         SandboxState,
         SandboxSupport,
@@ -44,10 +47,12 @@ _HOMES = {
     "Refusal": "refusal",
     "SandboxState": "plan",
     "SandboxSupport": "plan",
+    "StdioServer": "launch",
     "Verdict": "refusal",
     "WritableSet": "writable",
     "check_refusal": "refusal",
     "confined_argv": "plan",
+    "launch_stdio": "launch",
     "probe": "plan",
     "run_process": "process",
     "unconfined": "plan",
@@ -60,10 +65,12 @@ __all__ = [
     "Refusal",
     "SandboxState",
     "SandboxSupport",
+    "StdioServer",
     "Verdict",
     "WritableSet",
     "check_refusal",
     "confined_argv",
+    "launch_stdio",
     "probe",
     "run_process",
     "unconfined",

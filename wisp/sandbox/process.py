@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import enum
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import BinaryIO
 
 import msgspec
@@ -53,6 +54,19 @@ class _Why(enum.Enum):
     KILLED = "killed"  # a stop asking for an immediate kill
 
 
+async def pipe_chunks(pipe: BinaryIO) -> AsyncIterator[bytes]:
+    """The pipe's bytes as they come, to its end, read on the event loop; the pipe is closed
+    when this ends, however it ends (use it under ``contextlib.aclosing``)."""
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader(limit=READ_CHUNK)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), pipe)
+    try:
+        while chunk := await stream.read(READ_CHUNK):
+            yield chunk
+    finally:
+        transport.close()
+
+
 class _Capture:
     """One stream, kept up to a limit; the rest is read (so the writer never blocks) and dropped."""
 
@@ -63,20 +77,13 @@ class _Capture:
 
     async def read_all(self, pipe: BinaryIO) -> None:
         """Read the pipe to its end; the pipe is closed when this ends, however it ends."""
-        loop = asyncio.get_running_loop()
-        stream = asyncio.StreamReader(limit=READ_CHUNK)
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(stream), pipe
-        )
-        try:
-            while chunk := await stream.read(READ_CHUNK):
+        async with contextlib.aclosing(pipe_chunks(pipe)) as chunks:
+            async for chunk in chunks:
                 room = self.limit - len(self.data)
                 if len(chunk) > room:
                     self.is_cut = True
                 if room > 0:
                     self.data += chunk[:room]
-        finally:
-            transport.close()
 
     def text(self) -> str:
         # A cut may split a character: hold back its incomplete tail rather than show U+FFFD.
@@ -108,17 +115,16 @@ async def run_process(
     # Our own pipes, not asyncio's: in Python 3.11 Process.wait() returns only once every
     # pipe has closed, and a background job holding them would make an exited command (and a
     # killed one) look alive. The drain after exit is bounded separately.
-    out_pipe, out_write = _pipe()
-    err_pipe, err_write = _pipe()
+    out_pipe, out_write = open_pipe()
+    err_pipe, err_write = open_pipe()
     try:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
+        process = await start_in_group(
+            argv,
             cwd=cwd,
-            env=None if env is None else dict(env),
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=out_write,
             stderr=err_write,
-            start_new_session=True,  # its own group: killpg reaches its background jobs too
         )
     except BaseException:
         out_pipe.close()
@@ -137,7 +143,7 @@ async def run_process(
             try:
                 why = await _supervise(process, timeout, stop, kill_now)
             except asyncio.CancelledError:
-                await _end_on_cancel(process)
+                await end_group(process)
                 raise
             _, pending = await asyncio.wait(readers, timeout=DRAIN_SECONDS)
             for reader in pending:
@@ -159,7 +165,30 @@ async def run_process(
     )
 
 
-def _pipe() -> tuple[BinaryIO, int]:
+async def start_in_group(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str] | None,
+    stdin: int,
+    stdout: int,
+    stderr: int,
+) -> asyncio.subprocess.Process:
+    """Start ``argv`` in its own session and process group, so that ``killpg`` reaches its
+    background jobs too and it has no controlling terminal. Raises ``OSError`` when it cannot
+    start."""
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+    )
+
+
+def open_pipe() -> tuple[BinaryIO, int]:
     """A pipe: the read end as a file for the loop, the write end's fd for the child."""
     read_fd, write_fd = os.pipe()
     return open(read_fd, "rb", buffering=0), write_fd  # the caller closes both
@@ -187,7 +216,7 @@ async def _supervise(
         else:
             why = _Why.TIMED_OUT
         if why is not _Why.KILLED:
-            _signal_group(process.pid, signal.SIGTERM)
+            signal_group(process.pid, signal.SIGTERM)
             # A second stop within the grace kills at once.
             waiting = {exited, *((killing,) if killing is not None else ())}
             done, _ = await asyncio.wait(
@@ -196,9 +225,9 @@ async def _supervise(
             if killing is not None and killing in done and exited not in done:
                 why = _Why.KILLED
         if not exited.done():
-            _signal_group(process.pid, signal.SIGKILL)
+            signal_group(process.pid, signal.SIGKILL)
         await exited
-        await _sweep_group(process.pid)
+        await sweep_group(process.pid)
         return why
     finally:
         for task in (exited, stopping, killing):
@@ -206,26 +235,26 @@ async def _supervise(
                 task.cancel()
 
 
-async def _end_on_cancel(process: asyncio.subprocess.Process) -> None:
-    """The awaiting task was cancelled: SIGTERM the group, SIGKILL it 2 s later (at once if
-    cancelled again), then the sweep."""
+async def end_group(process: asyncio.subprocess.Process) -> None:
+    """End the process and its whole group: SIGTERM, SIGKILL 2 s later (at once if the caller
+    is cancelled meanwhile), then the sweep."""
     exited = asyncio.ensure_future(process.wait())
     try:
-        _signal_group(process.pid, signal.SIGTERM)
+        signal_group(process.pid, signal.SIGTERM)
         await asyncio.wait({exited}, timeout=TERM_GRACE)
     finally:
-        _signal_group(process.pid, signal.SIGKILL)
+        signal_group(process.pid, signal.SIGKILL)
         exited.cancel()
-    await _sweep_group(process.pid)
+    await sweep_group(process.pid)
 
 
-async def _sweep_group(pgid: int) -> None:
-    """SIGKILL the group every 10 ms for up to 2 s until ``kill`` reports ESRCH, or until
-    only zombies remain: orphans are reaped by init, which may take its time (seconds, in some
-    containers), and a zombie is already dead."""
+async def sweep_group(pgid: int) -> None:
+    """After the leader has exited: SIGKILL the group every 10 ms for up to 2 s until ``kill``
+    reports ESRCH, or until only zombies remain: orphans are reaped by init, which may take its
+    time (seconds, in some containers), and a zombie is already dead."""
     deadline = time.monotonic() + SWEEP_SECONDS
     while time.monotonic() < deadline:
-        if not _signal_group(pgid, signal.SIGKILL) or not _has_running_members(pgid):
+        if not signal_group(pgid, signal.SIGKILL) or not _has_running_members(pgid):
             return
         await asyncio.sleep(SWEEP_INTERVAL)
 
@@ -250,7 +279,7 @@ def _has_running_members(pgid: int, proc: str = "/proc") -> bool:
     return False
 
 
-def _signal_group(pgid: int, signum: int) -> bool:
+def signal_group(pgid: int, signum: int) -> bool:
     """Signal the process group; False once it is gone (ESRCH)."""
     try:
         os.killpg(pgid, signum)

@@ -101,3 +101,10 @@ def redact(text: str, findings: list[Finding] | None = None) -> str:
         position = finding.end
     parts.append(text[position:])
     return "".join(parts)
+
+
+def finding_at(text: str, kind: str, start: int, end: int) -> Finding:
+    """A finding of ``kind`` at ``start:end`` of ``text``, its line and column counted: for a
+    value found by other means than the rules (the thorough pass's model)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return Finding(kind, start, end, text.count("\n", 0, start) + 1, start - line_start + 1)

@@ -7,9 +7,11 @@ command takes".
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+import contextlib
+import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -28,6 +30,9 @@ from wisp.sandbox.process import ProcessResult, run_process
 from wisp.sandbox.refusal import Refusal, Verdict, check_refusal
 from wisp.sandbox.writable import WritableSet
 from wisp.tools.command_line import line_refusal
+
+if TYPE_CHECKING:
+    from wisp.sandbox.launch import StdioServer
 
 Record = Callable[[Any], Any]
 SHELL = "/bin/sh"
@@ -230,6 +235,33 @@ class CommandRunner:
             origin="person",
             network=True,  # typed by the person: theirs, whatever the model's commands get
         )
+
+    # -- long-lived servers -------------------------------------------------------------------
+
+    def launch_server(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | os.PathLike[str],
+        env: Mapping[str, str] | None = None,
+        network: bool = False,
+        unconfined_because: str | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[StdioServer]:
+        """A long-lived server (an MCP server over stdio), confined as the model's commands
+        are: this folder's writable set, ``WISP_HOME`` hidden, namespaces of its own, the
+        network only with ``network``; unconfined where a command would be (``--unsafe``,
+        ``commandPolicy.sandbox.enabled: false``, no Landlock) or where ``unconfined_because``
+        says why (the server's own ``sandbox: false``). Its environment is the model's
+        commands' plus ``env``. No time limit, no policy, no gate: what it is given to run is
+        the person's configuration (docs/sandbox.md, "Long-lived servers")."""
+        from wisp.sandbox.launch import launch_stdio  # anyio and the SDK: when a server starts
+
+        if unconfined_because is not None:
+            planned, state = list(argv), unconfined(unconfined_because)
+        else:
+            planned, state = self._confine(list(argv), network=network)
+        environ = {**self.model_environ, **(env or {})}
+        return launch_stdio(planned, state=state, cwd=cwd, env=environ)
 
     # -- the run ----------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ store and the ``Conversation`` with the config's settings, and records ``session
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -16,17 +17,24 @@ from wisp.agent.context import ContextSettings
 from wisp.agent.loop import Conversation
 from wisp.agent.prompt import system_prompt
 from wisp.agent.recorder import Recorder
-from wisp.agent.types import ResolvedModel, Tool
+from wisp.agent.types import LateTools, ResolvedModel, Tool
 from wisp.audit import AuditLog, open_sink
 from wisp.audit.kinds import ModelResolved, SessionStart
 from wisp.cli.building.model_choice import ModelChoice
 from wisp.cli.building.runner import CommandOptions, build_runner
 from wisp.cli.context import Context, audit_settings
 from wisp.config import Config
+from wisp.config.mcp_servers import McpServer, configured_servers
+from wisp.config.settings import MCP_SERVERS
 from wisp.facts.book import Fact, FactBook
 from wisp.facts.shared import SharedFacts
 from wisp.guidance import SessionGuidance
+from wisp.mcp_client.connection import Launch
+from wisp.mcp_client.launch import launcher
+from wisp.mcp_client.offered import ServerTools, started_servers
+from wisp.mcp_client.pool import Lease, ServerPool
 from wisp.models.suggested import TOOL_MODEL_HINT
+from wisp.policy.approvers import NobodyApprover
 from wisp.policy.types import Approver, Asker
 from wisp.routing.router import Router
 from wisp.store import ConversationStore, PendingEntry
@@ -65,6 +73,9 @@ class SessionBuilder:
         """Where the conversations' commands run and the root of their sandbox's writable set
         (with ``/tmp`` and the configured ``writableRoots``)."""
         self.commands = commands
+        self.pool = ServerPool()
+        """The MCP servers running for the session's conversations."""
+        self._servers: asyncio.Task[Lease] | None = None
         self.guidance: SessionGuidance | None = None
         """The guidance files read at the session's start (``read_guidance``), and which of
         them the conversations use."""
@@ -117,6 +128,41 @@ class SessionBuilder:
             warn=warn,
         )
 
+    @property
+    def mcp_servers(self) -> list[McpServer]:
+        """The MCP servers configured (``mcpServers``), each well-formed or with its problem."""
+        return configured_servers(self.config.data.get(MCP_SERVERS), str(self.config.path))
+
+    def start_servers(self) -> None:
+        """Start the configured MCP servers for the folder, once a session: a face calls it
+        before it resolves its model, so that the two happen at once (docs/mcp.md, "MCP
+        servers as tools")."""
+        if self._servers is not None or not started_servers(self.mcp_servers):
+            return
+        self._servers = asyncio.create_task(
+            self.pool.lease(self.mcp_servers, self.working_directory, self.server_launch())
+        )
+
+    def server_launch(self) -> Launch:
+        """How the session reaches its servers: a stdio server through a runner of its own,
+        confined as the model's commands are, with the environment they get."""
+        runner = self.runner(lambda event: None, NobodyApprover(), lambda note: None)
+        return launcher(runner, self.working_directory)
+
+    def server_tools(
+        self, runner: CommandRunner, record: Record, warn: Callable[[str], None]
+    ) -> ServerTools | None:
+        """A conversation's share of the servers: their tools, cleared by ``runner``'s gate,
+        join it at its first turn; None when no server is configured."""
+        self.start_servers()
+        if self._servers is None:
+            return None
+        return ServerTools(self._servers, runner.gate, record, warn)
+
+    async def aclose(self) -> None:
+        """Stops the servers the session started."""
+        await self.pool.aclose()
+
     def tools(self, runner: CommandRunner | None, asker: Asker) -> list[Tool]:
         """The tools the config gives, their questions put to ``asker``."""
         return default_tools(self.config, runner=runner, asker=asker)
@@ -146,7 +192,7 @@ class SessionBuilder:
         fields). ``switches`` are the ``--yes`` and ``--unsafe`` it records, the builder's by
         default."""
         switches = self.commands if switches is None else switches
-        return SessionStart(
+        start = SessionStart(
             entry_point=entry_point or self.entry_point,
             system_prompt_extension=self.recorded_extension,
             instructions=instructions,
@@ -155,6 +201,9 @@ class SessionBuilder:
             unsafe=switches.unsafe,
             auto_approve=switches.yes or switches.yes_network,
         )
+        if servers := started_servers(self.mcp_servers):
+            start.mcp_servers = servers
+        return start
 
     def conversation(
         self,
@@ -167,6 +216,7 @@ class SessionBuilder:
         facts: FactBook | None = None,
         instructions: str | None = None,
         turn: int = 0,
+        late_tools: LateTools | None = None,
     ) -> Conversation:
         """A conversation on ``model`` with ``tools`` over ``store`` (a new one holding only
         its instructions when None) knowing ``facts`` (none when None); ``model.resolved``
@@ -201,6 +251,7 @@ class SessionBuilder:
             facts=opening_facts(shared, facts),
             facts_enabled=settings.facts.enabled,
             shared_facts=shared,
+            late_tools=late_tools,
         )
         conversation.turn = turn
         conversation.sandbox_mechanism = runner.sandbox_state().mechanism
@@ -224,7 +275,7 @@ class SessionBuilder:
         store = new_store(self.instructions(old.tools)) if fresh else old.store
         return self.conversation(
             recorder, old.resolved, old.tools, runner,
-            store=store, facts=old.facts.book, turn=old.turn,
+            store=store, facts=old.facts.book, turn=old.turn, late_tools=old.late_tools,
         )  # fmt: skip
 
 
@@ -268,6 +319,7 @@ def rebuilt(old: Conversation, store: ConversationStore) -> Conversation:
         facts=opening_facts(old.facts.shared, None, session=list(old.facts.book)),
         facts_enabled=old.facts.enabled,
         shared_facts=old.facts.shared,
+        late_tools=old.late_tools,
     )
     conversation.turn = old.turn
     conversation.sandbox_mechanism = old.sandbox_mechanism

@@ -201,6 +201,7 @@ class ChatSession:
             # Read once, now; a chat asks about the files waiting from its loop.
             for line in session.builder.read_guidance(asks=session.face.protocol):
                 context.warn(line)
+            session.builder.start_servers()  # beside the model's resolution
             model = await session._first_model()
             store, facts, summaries = session._first_store(model)
             session.conversation = session._converse(model, store, facts)
@@ -216,6 +217,7 @@ class ChatSession:
         if conversation is not None:
             await conversation.resolved.backend.aclose()
         await self.choice.aclose()
+        await self.builder.aclose()
         self.transcript.release()
         self.log.close()
 
@@ -300,9 +302,11 @@ class ChatSession:
             if self.options.resume:
                 start.carried_from = transcripts.carried_from(store)
             self.recorder.record(start)
+        late = self.builder.server_tools(self.runner, self.recorder.record, self.context.warn)
         return self.builder.conversation(
-            self.recorder, model, tools, self.runner, store=store, facts=facts, turn=turn
-        )
+            self.recorder, model, tools, self.runner,
+            store=store, facts=facts, turn=turn, late_tools=late if tools else None,
+        )  # fmt: skip
 
 
 class SavedTranscript:

@@ -6,11 +6,11 @@ so that 1 always means findings (the convention pre-commit hooks follow)."""
 from __future__ import annotations
 
 import argparse
-from collections import Counter
+import asyncio
 from pathlib import Path
 
 from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import Redaction, SecretsScan, SessionStart
+from wisp.audit.kinds import SessionStart
 from wisp.cli.context import Context, audit_settings
 from wisp.cli.scanning.command_source import command_output, command_words
 from wisp.cli.scanning.reports import Reported, json_line, sarif, text_line
@@ -24,9 +24,11 @@ from wisp.cli.scanning.sources import (
     read_stdin,
     walk,
 )
+from wisp.cli.scanning.thorough import session_scanner
 from wisp.errors import WispError
 from wisp.home import replace_atomically
-from wisp.scan import PERSONAL_CLASSIFIER, find, redact
+from wisp.scan import redact
+from wisp.scan.job import redaction_event, scan_event
 
 ERROR_EXIT = 2
 FOUND_EXIT = 1
@@ -98,27 +100,35 @@ def _parser(
         "paths", nargs="*", metavar="PATH", help="files or folders; - for stdin (the default)"
     )
     parser.add_argument("--max-bytes", type=int, metavar="N", help="read at most N bytes a source")
+    parser.add_argument(
+        "--thorough",
+        action="store_true",
+        help=f"after the rules, a model reads the text for what they missed (routing.tasks.{name})",
+    )
     parser.set_defaults(error_exit=ERROR_EXIT)
     return parser
 
 
 def run_scan(args: argparse.Namespace, context: Context) -> int:
+    return asyncio.run(_scan(args, context))
+
+
+async def _scan(args: argparse.Namespace, context: Context) -> int:
     reported: list[Reported] = []
     with _session(context, "scan") as log:
-        for source, diff in _sources(args, context, log):
-            findings = find(source.text)
-            for finding in findings:
-                line = finding.line if source.lines is None else source.lines[finding.line - 1]
-                value = source.text[finding.start : finding.end]
-                reported.append(Reported(source.name, line, finding.column, finding.kind, value))
-            scanned = SecretsScan(
-                    source=source.name, bytes=source.size, diff=diff, thorough=False,
-                    findings=len(findings), kinds=dict(Counter(f.kind for f in findings)),
-                failed_chunks=0, classifier=PERSONAL_CLASSIFIER,
-            )  # fmt: skip
-            if source.working_directory is not None:
-                scanned.working_directory = source.working_directory
-            log.record(scanned)
+        async with session_scanner(context, log, "scan", thorough=args.thorough) as scanner:
+            for source, diff in await _sources(args, context, log):
+                scanned = await scanner.scan(source.text)
+                for finding in scanned.findings:
+                    line = finding.line if source.lines is None else source.lines[finding.line - 1]
+                    value = source.text[finding.start : finding.end]
+                    reported.append(
+                        Reported(source.name, line, finding.column, finding.kind, value)
+                    )
+                event = scan_event(source.name, source.size, scanned, diff=diff)
+                if source.working_directory is not None:
+                    event.working_directory = source.working_directory
+                log.record(event)
     if args.sarif:
         print(sarif(reported), file=context.stdout)
     for found in [] if args.sarif else reported:
@@ -129,26 +139,30 @@ def run_scan(args: argparse.Namespace, context: Context) -> int:
 def run_redact(args: argparse.Namespace, context: Context) -> int:
     if args.in_place and (args.output or not args.paths or STDIN in args.paths):
         raise ScanError("--in-place rewrites the files named, so it takes paths and no -o")
+    return asyncio.run(_redact(args, context))
+
+
+async def _redact(args: argparse.Namespace, context: Context) -> int:
     replaced_any = False
     written: list[bytes] = []
     with _session(context, "redact") as log:
-        for source, _ in _sources(args, context, log, diffs=False):
-            findings = find(source.text)
-            out = encode(redact(source.text, findings))
-            if source.truncated:
-                out += f"\n[wisp redact: truncated after {source.size} bytes]\n".encode()
-            replaced_any = replaced_any or bool(findings)
-            log.record(
-                Redaction(
-                    source=source.name, bytes=source.size, bytes_out=len(out),
-                    truncated=source.truncated, thorough=False,
-                    replaced=dict(Counter(f.kind for f in findings)), failed_chunks=0,
-                )
-            )  # fmt: skip
-            if args.in_place:
-                replace_atomically(Path(source.name), out)
-            else:
-                written.append(out)
+        async with session_scanner(context, log, "redact", thorough=args.thorough) as scanner:
+            for source, _ in await _sources(args, context, log, diffs=False):
+                scanned = await scanner.scan(source.text)
+                out = encode(redact(source.text, scanned.findings))
+                if source.truncated:
+                    out += f"\n[wisp redact: truncated after {source.size} bytes]\n".encode()
+                replaced_any = replaced_any or bool(scanned.findings)
+                log.record(
+                    redaction_event(
+                        source.name, source.size, scanned,
+                        bytes_out=len(out), truncated=source.truncated,
+                    )
+                )  # fmt: skip
+                if args.in_place:
+                    replace_atomically(Path(source.name), out)
+                else:
+                    written.append(out)
     if args.output is not None:
         replace_atomically(args.output, b"".join(written))
     elif not args.in_place:
@@ -166,7 +180,7 @@ def _write(context: Context, data: bytes) -> None:
         context.stdout.write(data.decode("utf-8", "surrogateescape"))
 
 
-def _sources(
+async def _sources(
     args: argparse.Namespace, context: Context, log: AuditLog, diffs: bool = True
 ) -> list[tuple[Source, bool]]:
     """Each source read, and whether it is a diff's added lines."""
@@ -175,7 +189,7 @@ def _sources(
     record = log.record
     paths, command = command_words(getattr(args, "argv", []), args.paths)
     if command:
-        sources.append((command_output(command, context, record, args.max_bytes), False))
+        sources.append((await command_output(command, context, record, args.max_bytes), False))
     for name in paths or ([] if command else [STDIN]):
         if name == STDIN:
             read = [read_stdin(args.max_bytes)]

@@ -4,7 +4,6 @@ its output is what is scanned (docs/scan.md, "Output and exit codes")."""
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +30,7 @@ def command_words(args_argv: list[str], paths: list[str]) -> tuple[list[str], li
     return paths[: len(paths) - len(command)], command
 
 
-def command_output(
+async def command_output(
     command: list[str], context: Context, record: Callable[[Any], Any], max_bytes: int | None
 ) -> Source:
     """The command's stdout and stderr, as the source named by its line."""
@@ -47,7 +46,7 @@ def command_output(
         warn=context.warn,
     )
     line = shlex.join(command)
-    outcome = asyncio.run(runner.run_typed(line, directory, record=record))
+    outcome = await runner.run_typed(line, directory, record=record)
     if not isinstance(outcome, Ran):
         raise CommandRefused(f"{line}: {outcome.reason}")
     data = encode(outcome.result.stdout + outcome.result.stderr)

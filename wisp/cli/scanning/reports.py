@@ -39,9 +39,11 @@ def json_line(found: Reported) -> str:
 
 def sarif(findings: list[Reported]) -> str:
     """The findings as one SARIF 2.1.0 log, as code scanning services take it in."""
+    # The rules' kinds, and any the thorough pass's model named besides.
+    kinds = dict.fromkeys([*KINDS, *(found.kind for found in findings)])
     rules = [
         {"id": kind, "name": kind, "shortDescription": {"text": f"A value of kind {kind}"}}
-        for kind in KINDS
+        for kind in kinds
     ]
     results = [
         {

@@ -130,6 +130,7 @@ class AcpSessions(msgspec.Struct):
 
         recorder = Recorder(self.log.for_session(new_session_id()))
         builder = self._builder(cwd)
+        builder.start_servers()  # beside the model's resolution
         selection = self.options.model or self.config.settings.model
         choice = builder.named(selection, recorder.record)
         notes: list[str] = []
@@ -138,17 +139,20 @@ class AcpSessions(msgspec.Struct):
             model = await choice.resolve(selection)
         except BaseException:
             await choice.aclose()
+            await builder.aclose()
             raise
         parts = _Opened(builder, choice, runner, ways)
         builder.read_guidance(asks=True)  # asked about before the first turn
         tools = self._tools(parts, model, recorder, notes)
         recorder.record(builder.start(model.selection, [tool.name for tool in tools]))
-        conversation = builder.conversation(recorder, model, tools, runner)
+        late = builder.server_tools(runner, recorder.record, notes.append) if tools else None
+        conversation = builder.conversation(recorder, model, tools, runner, late_tools=late)
 
         async def end(reason: str) -> None:
             recorder.record(SessionEnd(reason=reason))
             await opened.conversation.resolved.backend.aclose()
             await choice.aclose()
+            await builder.aclose()
 
         opened = OpenedSession(
             conversation=conversation,
@@ -167,9 +171,15 @@ class AcpSessions(msgspec.Struct):
         old = opened.conversation
         await old.resolved.backend.aclose()
         tools = self._tools(parts, model, opened.recorder, opened.notes)
+        late = None
+        if tools:
+            late = parts.builder.server_tools(
+                parts.runner, opened.recorder.record, opened.notes.append
+            )
         opened.conversation = parts.builder.conversation(
-            opened.recorder, model, tools, parts.runner, store=old.store, turn=old.turn
-        )
+            opened.recorder, model, tools, parts.runner,
+            store=old.store, turn=old.turn, late_tools=late,
+        )  # fmt: skip
 
     async def settle_guidance(self, opened: OpenedSession) -> list[str]:
         """The files waiting asked about in the client's dialog, once a session."""

@@ -104,6 +104,7 @@ async def _serve(context: Context, options: McpOptions) -> int:
     recorder = Recorder(log)
     try:
         builder = ThreadBuilder(context, options, config, recorder)
+        builder.builder.start_servers()
         offered = builder.offered()
         builder.record_start(offered)
         for note in builder.notes:
@@ -115,12 +116,14 @@ async def _serve(context: Context, options: McpOptions) -> int:
             output_dir=context.home.root / "output",
             config=lambda: config_rows(context),
             status=builder.status,
+            scan_calls=builder.scan_calls(),
         )
         server = WispServer(parts)
         try:
             await server.serve_stdio()
         finally:
             await builder.shared.aclose()
+            await builder.builder.aclose()
             recorder.record(SessionEnd(reason="closed"))
     finally:
         log.close()
@@ -250,6 +253,18 @@ class ThreadBuilder:
 
         return OpenedThread(conversation=conversation, end=end)
 
+    def scan_calls(self) -> Any:
+        """Side calls for the thorough pass of a ``scan`` or ``redact`` on no thread: routed
+        as the task says, recorded on the server's session, a ``local`` model shared with the
+        threads."""
+        from wisp.agent.side_calls import SideCalls
+        from wisp.routing.router import Router
+
+        async def resolve(selection: str) -> ResolvedModel:
+            return await self._model(self.builder.named(selection, self.recorder.record), selection)
+
+        return SideCalls(self.recorder, Router(lambda: self.config, resolve), lambda: None)
+
     async def _model(self, choice: Any, selection: str) -> ResolvedModel:
         """A loaded ``local`` model is shared (its requests queue); anything else resolves."""
         shared = self.shared.get(selection)
@@ -275,7 +290,13 @@ class ThreadBuilder:
             start.command_timeout_seconds = spec.command_timeout_seconds
         recorder.record(start)
         instructions = self.builder.instructions(tools, given)
-        return self.builder.conversation(recorder, model, tools, runner, instructions=instructions)
+        # A thread naming its tools gets those; one taking the server's gets the MCP servers' too.
+        late = None
+        if tools and spec.tools is None:
+            late = self.builder.server_tools(runner, recorder.record, lambda note: None)
+        return self.builder.conversation(
+            recorder, model, tools, runner, instructions=instructions, late_tools=late
+        )
 
     def _thread_tools(
         self, runner: Any, spec: ThreadSpec, model: ResolvedModel, asker: Any
