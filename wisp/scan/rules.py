@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from wisp.scan.searching import Searcher, searcher_for
+from wisp.scan.searching import Searcher, searchers_for
 from wisp.scan.values import (
     is_card_number,
     is_iban,
@@ -130,7 +130,7 @@ def searchers() -> tuple[Searcher, ...]:
     into one alternation (``rule0|rule1|…``) would, far faster (wisp/scan/searching.py).
     Built on first use: reading the patterns takes tens of milliseconds that a command that
     never scans should not pay at start."""
-    return tuple(searcher_for(rule.pattern) for rule in RULES)
+    return searchers_for([rule.pattern for rule in RULES])
 
 
 KINDS = tuple(dict.fromkeys(rule.kind for rule in RULES))

@@ -74,15 +74,13 @@ class Moved:
         return None
 
 
-class Prefixed:
-    """The rule tried where one of the literal texts it starts with occurs."""
+class FromStarts:
+    """A rule tried at each of the places a search shared with other rules found (kept for
+    the text in :meth:`Scan.starts`)."""
 
-    def __init__(self, rule: re.Pattern[str], prefixes: pattern_tree.Prefixes) -> None:
-        self.rule = rule
-        self.texts = prefixes.texts
-        self.folded = prefixes.folded
-        self.key = (tuple(self.texts), self.folded)
-        """Rules that start with the same texts share one search for them."""
+    rule: re.Pattern[str]
+    key: object
+    """Searchers with the same key share the places found."""
 
     def search(self, scan: Scan, position: int) -> Match | None:
         starts = scan.starts(self)
@@ -92,6 +90,19 @@ class Prefixed:
             if (match := rule_match(text, starts[index])) is not None:
                 return match
         return None
+
+    def all_starts(self, scan: Scan) -> list[int]:
+        raise NotImplementedError
+
+
+class Prefixed(FromStarts):
+    """The rule tried where one of the literal texts it starts with occurs."""
+
+    def __init__(self, rule: re.Pattern[str], prefixes: pattern_tree.Prefixes) -> None:
+        self.rule = rule
+        self.texts = prefixes.texts
+        self.folded = prefixes.folded
+        self.key = (tuple(self.texts), self.folded)
 
     def all_starts(self, scan: Scan) -> list[int]:
         """Where one of the texts starts (``str.find``: far quicker than a pattern of them,
@@ -107,6 +118,21 @@ class Prefixed:
                 starts.append(found)
                 found = text.find(literal, found + 1)
         return sorted(starts) if len(self.texts) > 1 else starts
+
+
+class Shared(FromStarts):
+    """Rules rewritten to start with the same few characters (digits, ``+``, ``(``: card
+    numbers, phones, addresses), searched as one pattern: one pass over the text for all of
+    them, where each pass costs a test of every character."""
+
+    def __init__(self, rule: re.Pattern[str], union: MovedPatterns) -> None:
+        self.rule = rule
+        self.union = union
+        self.key = union.any_text.pattern
+
+    def all_starts(self, scan: Scan) -> list[int]:
+        pattern = self.union.ascii_text if scan.ascii else self.union.any_text
+        return _all_starts(scan.text, pattern)
 
 
 def _all_starts(text: str, pattern: re.Pattern[str]) -> list[int]:
@@ -168,6 +194,25 @@ def searcher_for(pattern: str) -> Searcher:
     return AsWritten(rule) if prefixes is None else Prefixed(rule, prefixes)
 
 
+def searchers_for(patterns: Sequence[str]) -> tuple[Searcher, ...]:
+    """A searcher for each pattern; those rewritten to start with the same few characters
+    (no letter among them) share one search (:class:`Shared`)."""
+    searchers = [searcher_for(pattern) for pattern in patterns]
+    grouped = [
+        index
+        for index, searcher in enumerate(searchers)
+        if isinstance(searcher, Moved)
+        and not (searcher.moved.literal_heads or searcher.moved.dense)
+        and searcher.moved.flags == 0
+    ]
+    if len(grouped) > 1:
+        moved = [searchers[index].moved for index in grouped]  # type: ignore[attr-defined]
+        union = _moved_patterns([one for each in moved for one in each.alternatives], 0)
+        for index in grouped:
+            searchers[index] = Shared(searchers[index].rule, union)
+    return tuple(searchers)
+
+
 def _few_and_long(texts: list[str]) -> bool:
     """Whether finding each of ``texts`` with ``str.find`` beats ``re`` looking for their
     first characters."""
@@ -188,18 +233,29 @@ class MovedPatterns(msgspec.Struct, frozen=True):
     dense: bool
     """Whether its first character may be a letter: tried nearly everywhere, so a literal
     to search by (``@``) is better."""
+    literal_heads: bool
+    """Whether every alternative starts with a literal, which ``re`` finds by itself."""
+    alternatives: list[pattern_tree.Alternative]
+    flags: int
 
 
 def _moved(parsed: Parsed) -> MovedPatterns | None:
     try:
-        alternatives = pattern_tree.alternatives(parsed.items)
-        any_text, dense = _moved_pattern(alternatives, ascii_text=False)
-        ascii_text, _ = _moved_pattern(alternatives, ascii_text=True)
+        return _moved_patterns(pattern_tree.alternatives(parsed.items), parsed.flags)
     except Unknown:
         return None
-    return MovedPatterns(
-        re.compile(any_text, parsed.flags), re.compile(ascii_text, parsed.flags), dense
+
+
+def _moved_patterns(alternatives: list[pattern_tree.Alternative], flags: int) -> MovedPatterns:
+    any_text, dense = _moved_pattern(alternatives, ascii_text=False)
+    ascii_text, _ = _moved_pattern(alternatives, ascii_text=True)
+    literal_heads = all(
+        alternative.head[0][0] is pattern_tree.sre.LITERAL for alternative in alternatives
     )
+    return MovedPatterns(
+        re.compile(any_text, flags), re.compile(ascii_text, flags), dense, literal_heads,
+        alternatives, flags,
+    )  # fmt: skip
 
 
 def _moved_pattern(
