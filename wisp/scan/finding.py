@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 
 import msgspec
@@ -28,18 +27,19 @@ class Finding(msgspec.Struct, frozen=True):
 def find(text: str) -> list[Finding]:
     """Every secret and every piece of personal data in ``text``, in order, none overlapping."""
     findings: list[Finding] = []
-    line_starts: list[int] | None = None
     scan = Scan(text, searchers())
     position = 0
+    line, counted = 1, 0
     while (hit := scan.next(position)) is not None:
         found, position = _judge(scan, *hit)
         if found is None:
             continue
         kind, start, end = found
-        if line_starts is None:
-            line_starts = _line_starts(text)
-        line = bisect.bisect_right(line_starts, start)
-        findings.append(Finding(kind, start, end, line, start - line_starts[line - 1] + 1))
+        # Findings come in order: count the line breaks since the last one only.
+        line += text.count("\n", counted, start)
+        counted = start
+        column = start - text.rfind("\n", 0, start)
+        findings.append(Finding(kind, start, end, line, column))
     return findings
 
 
@@ -75,15 +75,6 @@ def _value_span(match: re.Match[str]) -> tuple[int, int]:
     ):
         return start + 1, end - 1
     return start, end
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    position = text.find("\n")
-    while position != -1:
-        starts.append(position + 1)
-        position = text.find("\n", position + 1)
-    return starts
 
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:
