@@ -216,7 +216,7 @@ def made_corpus(folder: Path, seed: int = 29) -> None:
             (f'  "private_key_id": "{value("hex40")}",', "gcp-service-account"),
             ("}", None),
         ],
-        "docs/README.md": [
+        "docs/notes.txt": [
             ("Set `aws_access_key_id = AKIAIOSFODNN7EXAMPLE` and `password: xxxx`.", None),
             ("Mail alice@example.com; the token looks like `<token>`.", None),
             ("![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ)", None),
