@@ -28,9 +28,10 @@ with the tools placed in the system message as Qwen's and Hermes' templates plac
 
 Then the assessment (docs/turn.md, "The assessment per request"): the same first request with
 only the tools the rules chose for it (``rule_tools``), the target <= 500 tokens for a question
-that needs one tool, and again with three facts in force (docs/turn.md, "Facts"); the rules'
-own time on a few typical prompts; and the prompt of the one model call made when the rules
-settle nothing. ``--gguf PATH`` renders the requests through that GGUF's own template as well
+that needs one tool, and again with three facts in force (docs/turn.md, "Facts"), and with one
+MCP server of three tools configured (docs/mcp.md, "MCP servers as tools"); the rules' own time
+on a few typical prompts; and the prompt of the one model call made when the rules settle
+nothing. ``--gguf PATH`` renders the requests through that GGUF's own template as well
 (Qwen2.5-Coder places the tools itself), loading it once.
 
 Last, the prompt cache: two turns of a real ``Conversation`` on ``local`` (greedy, each reply
@@ -174,6 +175,66 @@ def report_assessment(render: Callable[[list[Message], list[ToolSpec]], int], la
     print(f"  the same, three facts in force: {facts} tokens (<= {ASSESSED_BUDGET}: {mark})")
     ask = ask_request(UNSETTLED, specs)
     print(f'  the model call for "{UNSETTLED}": {render(ask.messages, [])} tokens')
+    served = [*specs, *tool_specs(server_tools(), SMALL)]
+    every = render(messages, served)
+    ruled = chosen(served, QUESTION)
+    assessed = render(messages, ruled)
+    mark = "met" if assessed <= ASSESSED_BUDGET else "missed"
+    print(
+        f"  one MCP server of three tools configured, every tool offered ({len(served)}): "
+        f"{every} tokens"
+    )
+    print(f"  the same, the rules' tools: {assessed} tokens (<= {ASSESSED_BUDGET}: {mark})")
+
+
+SERVER_TOOLS = [
+    (
+        "read_text_file",
+        "Read the complete contents of a file from the file system as text. "
+        "Handles various text encodings and provides detailed error messages if the file cannot "
+        "be read. Use this tool when you need to examine the contents of a single file.",
+        {
+            "path": {"type": "string"},
+            "head": {
+                "type": "number",
+                "description": "If provided, returns only the first N lines of the file",
+            },
+        },
+    ),
+    (
+        "write_file",
+        "Create a new file or completely overwrite an existing file with new "
+        "content. Use with caution as it will overwrite existing files without warning.",
+        {"path": {"type": "string"}, "content": {"type": "string"}},
+    ),
+    (
+        "list_directory",
+        "Get a detailed listing of all files and directories in a specified "
+        "path. Results clearly distinguish between files and directories with [FILE] and [DIR] "
+        "prefixes.",
+        {"path": {"type": "string"}},
+    ),
+]
+"""Three tools of the MCP project's filesystem server, as it lists them (abridged schemas)."""
+
+
+def server_tools() -> list[Tool]:
+    """The three tools as a conversation offers a configured server's: ``files__TOOL``."""
+    from wisp.config.mcp_servers import McpServer
+    from wisp.mcp_client.connection import Connection, ServerTool
+    from wisp.mcp_client.tools import McpTool
+
+    connection = Connection(McpServer(name="files", command="npx"), launch=lambda server: None)  # type: ignore[arg-type,return-value]
+    return [
+        McpTool(
+            connection,
+            ServerTool(
+                name, about, {"type": "object", "properties": properties, "required": ["path"]}
+            ),
+            None,
+        )
+        for name, about, properties in SERVER_TOOLS
+    ]
 
 
 THREE_FACTS = [("deploy", "branch", "release"), ("db", "port", "5433"), ("owner", "name", "Ana")]

@@ -230,3 +230,25 @@ def test_an_entry_in_another_agents_shape_is_read(tmp_path: Path) -> None:
     assert stdio == McpServer(
         name="fs", command="npx", args=["-y", "@modelcontextprotocol/server-filesystem"]
     )
+
+
+def test_a_small_window_is_offered_a_server_tool_s_first_sentence_and_required_arguments() -> None:
+    from wisp.agent.prompt import tool_specs
+    from wisp.mcp_client.connection import Connection, ServerTool
+
+    about = (
+        "Read the complete contents of a file from the file system as text. Handles various "
+        "text encodings and provides detailed error messages."
+    )
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "head": {"type": "number"}},
+        "required": ["path"],
+    }
+    connection = Connection(McpServer(name="files", command="npx"), launch=lambda server: None)  # type: ignore[arg-type,return-value]
+    tool = McpTool(connection, ServerTool("read_text_file", about, schema), None)
+    (small,) = tool_specs([tool], 8_192)
+    (large,) = tool_specs([tool], 32_768)
+    assert small.description == "Read the complete contents of a file from the file system as text."
+    assert list(small.parameters["properties"]) == ["path"]
+    assert large.description == about and large.parameters == schema

@@ -64,11 +64,20 @@ def instructions_for(tools: Sequence[Tool], extension: str | None = None) -> str
 
 def tool_specs(tools: Iterable[Tool], window: int | None) -> list[ToolSpec]:
     """The tools as every request of a conversation on a ``window``-token model offers them:
-    whole on a large window or an unknown one, trimmed by ``small_window_schema`` on one of
-    ``SMALL_WINDOW`` tokens or fewer, where every token of the prompt costs reading time."""
+    whole on a large window or an unknown one, trimmed by ``small_window_schema`` (and a long
+    description cut to its ``small_description``) on one of ``SMALL_WINDOW`` tokens or fewer,
+    where every token of the prompt costs reading time."""
     small = window is not None and window <= SMALL_WINDOW
     schema = small_window_schema if small else _whole_schema
-    return [ToolSpec(tool.name, tool.description, schema(tool)) for tool in tools]
+    return [ToolSpec(tool.name, _description(tool, small), schema(tool)) for tool in tools]
+
+
+def _description(tool: Tool, small: bool) -> str:
+    """A tool's description; on a small window its ``small_description`` where it has one (a
+    server's tool, whose own description can run to a paragraph)."""
+    return (
+        getattr(tool, "small_description", None) or tool.description if small else tool.description
+    )
 
 
 def _whole_schema(tool: Tool) -> dict[str, Any]:

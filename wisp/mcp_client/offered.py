@@ -40,7 +40,12 @@ class ServerTools:
         gate: ApprovalGate | None,
         record: Callable[[Any], Any],
         warn: Callable[[str], None],
+        *,
+        problems: list[str] | None = None,
     ) -> None:
+        self._problems = problems or []
+        """What is wrong with the entries left out (a field of the wrong type, a transport
+        wisp does not speak), told with the failures."""
         self._lease = lease
         self._gate = gate
         self._record = record
@@ -50,6 +55,9 @@ class ServerTools:
         """The tools of every server that started, as the config lets them in; shielded, so a
         stopped turn leaves the servers starting for the next."""
         lease = await asyncio.shield(self._lease)
+        for problem in self._problems:
+            self._record(Error(message=problem, context="mcpServers"))
+            self._warn(problem)
         tools: list[Tool] = []
         for connection in lease.connections:
             server = connection.server

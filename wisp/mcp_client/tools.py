@@ -33,6 +33,13 @@ class McpTool:
         self.description = tool.description or f"{tool.name}, a tool of {connection.server.name}"
         self.parameters = tool.input_schema
         self.read_only = False  # the server's claim is no fact: never run unasked as if read-only
+        self.small_description = first_sentence(self.description)
+        """What a small window is offered of the description: every token of its prompt
+        costs reading time."""
+        required = set(tool.input_schema.get("required") or ())
+        properties = tool.input_schema.get("properties") or {}
+        self.extra_parameters = tuple(name for name in properties if name not in required)
+        """The optional arguments a small window is not offered, as wisp's own tools'."""
 
     @property
     def server(self) -> McpServer:
@@ -73,6 +80,20 @@ class McpTool:
         if decision.approved:
             return None
         return f"error: {self.name} not approved: {decision.reason}"
+
+
+SHORT_DESCRIPTION = 120
+"""Characters of a server tool's description a small window is offered at most."""
+
+
+def first_sentence(description: str) -> str:
+    """``description``'s first sentence on one line, cut to ``SHORT_DESCRIPTION``."""
+    words = " ".join(description.split())
+    head, dot, _ = words.partition(". ")
+    sentence = head + ("." if dot else "")
+    if len(sentence) <= SHORT_DESCRIPTION:
+        return sentence
+    return sentence[: SHORT_DESCRIPTION - 1].rstrip() + "…"
 
 
 def described(result: Any) -> str:

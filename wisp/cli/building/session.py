@@ -73,6 +73,8 @@ class SessionBuilder:
         """Where the conversations' commands run and the root of their sandbox's writable set
         (with ``/tmp`` and the configured ``writableRoots``)."""
         self.commands = commands
+        self.client_servers: list[McpServer] = []
+        """MCP servers the face's client handed the session (ACP's ``session/new``)."""
         self.pool = ServerPool()
         """The MCP servers running for the session's conversations."""
         self._servers: asyncio.Task[Lease] | None = None
@@ -130,14 +132,18 @@ class SessionBuilder:
 
     @property
     def mcp_servers(self) -> list[McpServer]:
-        """The MCP servers configured (``mcpServers``), each well-formed or with its problem."""
-        return configured_servers(self.config.data.get(MCP_SERVERS), str(self.config.path))
+        """The MCP servers configured (``mcpServers``), then those a client handed the session
+        (an ACP client's, which win over a configured one of the same name); each well-formed
+        or with its problem."""
+        configured = configured_servers(self.config.data.get(MCP_SERVERS), str(self.config.path))
+        given = {server.name for server in self.client_servers}
+        return [s for s in configured if s.name not in given] + self.client_servers
 
     def start_servers(self) -> None:
         """Start the configured MCP servers for the folder, once a session: a face calls it
         before it resolves its model, so that the two happen at once (docs/mcp.md, "MCP
         servers as tools")."""
-        if self._servers is not None or not started_servers(self.mcp_servers):
+        if self._servers is not None or not self.mcp_servers:
             return
         self._servers = asyncio.create_task(
             self.pool.lease(self.mcp_servers, self.working_directory, self.server_launch())
@@ -157,7 +163,8 @@ class SessionBuilder:
         self.start_servers()
         if self._servers is None:
             return None
-        return ServerTools(self._servers, runner.gate, record, warn)
+        problems = [s.problem for s in self.mcp_servers if s.enabled and s.problem is not None]
+        return ServerTools(self._servers, runner.gate, record, warn, problems=problems)
 
     async def aclose(self) -> None:
         """Stops the servers the session started."""
