@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 
 import msgspec
 
-from wisp.scan.rules import COMBINED, CONTEXT_KINDS, PERSONAL_KINDS, RULE_OF_GROUP, Rule
+from wisp.scan.rules import CONTEXT_KINDS, PERSONAL_KINDS, RULES, searchers
+from wisp.scan.searching import Scan
 
 MARKER = "[REDACTED:{kind}]"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -27,49 +27,47 @@ class Finding(msgspec.Struct, frozen=True):
 def find(text: str) -> list[Finding]:
     """Every secret and every piece of personal data in ``text``, in order, none overlapping."""
     findings: list[Finding] = []
-    line_starts: list[int] | None = None
+    scan = Scan(text, searchers())
     position = 0
-    while (match := COMBINED.search(text, position)) is not None:
-        found, position = _judge(text, match)
+    line, counted = 1, 0
+    while (hit := scan.next(position)) is not None:
+        found, position = _judge(scan, *hit)
         if found is None:
             continue
         kind, start, end = found
-        if line_starts is None:
-            line_starts = _line_starts(text)
-        line = bisect.bisect_right(line_starts, start)
-        findings.append(Finding(kind, start, end, line, start - line_starts[line - 1] + 1))
+        # Findings come in order: count the line breaks since the last one only.
+        line += text.count("\n", counted, start)
+        counted = start
+        column = start - text.rfind("\n", 0, start)
+        findings.append(Finding(kind, start, end, line, column))
     return findings
 
 
-def _judge(text: str, match: re.Match[str]) -> tuple[tuple[str, int, int] | None, int]:
-    """What ``match`` found (its kind and span, or nothing), and where to search on from."""
-    index, rule = _rule(match)
-    start, end = _value_span(match, index)
+def _judge(scan: Scan, index: int, match: re.Match[str]) -> tuple[tuple[str, int, int] | None, int]:
+    """What rule ``index``'s ``match`` found (its kind and span, or nothing), and where to
+    search on from."""
+    rule = RULES[index]
+    start, end = _value_span(match)
     if rule.kind in CONTEXT_KINDS:
         # A precise shape where the value starts wins over its surroundings: `token=ghp_…`
         # is a GitHub token, and a rejected assignment may still hold one.
-        precise = COMBINED.match(text, start)
-        if precise is not None and _rule(precise)[1].kind not in CONTEXT_KINDS | PERSONAL_KINDS:
-            inner, after = _judge(text, precise)
+        precise = scan.first_at(start)
+        if precise is not None and RULES[precise[0]].kind not in CONTEXT_KINDS | PERSONAL_KINDS:
+            inner, after = _judge(scan, *precise)
             if inner is not None:
                 return inner, after
-        if not rule.check(text[start:end]):
+        if not rule.check(scan.text[start:end]):
             return None, max(start, match.start() + 1)
         return (rule.kind, start, end), max(end, match.start() + 1)
-    if not rule.check(text[start:end]):
+    if not rule.check(scan.text[start:end]):
         return None, match.end()
     return (rule.kind, start, end), max(end, match.start() + 1)
 
 
-def _rule(match: re.Match[str]) -> tuple[int, Rule]:
-    return RULE_OF_GROUP[match.lastgroup or ""]
-
-
-def _value_span(match: re.Match[str], index: int) -> tuple[int, int]:
+def _value_span(match: re.Match[str]) -> tuple[int, int]:
     """The value's span: its group when the rule has one, without the quotes around it."""
-    group = f"v{index}"
-    has_value = group in COMBINED.groupindex and match[group] is not None
-    start, end = match.span(group) if has_value else match.span()
+    has_value = "v" in match.re.groupindex and match["v"] is not None
+    start, end = match.span("v") if has_value else match.span()
     if (
         end - start > 2
         and match.string[start] in "\"'"
@@ -77,15 +75,6 @@ def _value_span(match: re.Match[str], index: int) -> tuple[int, int]:
     ):
         return start + 1, end - 1
     return start, end
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    position = text.find("\n")
-    while position != -1:
-        starts.append(position + 1)
-        position = text.find("\n", position + 1)
-    return starts
 
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:

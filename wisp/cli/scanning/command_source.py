@@ -9,12 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from wisp.cli.building.runner import CommandOptions, build_runner
 from wisp.cli.context import Context
 from wisp.cli.scanning.sources import Source, encode
 from wisp.errors import WispError
-from wisp.policy.approvers import NobodyApprover
-from wisp.tools.command_runner import Ran
 
 
 class CommandRefused(WispError):
@@ -34,6 +31,12 @@ async def command_output(
     command: list[str], context: Context, record: Callable[[Any], Any], max_bytes: int | None
 ) -> Source:
     """The command's stdout and stderr, as the source named by its line."""
+    # Imported here: the runner brings in the tools, the policy and the sandbox, which a scan
+    # of files (a pre-commit hook's) would otherwise wait for at every start.
+    from wisp.cli.building.runner import CommandOptions, build_runner
+    from wisp.policy.approvers import NobodyApprover
+    from wisp.tools.command_runner import Ran
+
     directory = Path.cwd()
     runner = build_runner(
         config=context.load_config(),
