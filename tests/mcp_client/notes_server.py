@@ -70,4 +70,7 @@ def read_file(path: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) > 1:  # a port: streamable HTTP on 127.0.0.1, for the HTTP tests
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+    else:
+        server.run()

@@ -252,3 +252,53 @@ def test_a_small_window_is_offered_a_server_tool_s_first_sentence_and_required_a
     assert small.description == "Read the complete contents of a file from the file system as text."
     assert list(small.parameters["properties"]) == ["path"]
     assert large.description == about and large.parameters == schema
+
+
+async def test_an_http_server_s_tools_are_never_below_moderate(tmp_path: Path, notes: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, str(SERVER), str(port), env={**os.environ, "NOTES_DIR": str(notes)},
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        while b"Uvicorn running" not in await process.stderr.readline():  # its own progress
+            assert process.returncode is None
+        url = f"http://127.0.0.1:{port}/mcp"
+        servers = configured_servers(
+            {"notes": {"url": url, "headers": {"X-Token": "t"}, "trustAnnotations": True}}
+        )
+        lease = await ServerPool().lease(servers, tmp_path, launched_from(tmp_path))
+        person = Person("once")
+        tools = tools_of(lease, gate(tmp_path, person, []))
+        try:
+            read = await tools["notes__read_note"].run({"name": "groceries.txt"}, context(tmp_path))
+        finally:
+            await lease.release()
+    finally:
+        process.terminate()
+        await process.wait()
+    assert read == "eggs, flour\n"
+    (question,) = person.asked  # read-only and trusted, but its arguments leave the machine
+    assert question.level == "moderate"
+    assert lease.connections[0].mechanism == "http"
+
+
+async def test_an_approval_for_the_session_covers_the_tool_s_next_calls(
+    tmp_path: Path, notes: Path
+) -> None:
+    servers = configured_servers({"notes": entry(notes)})
+    lease = await ServerPool().lease(servers, tmp_path, launched_from(tmp_path))
+    person = Person("session")
+    tools = tools_of(lease, gate(tmp_path, person, []))
+    try:
+        for name in ("groceries.txt", "groceries.txt", "absent.txt"):
+            await tools["notes__read_note"].run({"name": name}, context(tmp_path))
+    finally:
+        await lease.release()
+    (question,) = person.asked  # once, then the session's approval of mcp:notes__read_note
+    assert question.pattern == "mcp:notes__read_note"

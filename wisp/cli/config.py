@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_origin
 
 import msgspec
 
@@ -221,7 +221,9 @@ def run_set(args: argparse.Namespace, context: Context) -> int:
     """An unknown key one edit from a known one is refused: the setting meant would not change."""
     names = split_path(args.key)
     setting = setting_for(names)
-    value = parse_value(args.value, is_key=setting is not None and setting.secret)
+    # An API key is a string whatever it looks like; a secret object (a server's env) is JSON.
+    is_key = setting is not None and setting.secret and get_origin(setting.type) is not dict
+    value = parse_value(args.value, is_key=is_key)
     warnings: list[str] = []
     for unknown in unknown_keys_in(names, value):
         near = near_key(unknown)
