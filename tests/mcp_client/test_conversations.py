@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG
+from tests.mcp.conftest import connect as connect  # the SDK's client of wisp mcp
 from tests.mcp_client.test_servers import SERVER
 from wisp.sandbox.plan import probe_uncached
 
@@ -129,3 +131,42 @@ def test_a_server_runs_confined_unless_the_person_says_not(
     assert starts[-1]["mcpServers"] == [
         {"name": "notes", "transport": "stdio", "sandbox": False, "network": False}
     ]
+
+
+async def test_wisp_mcp_threads_share_one_server_stopped_with_the_last(
+    connect, wisp_home: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("alpha\n")
+    configure(wisp_home, {"notes": notes_server(notes, trustAnnotations=True)})
+    model = script(
+        tmp_path,
+        call("notes__read_note", name="a.txt"), {"text": "one"},
+        call("notes__read_note", name="a.txt"), {"text": "two"},
+    )  # fmt: skip
+
+    def servers_running() -> list[str]:
+        found = []
+        for status in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                words = status.read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if words[1:2] == [str(SERVER).encode()]:  # the server itself, not the helper
+                found.append(status.parent.name)
+        return found
+
+    async with connect(["-m", f"script:{model}"]) as client:
+        first = await client.call_tool("respond", {"prompt": "read it", "thread_id": "t1"})
+        second = await client.call_tool("respond", {"prompt": "again", "thread_id": "t2"})
+        assert not first.is_error and not second.is_error
+        assert len(servers_running()) == 1  # one process for the folder, both threads on it
+        await client.call_tool("close_thread", {"thread_id": "t1"})
+        assert len(servers_running()) == 1
+        await client.call_tool("close_thread", {"thread_id": "t2"})
+        async with asyncio.timeout(HANG):
+            while servers_running():  # stopped with the last thread, the server still up
+                await asyncio.sleep(0.05)

@@ -51,6 +51,12 @@ class ServerTools:
         self._record = record
         self._warn = warn
 
+    async def release(self) -> None:
+        """Lets go of the servers (the conversation has ended): one no other conversation
+        uses stops."""
+        lease = await asyncio.shield(self._lease)
+        await lease.release()
+
     async def arrived(self) -> list[Tool]:
         """The tools of every server that started, as the config lets them in; shielded, so a
         stopped turn leaves the servers starting for the next."""

@@ -78,6 +78,7 @@ class SessionBuilder:
         self.pool = ServerPool()
         """The MCP servers running for the session's conversations."""
         self._servers: asyncio.Task[Lease] | None = None
+        self._servers_taken = False
         self.guidance: SessionGuidance | None = None
         """The guidance files read at the session's start (``read_guidance``), and which of
         them the conversations use."""
@@ -145,7 +146,10 @@ class SessionBuilder:
         servers as tools")."""
         if self._servers is not None or not self.mcp_servers:
             return
-        self._servers = asyncio.create_task(
+        self._servers = self._lease()
+
+    def _lease(self) -> asyncio.Task[Lease]:
+        return asyncio.create_task(
             self.pool.lease(self.mcp_servers, self.working_directory, self.server_launch())
         )
 
@@ -163,8 +167,13 @@ class SessionBuilder:
         self.start_servers()
         if self._servers is None:
             return None
+        # The lease started with the session is the first conversation's; each later one takes
+        # its own, so a server stops when the last conversation using it lets go.
+        lease, self._servers_taken = (
+            (self._lease(), True) if self._servers_taken else (self._servers, True)
+        )
         problems = [s.problem for s in self.mcp_servers if s.enabled and s.problem is not None]
-        return ServerTools(self._servers, runner.gate, record, warn, problems=problems)
+        return ServerTools(lease, runner.gate, record, warn, problems=problems)
 
     async def aclose(self) -> None:
         """Stops the servers the session started."""

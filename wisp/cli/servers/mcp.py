@@ -237,6 +237,7 @@ class ThreadBuilder:
                 timeout_source="thread",
             )
         conversation = self._conversation(thread, spec, model, runner, recorder)
+        servers = conversation.late_tools  # the thread's share of the MCP servers, if any
         facts = conversation.facts
         keeper = self._out_of_band(thread, recorder).keeper(
             lambda fact_id, decision: facts.answer_proposal(fact_id, decision, filed=True)
@@ -250,6 +251,10 @@ class ThreadBuilder:
             recorder.record(SessionEnd(reason=reason))
             await conversation.resolved.backend.aclose()
             await choice.aclose()
+            from wisp.mcp_client.offered import ServerTools
+
+            if isinstance(servers, ServerTools):
+                await servers.release()  # a server no other thread uses stops
 
         return OpenedThread(conversation=conversation, end=end)
 
