@@ -129,7 +129,7 @@ def test_the_audit_log_holds_no_value_found(run_wisp, repo: Path, wisp_home: Pat
         {"source": str(repo / "leak.env"), "bytes": len(secrets), "diff": False,
          "thorough": False, "findings": 3,
          "kinds": {"aws-access-key": 1, "github-token": 1, "email": 1},
-         "failedChunks": 0, "classifier": "personal@1"},
+         "failedChunks": 0, "classifier": "personal@2"},
     ]  # fmt: skip
     (redaction,) = [details for kind, details in events if kind == "redaction"]
     assert redaction["source"] == "-" and redaction["replaced"]["github-token"] == 1
