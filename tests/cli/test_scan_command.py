@@ -97,6 +97,22 @@ def test_a_folder_is_walked_as_git_sees_it_and_binary_files_are_counted(
     assert "1 binary file skipped" in scanned.stderr
 
 
+def test_a_patch_file_in_a_folder_is_scanned_whole(run_wisp, repo: Path) -> None:
+    (repo / "app.py").write_text(AFTER)
+    patch = git(repo, "diff").replace(f"+KEY_ID = '{AWS_KEY}'", f"-KEY_ID = '{AWS_KEY}'")
+    (repo / "rotate.patch").write_text(patch)
+    git(repo, "checkout", "app.py")
+    scanned = run_wisp("scan", "--json", str(repo))
+    found = [
+        (json.loads(line)["file"], json.loads(line)["kind"]) for line in scanned.stdout.splitlines()
+    ]
+    # The key a patch removes is still in the repository, in the patch: found there.
+    assert found == [
+        (str(repo / "rotate.patch"), "aws-access-key"),
+        (str(repo / "rotate.patch"), "email"),
+    ]
+
+
 def test_sarif_names_wisp_and_each_finding_s_region(run_wisp, repo: Path) -> None:
     (repo / "app.py").write_text(AFTER)
     log = json.loads(run_wisp("scan", "--sarif", str(repo / "app.py")).stdout)
