@@ -48,16 +48,9 @@ EXPLAINED = (
     Explained("tests/facts/test_book.py", "github-token", "a fact's value, masked"),
     Explained("tests/facts/test_book.py", "openai-key", "a fact's value, masked"),
     Explained("tests/config/test_secrets.py", "password-assignment", FAKE_KEY),
-    Explained("tests/config/test_sections.py", "password-assignment", FAKE_KEY),
     Explained("tests/cli/test_config_command.py", "password-assignment", FAKE_KEY),
-    Explained("tests/cli/test_commands.py", "password-assignment", FAKE_KEY),
-    Explained("tests/mcp/test_server.py", "password-assignment", FAKE_KEY),
     Explained("tests/models/test_openai_compat.py", "password-assignment", FAKE_KEY),
-    Explained("tests/sandbox/test_mounts.py", "password-assignment", FAKE_KEY),
-    Explained("tests/sandbox/test_confinement.py", "password-assignment", FAKE_KEY),
-    Explained("tests/tools/test_ask.py", "password-assignment", "an answer the ask tool masks"),
     Explained("tests/tools/test_inspect.py", "password-assignment", FAKE_KEY),
-    Explained("tests/tools/test_read_file.py", "password-assignment", FAKE_KEY),
 )
 
 

@@ -140,6 +140,22 @@ def test_every_kind_has_a_test_above() -> None:
         "# `password=…` is masked",
         "postgres://user:PASSWORD@host/db",
         "test card 4242 4242 4242 4242 or 4111 1111 1111 1111, any date",
+        # From a scan of a virtual environment: code, docs and data that only look the part.
+        "def send(self, token: TokenOpt = None, auth: Auth = None) -> None:",
+        "    token: The access token to verify.",
+        "    return self.send(request, auth=auth, secret=match)",
+        "username, password = value",
+        'end_token = "!end {}".format(" ".join(bits))',
+        "_core_token = r'(?:(?:\\^[{_nl}]?)?[^\"{_nlws}{_punct}])+'",
+        'client_secret="my-client-secret", api_key="X-API-Key"',
+        "auth/handlers/authorize.py,sha256=AfDGhtNQpe1CLmy3G2ZkPer8o0j5jC4viX-FpYi82pg,7172",
+        "US\t+384452-0850402\tAmerica/Indiana/Vevay",
+        "# 51 Franklin Street, Boston, MA 02110-1301  USA",
+        'KEY_USAGE = ObjectIdentifier("2.5.29.15")',
+        "# According to RFC 9110 section 8.4.1.3, recipients should",
+        'b"aes256-gcm@openssh.com" and git@github.com:acme/app.git',
+        'choice_hash = "4266599d12bfcfb815213303432341c06b4349f5455890446578877bb322e222"',
+        "00000010  02 00 3e 00 01 00 00 00  c5 48 40 00 00 00 00 00",
     ],
 )
 def test_placeholders_hashes_and_ids_are_not_findings(text: str) -> None:

@@ -55,14 +55,22 @@ _NAME_START = r"(?=[PpSsTtAaCc])(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))"
 """Where a keyword may start a word of a name: `DB_PASSWORD`, `clientSecret`, `PGPASSWORD`
 (its first letter tried first: most places in a text start no keyword)."""
 _ASSIGN = (
-    r"[\"']?[ \t]*(?::=|=>|=|:(?![ \t]*[a-z]+(?![^\s,;])))[ \t]*"
-    # After a colon, a lone lowercase word is prose (`a token: what`), not a value.
+    r"[\"']?[ \t]*(?::=|=>|=|:(?![ \t]*(?:"
+    # After a colon, prose (`a token: what`, `token: The access token to use.`) and a type
+    # (`token: TokenOpt = None`) are no values.
+    r"[a-z]+(?:-[a-z]+)*(?![^\s,;'\")\]=])|[A-Za-z]+[ \t]+[A-Za-z]"
+    r"|(?:[A-Z][a-z]+){2,}(?![^\s,;)\]=]))))[ \t]*"
 )
 _VALUE = (
-    r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'"
-    # Unquoted, a YAML tag, anchor or alias (`!vault`, `&default`, `*pw`) names no value, and
-    # a word an operator follows is code (`secret = folder / "secret"`).
-    r"|(?![!&*][A-Za-z])[^\s,;'\"=][^\s,;'\"]*+(?![ \t]+[-+*/%|&][ \t=]))"
+    # Quoted (a Python string's `b`, `u` or `f` before it kept out; a raw string is a pattern
+    # or a path), but not a piece that `+` joins to more (`'username:' + …`).
+    r"(?:[bBuUfF](?=['\"]))?(?P<v>\"[^\"\n]+\"(?![ \t]*\+)|'[^'\n]+'(?![ \t]*\+)"
+    # Unquoted, a YAML tag, anchor or alias (`!vault`, `&default`, `*pw`) names no value; nor
+    # does a bare name after ` = ` (`password = value`: code) or before `,` or `)` (an
+    # argument, `f(secret=match)`), nor a word an operator follows (`folder / "secret"`).
+    r"|(?![!&*][A-Za-z]|[rRbBuUfF]{1,2}['\"])(?!(?<=[ \t]=[ \t])[A-Za-z_]+(?![^\s,;)\]]))"
+    r"(?![A-Za-z_][A-Za-z0-9_]*[,)])"
+    r"[^\s,;'\"=][^\s,;'\"]*+(?![ \t]+[-+*/%|&][ \t=]))"
 )
 _HASH_NAME = r"(?i:hash|digest|checksum|fingerprint|sha\d|md5)"
 """A name that says it holds a hash (`password_hash`, `token_sha256`): not a secret."""
@@ -132,9 +140,10 @@ RULES: tuple[Rule, ...] = (
         # `secret_key_base`; not `Authorization`, a word of its own) or ends in a key or a
         # salt (`ENCRYPTION_KEY`, `routing_key`; not a public key): its value counts when it
         # is long and random.
-        rf"(?:{_NAME_START}(?i:{_KEYWORDS})(?![A-Za-z0-9_.-]*?{_HASH_NAME})(?:[_.-]|(?=[A-Z0-9]))"
+        rf"(?:{_NAME_START}(?i:{_KEYWORDS})(?![A-Za-z0-9_.-]*?{_HASH_NAME})"
+        r"(?:[_.-]|(?<=[a-z])(?=[A-Z0-9]))"
         r"[A-Za-z0-9_.-]*?"
-        r"|(?<=[A-Za-z0-9])(?<!(?i:public))(?:[_.-](?i:key|salt)|(?<=[a-z])(?:Key|Salt)))"
+        r"|(?=[_.\-KS])(?<=[A-Za-z0-9])(?<!(?i:public))(?:[_.-](?i:key|salt)|(?<=[a-z])(?:Key|Salt)))"
         rf"{_ASSIGN}{_VALUE}",
         random_secret,
     ),
@@ -149,17 +158,17 @@ RULES: tuple[Rule, ...] = (
         "password-assignment",
         # A command's option: `--password VALUE`, `--auth-token VALUE`, a word of a command
         # line. Unquoted, a lowercase word after it is prose (`the --token flag`).
-        rf"(?<![^\s\"'])--?(?:[A-Za-z0-9]+-)*(?i:{_KEYWORDS})[ \t]+"
+        rf"-(?<![^\s\"']-)-?(?:[A-Za-z0-9]+-)*(?i:{_KEYWORDS})[ \t]+"
         r"(?P<v>\"[^\"\n]+\"|'[^'\n]+'|(?![a-z]+\b)[^\s,;'\"=-][^\s,;'\"]*)",
         plausible_assigned,
     ),
     Rule(
         "generic-secret",
         # A long run of token characters with a keyword before it on its line. A base64 image
-        # (`data:image/png;base64,…`), an integrity value (`sha512-…`, `h1:…`, `SHA256:…`)
+        # (`data:image/png;base64,…`), a digest (`sha512-…`, `h1:…`, `SHA256:…`, `sha256=…`)
         # and a password hash's fields (`$argon2id$…$…`) are no secrets.
-        rf"(?i:{_KEYWORDS})[^\n]{{0,40}}?(?<![A-Za-z0-9_.$+/\-])(?<!base64,)"
-        r"(?<!sha1-)(?<!sha\d\d\d-)(?<![Ss][Hh][Aa]256:)(?<!h1:)"
+        rf"(?=[PpSsTtAaCc])(?i:{_KEYWORDS})[^\n]{{0,40}}?(?<![A-Za-z0-9_.$+/\-])(?<!base64,)"
+        r"(?<![Ss][Hh][Aa]1[-:=])(?<![Ss][Hh][Aa]\d\d\d[-:=])(?<!h1:)(?<![Mm][Dd]5[-:=])"
         r"(?P<v>[A-Za-z0-9+/_-](?:[A-Za-z0-9+/_.-]{18,}[A-Za-z0-9+/_-])={0,2})"
         r"(?![A-Za-z0-9+/_=-]|\.[A-Za-z0-9+/_-])",
         looks_like_token,
@@ -167,40 +176,48 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "email",
         # Not a URL's user (`https://KEY@o1.ingest.sentry.io`), not after an escape (`\n@dec`),
-        # not a git remote (`git@github.com:org/repo`).
+        # not a git remote (`git@github.com:org/repo`), not an SSH algorithm's name
+        # (`aes256-gcm@openssh.com`).
         r"(?:(?<=\\[nrt])|(?<![A-Za-z0-9._%+\\-]))(?<!//)"
-        r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b(?!:[^\s])",
+        r"[A-Za-z0-9._%+-]+@(?!openssh\.com\b)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
+        r"(?!:[^\s])",
     ),
     Rule("iban", r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b", is_iban),
     Rule(
         "card-number",
         # Fours (`4111 1111 1111 1111`), or American Express's and Diners Club's 4-6-5 and 4-6-4.
-        r"(?<![\d.-])\d{4}(?:(?:[ -]?\d{4}){2}[ -]?\d{1,7}|[ -]\d{6}[ -]\d{4,5})"
-        r"(?![\d-]|\.\d)",
+        # Never glued to letters: a run of digits in hex (`…6170706c…`, `0x4073…`) is none.
+        r"\d(?<![\w.-]\d)\d{3}(?:(?:[ -]?\d{4}){2}[ -]?\d{1,7}|[ -]\d{6}[ -]\d{4,5})"
+        r"(?![\w-]|\.\d)",
         is_card_number,
     ),
     Rule(
         "phone",
-        # International: `+`, the country's code and groups of one to five digits. National:
-        # a trunk `0` and groups split by spaces, dashes or slashes, never dots (so no dates).
-        # North American: three, three and four digits, the first three maybe in brackets.
-        r"(?<![\w+.-])\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,5}){1,6}(?![\w-]|\.\d)"
-        r"|(?<![\w+./-])0\d{1,4}(?:[ /-]\d{2,8}){1,4}(?![\w/-]|\.\d)"
-        r"|(?<![\w+.-])(?:\(\d{3}\)[ ]?|\d{3}[ .-])\d{3}[ .-]\d{4}(?![\w-]|\.\d)",
+        # International: `+`, the country's code and groups of digits, or all of them together
+        # (not a place's `+DDMM-DDDMM`). National: a trunk `0` and groups split by spaces,
+        # dashes or slashes, never dots (so no dates). North American: three, three and four
+        # digits, the first three maybe in brackets. Each starts with the character it needs,
+        # and only then looks behind it: most places in a text start none.
+        r"\+(?<![\w+.-]\+)(?:\d{1,3}(?:[ .-]?\(\d{1,4}\)[ .-]?\d{1,8})?(?:[ .-]\d{1,8}){1,6}"
+        r"|\d{8,14})(?![\w-]|\.\d)"
+        r"|0(?<![\w+./-]0)[1-9]\d{0,3}(?:[ /-]\d{2,8}){1,4}(?![\w/-]|\.\d)"
+        r"|(?:\((?<![\w+.-]\()\d{3}\)[ ]?|\d(?<![\w+.-]\d)\d{2}[ .-])\d{3}[ .-]\d{4}"
+        r"(?![\w-]|\.\d)",
         is_phone,
     ),
     Rule(
         "ip-address",
-        # Not a product's version (`Chrome/120.0.6099.109`, `version 2.14.0.1`), nor a network
-        # (`52.95.0.0/16`).
-        r"(?<![\w.])(?<![A-Za-z]/)(?<![Vv]ersion )(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|/\d)",
+        # Not a product's version (`Chrome/120.0.6099.109`, `version 2.14.0.1`, `>=1.2.0.2`),
+        # a section (`Section 8.4.1.13`, after a section sign, `[3.3.2.14]`), nor a network.
+        r"\d(?<![\w.]\d)(?<![A-Za-z]/\d)(?<![Vv]ersion \d)(?<![Ss]ection[ -]\d)(?<!\u00a7\d)"
+        r"(?<![=<>~!]=\d)(?<![<>\[]\d)\d{0,2}\.(?:\d{1,3}\.){2}\d{1,3}(?![\w.]|/\d)",
         is_ip_address,
     ),
     Rule(
         "ip-address",
         # IPv6, global unicast (the block of the addresses that start with a 2 or a 3), in full
         # or with `::`; not a network (`/48`).
-        r"(?<![\w:.])[23][0-9a-fA-F]{3}(?::[0-9a-fA-F]{0,4}){2,7}(?![\w:.]|/\d)",
+        r"[23](?<![\w:.][23])[0-9a-fA-F]{3}(?::[0-9a-fA-F]{0,4}){2,7}(?![\w:.]|/\d)",
         is_ip_address,
     ),
 )
