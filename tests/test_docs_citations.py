@@ -18,6 +18,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ("wisp", "wisp_tui", "tests", "bench", "docs", "README.md", "pyproject.toml")
 """Where citations are looked for. Snapshot SVGs (`snapshots/`) and test data are not docs."""
+TEST_DATA = ("tests/scan/corpus",)
+"""Files kept as the world writes them (the scan's labelled corpus), not docs of this project."""
 SUFFIXES = {".py", ".md"}
 DATA_SUFFIXES_IN_CODE = {".json"}
 """Data files that carry prose beside the code (`wisp/policy/rules.json`'s `about`)."""
@@ -48,10 +50,14 @@ def scanned_files() -> Iterator[Path]:
             yield path
             continue
         for file in sorted(path.rglob("*")):
-            if "__pycache__" in file.parts or not file.is_file():
+            if "__pycache__" in file.parts or not file.is_file() or is_test_data(file):
                 continue
             if file.suffix in SUFFIXES or (name == "wisp" and file.suffix in DATA_SUFFIXES_IN_CODE):
                 yield file
+
+
+def is_test_data(file: Path) -> bool:
+    return any(file.is_relative_to(REPO / folder) for folder in TEST_DATA)
 
 
 def checked_files() -> list[Path]:

@@ -59,17 +59,17 @@ def test_lists_each_server_its_state_and_its_tools_levels(
 def test_a_server_s_env_and_headers_are_secrets_shown_as_set_and_never_logged(
     run_wisp, wisp_home: Path, tmp_path: Path, audit_lines
 ) -> None:
-    token = "ghp_" + "Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8Vb7"
+    header = "ghp_" + "Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8Vb7"
     configure(wisp_home, {"tracker": {"url": "https://mcp.example.net/mcp"}})
     set_headers = run_wisp(
-        "config", "set", "mcpServers.tracker.headers", json.dumps({"Authorization": token})
+        "config", "set", "mcpServers.tracker.headers", json.dumps({"Authorization": header})
     )
     assert set_headers.returncode == 0, set_headers.stderr
     assert set_headers.stdout.strip() == "mcpServers.tracker.headers = set (config.json)"
     shown = run_wisp("config", "get", "mcpServers.tracker")
-    assert token not in shown.stdout and '"headers":"[redacted]"' in shown.stdout
+    assert header not in shown.stdout and '"headers":"[redacted]"' in shown.stdout
     listed = run_wisp("config", "list")
-    assert token not in listed.stdout
-    assert token not in json.dumps(audit_lines())
+    assert header not in listed.stdout
+    assert header not in json.dumps(audit_lines())
     stored = json.loads((wisp_home / "config.json").read_text())
-    assert stored["mcpServers"]["tracker"]["headers"] == {"Authorization": token}
+    assert stored["mcpServers"]["tracker"]["headers"] == {"Authorization": header}

@@ -97,6 +97,22 @@ def test_a_folder_is_walked_as_git_sees_it_and_binary_files_are_counted(
     assert "1 binary file skipped" in scanned.stderr
 
 
+def test_a_patch_file_in_a_folder_is_scanned_whole(run_wisp, repo: Path) -> None:
+    (repo / "app.py").write_text(AFTER)
+    patch = git(repo, "diff").replace(f"+KEY_ID = '{AWS_KEY}'", f"-KEY_ID = '{AWS_KEY}'")
+    (repo / "rotate.patch").write_text(patch)
+    git(repo, "checkout", "app.py")
+    scanned = run_wisp("scan", "--json", str(repo))
+    found = [
+        (json.loads(line)["file"], json.loads(line)["kind"]) for line in scanned.stdout.splitlines()
+    ]
+    # The key a patch removes is still in the repository, in the patch: found there.
+    assert found == [
+        (str(repo / "rotate.patch"), "aws-access-key"),
+        (str(repo / "rotate.patch"), "email"),
+    ]
+
+
 def test_sarif_names_wisp_and_each_finding_s_region(run_wisp, repo: Path) -> None:
     (repo / "app.py").write_text(AFTER)
     log = json.loads(run_wisp("scan", "--sarif", str(repo / "app.py")).stdout)
@@ -129,7 +145,7 @@ def test_the_audit_log_holds_no_value_found(run_wisp, repo: Path, wisp_home: Pat
         {"source": str(repo / "leak.env"), "bytes": len(secrets), "diff": False,
          "thorough": False, "findings": 3,
          "kinds": {"aws-access-key": 1, "github-token": 1, "email": 1},
-         "failedChunks": 0, "classifier": "personal@1"},
+         "failedChunks": 0, "classifier": "personal@2"},
     ]  # fmt: skip
     (redaction,) = [details for kind, details in events if kind == "redaction"]
     assert redaction["source"] == "-" and redaction["replaced"]["github-token"] == 1

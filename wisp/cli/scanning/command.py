@@ -200,7 +200,10 @@ async def _sources(
             binary += found.binary
             read = [_read(path, args.max_bytes) for path in found.files]
         for source in read:
-            if diffs and (getattr(args, "diff", False) or looks_like_diff(source.text)):
+            # Only stdin is taken for a diff unasked (`git diff | wisp scan`): a patch file in
+            # a folder is scanned whole, since what it removes is in the repository too.
+            detected = name == STDIN and looks_like_diff(source.text)
+            if diffs and (getattr(args, "diff", False) or detected):
                 sources.extend((added, True) for added in added_lines(source))
             else:
                 sources.append((source, False))
