@@ -15,6 +15,10 @@ from mcp.server.mcpserver import MCPServer
 server = MCPServer("notes")
 NOTES = Path(os.environ.get("NOTES_DIR", "."))
 
+if os.environ.get("NOTES_WAIT"):  # a slow start: it serves once the test writes to this FIFO
+    with open(os.environ["NOTES_WAIT"], "rb") as fifo:
+        fifo.read()
+
 if os.environ.get("NOTES_FAIL"):
     print("notes: cannot open the notes database: permission denied", file=sys.stderr)
     sys.exit(3)

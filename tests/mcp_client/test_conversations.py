@@ -170,3 +170,42 @@ async def test_wisp_mcp_threads_share_one_server_stopped_with_the_last(
         async with asyncio.timeout(HANG):
             while servers_running():  # stopped with the last thread, the server still up
                 await asyncio.sleep(0.05)
+
+
+async def test_a_slow_server_delays_neither_the_first_status_nor_the_turn_that_waits_for_it(
+    wisp_script: Path, wisp_env: dict[str, str], wisp_home: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from tests.cli.test_chat_json import Front
+    from wisp import protocol as p
+
+    ready = tmp_path / "serve-now"
+    os.mkfifo(ready)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("alpha\n")
+    configure(wisp_home, {
+        "notes": notes_server(notes, trustAnnotations=True, env={
+            "NOTES_DIR": str(notes), "NOTES_WAIT": str(ready)
+        })
+    })  # fmt: skip
+    model = script(tmp_path, call("notes__read_note", name="a.txt"), {"text": "Read."})
+    chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{model}")
+    # The server is still waiting to start: the session says hello and its status all the same.
+    await chat.until(p.Status)
+    await chat.send(p.Message(text="read a.txt"))
+
+    def release() -> None:  # opening waits for the server's end; closing lets it serve
+        os.close(os.open(ready, os.O_WRONLY))
+
+    await asyncio.to_thread(release)  # the first turn waited for it, and its tool is there
+    end = await chat.until(p.Turn, phase="end")
+    assert end.outcome == "ok"
+    await chat.send("/quit")
+    assert await chat.finish() == 0
+    results = [
+        line.details for line in chat.lines
+        if isinstance(line, p.Event) and line.kind == "tool.result"
+    ]  # fmt: skip
+    assert [(r["tool"], r["output"]) for r in results] == [("notes__read_note", "alpha\n")]
