@@ -145,11 +145,15 @@ def run_redact(args: argparse.Namespace, context: Context) -> int:
 async def _redact(args: argparse.Namespace, context: Context) -> int:
     replaced_any = False
     written: list[bytes] = []
+    to_stdout = args.output is None and not args.in_place
     with _session(context, "redact") as log:
         async with session_scanner(context, log, "redact", thorough=args.thorough) as scanner:
             for source, _ in await _sources(args, context, log, diffs=False):
                 scanned = await scanner.scan(source.text)
-                out = encode(redact(source.text, scanned.findings))
+                if not scanned.findings and source.raw is not None:
+                    out = source.raw  # nothing to replace: the bytes as they came
+                else:
+                    out = encode(redact(source.text, scanned.findings))
                 if source.truncated:
                     out += f"\n[wisp redact: truncated after {source.size} bytes]\n".encode()
                 replaced_any = replaced_any or bool(scanned.findings)
@@ -161,12 +165,12 @@ async def _redact(args: argparse.Namespace, context: Context) -> int:
                 )  # fmt: skip
                 if args.in_place:
                     replace_atomically(Path(source.name), out)
+                elif to_stdout:
+                    _write(context, out)  # as each is done: a tree's text is never held whole
                 else:
                     written.append(out)
     if args.output is not None:
         replace_atomically(args.output, b"".join(written))
-    elif not args.in_place:
-        _write(context, b"".join(written))
     return FOUND_EXIT if replaced_any else 0
 
 

@@ -28,6 +28,9 @@ class Source(msgspec.Struct):
     """For a diff's added lines: each one's line number in the new file."""
     working_directory: str | None = None
     """For a command's output: the folder it ran in."""
+    raw: bytes | None = None
+    """The bytes ``text`` was read from, when they are its whole: what ``wisp redact`` writes
+    back unchanged for a source with nothing to replace, without encoding it again."""
 
 
 class Walk(msgspec.Struct):
@@ -43,7 +46,8 @@ def read_bytes(data: bytes, name: str, max_bytes: int | None) -> Source:
     truncated = max_bytes is not None and len(data) > max_bytes
     if truncated:
         data = data[:max_bytes]
-    return Source(name, data.decode("utf-8", "surrogateescape"), len(data), truncated)
+    text = data.decode("utf-8", "surrogateescape")
+    return Source(name, text, len(data), truncated, raw=data)
 
 
 def encode(text: str) -> bytes:
