@@ -32,6 +32,15 @@ def notes_server(notes: Path, **fields: object) -> dict:
     }
 
 
+def notes_folder(tmp_path: Path, **notes: str) -> Path:
+    """A folder of notes the test server serves, one file a keyword."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name, text in notes.items():
+        (folder / f"{name}.txt").write_text(text)
+    return folder
+
+
 def script(tmp_path: Path, *responses: dict) -> Path:
     path = tmp_path / "model.json"
     path.write_text(json.dumps({"responses": list(responses)}))
@@ -45,9 +54,7 @@ def call(tool: str, **arguments: object) -> dict:
 def test_the_model_calls_a_server_s_tool_and_the_call_is_audited(
     run_wisp, wisp_home: Path, tmp_path: Path, audit_lines
 ) -> None:
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "groceries.txt").write_text("eggs, flour\n")
+    notes = notes_folder(tmp_path, groceries="eggs, flour\n")
     configure(wisp_home, {"notes": notes_server(notes, trustAnnotations=True)})
     model = script(
         tmp_path,
@@ -138,9 +145,7 @@ async def test_wisp_mcp_threads_share_one_server_stopped_with_the_last(
 ) -> None:
     import asyncio
 
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "a.txt").write_text("alpha\n")
+    notes = notes_folder(tmp_path, a="alpha\n")
     configure(wisp_home, {"notes": notes_server(notes, trustAnnotations=True)})
     model = script(
         tmp_path,
@@ -182,9 +187,7 @@ async def test_a_slow_server_delays_neither_the_first_status_nor_the_turn_that_w
 
     ready = tmp_path / "serve-now"
     os.mkfifo(ready)
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "a.txt").write_text("alpha\n")
+    notes = notes_folder(tmp_path, a="alpha\n")
     configure(wisp_home, {
         "notes": notes_server(notes, trustAnnotations=True, env={
             "NOTES_DIR": str(notes), "NOTES_WAIT": str(ready)
