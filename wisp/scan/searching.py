@@ -24,6 +24,7 @@ narrow where a rule is tried but never what it finds.
 
 from __future__ import annotations
 
+import abc
 import bisect
 import re
 from collections.abc import Sequence
@@ -74,7 +75,7 @@ class Moved:
         return None
 
 
-class FromStarts:
+class FromStarts(abc.ABC):
     """A rule tried at each of the places a search shared with other rules found (kept for
     the text in :meth:`Scan.starts`)."""
 
@@ -91,8 +92,9 @@ class FromStarts:
                 return match
         return None
 
+    @abc.abstractmethod
     def all_starts(self, scan: Scan) -> list[int]:
-        raise NotImplementedError
+        """Every place in ``scan``'s text this rule may start, in order."""
 
 
 class Prefixed(FromStarts):
