@@ -51,7 +51,7 @@ from .clipboard import Clipboard
 from .completing import Completing
 from .dialog_queue import DialogQueue
 from .history import History, history_path
-from .notifications import TerminalNotices, sequence_for
+from wisp.notify.sequences import TerminalNotices, sequence_for
 from .panels import PanelKind, Panels, Remembered
 from .screens.chat import ChatScreen
 from .screens.dialog import Dialog

@@ -36,7 +36,7 @@ from wisp.protocol import (
     read_outbound,
 )
 from wisp.protocol import Message as MessageLine
-from wisp_tui.notifications import sequence_for
+from wisp.notify.sequences import sequence_for
 from wisp_tui.process import Adopted, adopt, read_waiting
 from wisp_tui.spawn import NO_WISP, Spawned, close_unadopted, start, wisp_command
 

@@ -1,4 +1,4 @@
-"""Notifications (wisp_tui/notifications.py, docs/tui.md, "Notifications"): which sequence a
+"""Notifications (wisp/notify/sequences.py, docs/tui.md, "Notifications"): which sequence a
 terminal takes, the exact bytes of one, hostile text made safe, and the app writing a notice
 only while the terminal is not focused, against a real `wisp chat --json`."""
 
@@ -13,7 +13,7 @@ from textual import events
 from tests.tui.conftest import app_env, write_script
 from wisp.audit.log_files import log_files
 from wisp_tui.app import WispApp
-from wisp_tui.notifications import OSC9, OSC99, TerminalNotices, clean, osc9, osc99, sequence_for
+from wisp.notify.sequences import OSC9, OSC99, TerminalNotices, clean, osc9, osc99, sequence_for
 
 # TERM_PROGRAM, TERM → the sequence, as docs/tui.md's table gives it.
 TABLE = [

@@ -181,10 +181,20 @@ class RoutingTasks(msgspec.Struct, frozen=True, rename="camel"):
     condense: str | None
     scan: str | None
     redact: str | None
+    triage: str | None
 
 
 class Routing(msgspec.Struct, frozen=True, rename="camel"):
     tasks: RoutingTasks
+
+
+class Notify(msgspec.Struct, frozen=True, rename="camel"):
+    enabled: bool
+    """The model is offered the ``notify`` tool."""
+    routes: list[str]
+    """The routes a notification may take, in the order they are tried."""
+    per_minute: int
+    per_turn: int
 
 
 class EditFile(msgspec.Struct, frozen=True, rename="camel"):
@@ -275,6 +285,7 @@ SECTIONS: dict[str, type[msgspec.Struct]] = {
     "guidance": Guidance,
     "assessment": Assessment,
     "routing": Routing,
+    "notify": Notify,
 }
 """Each section by the name of its object in config.json."""
 
@@ -382,6 +393,7 @@ class Settings:
     guidance = SettingSection(Guidance, "guidance")
     assessment = SettingSection(Assessment, "assessment")
     routing = SettingSection(Routing, "routing")
+    notify = SettingSection(Notify, "notify")
 
     def __init__(self, read: Read, stored: Stored, path: Path) -> None:
         self.reader = Reader(read, stored, path)

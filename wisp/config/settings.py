@@ -408,6 +408,44 @@ SETTINGS: dict[str, Setting] = {
             "unset is wisp's measured default for structured replies, else local.",
         ),
         Setting(
+            "routing.tasks.triage",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that reads a failed run's output in wisp watch and says what failed and "
+            "where; unset is wisp's measured default for structured replies, else local.",
+        ),
+        Setting(
+            "notify.enabled",
+            bool,
+            False,
+            "true or false",
+            "Offer the model the notify tool; off refuses its every request with the reason. "
+            "wisp notify, wisp watch and waiting approvals notify either way.",
+        ),
+        Setting(
+            "notify.routes",
+            list[Literal["host", "terminal", "app"]],
+            ["host", "terminal", "app"],
+            "a list of host, terminal and app, in the order to try them",
+            "Where a notification may go: host (a front end that posts them), terminal (its "
+            "notification sequence), app (the desktop's notification service over D-Bus).",
+        ),
+        Setting(
+            "notify.perMinute",
+            Annotated[int, msgspec.Meta(ge=1, le=60)],
+            5,
+            "an integer from 1 to 60",
+            "At most this many notifications a minute from one wisp; the rest are refused.",
+        ),
+        Setting(
+            "notify.perTurn",
+            Annotated[int, msgspec.Meta(ge=1, le=20)],
+            2,
+            "an integer from 1 to 20",
+            "At most this many notify calls the model makes in one turn.",
+        ),
+        Setting(
             "tools.editFile.writableRoots",
             list[Annotated[str, msgspec.Meta(pattern=r"^/")]],
             [],
