@@ -23,10 +23,13 @@ def clean_environ(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """The caller's wisp settings stay out of every test, and so does their cache: each wisp
-    a test starts makes its folder's cache for commands there (docs/sandbox.md, "The cache")."""
-    for name in ("WISP_HOME", "WISP_LOG"):
+    a test starts makes its folder's cache for commands there (docs/sandbox.md, "The cache").
+    So does their desktop: a notification reaches a session bus only where a test starts one
+    (tests/notify/bus.py)."""
+    for name in ("WISP_HOME", "WISP_LOG", "WISP_NOTIFY", "DBUS_SESSION_BUS_ADDRESS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.getbasetemp() / "xdg-runtime"))
 
 
 @pytest.fixture

@@ -1,19 +1,21 @@
 """The chat's `notify` lines (wisp/chat/notices.py): when they are added, their words, their
-bounds and their rate."""
+bounds and their rate; the waiting ones through the chat's notifier, to the front end alone."""
 
 from __future__ import annotations
 
+import asyncio
+
+import msgspec
+
 from wisp import protocol as p
 from wisp.audit.kinds import Notification
-from wisp.chat.notices import (
-    BODY_CHARS,
-    BURST,
-    TITLE_CHARS,
-    WINDOW_SECONDS,
-    Notices,
-    bounded,
-    first_words,
-)
+from wisp.chat.notices import BURST, WINDOW_SECONDS, Notices, first_words, protocol_host
+from wisp.config.sections import Notify
+from wisp.notify.notice import BODY_CHARS, TITLE_CHARS, bounded
+from wisp.notify.notifier import Notifier
+from wisp.notify.routes import NoTerminal
+
+PER_MINUTE = 5
 
 
 class Clock:
@@ -35,9 +37,23 @@ def notices_with(*effects: str) -> tuple[Notices, list[p.Outbound], list[Notific
     written: list[p.Outbound] = []
     recorded: list[Notification] = []
     clock = Clock()
-    notices = Notices(written.append, record=recorded.append, clock=clock)
-    notices.declare(list(effects))
+    declared = list(effects)
+    settings = Notify(enabled=False, routes=["host", "terminal"], per_minute=PER_MINUTE, per_turn=2)
+    notifier = Notifier(
+        {"host": protocol_host(written.append, lambda: declared), "terminal": NoTerminal()},
+        record=recorded.append,
+        settings=lambda: settings,
+        clock=clock,
+    )
+    notices = Notices(written.append, notifier=notifier, clock=clock)
+    notices.declare(declared)
     return notices, written, recorded, clock
+
+
+async def posted(notices: Notices) -> None:
+    """Until the waiting notices handed to the notifier are through."""
+    while notices._posting:
+        await asyncio.gather(*notices._posting)
 
 
 def turn(notices: Notices, *deltas: str, outcome: str = "ok", seconds: float = 12.4) -> None:
@@ -51,18 +67,20 @@ def sent(written: list[p.Outbound]) -> list[tuple[str, str | None, str, bool]]:
     return [(n.title, n.subtitle, n.body, n.sound) for n in written if isinstance(n, p.Notify)]
 
 
-def test_nothing_is_added_without_the_effect() -> None:
+async def test_nothing_is_added_without_the_effect() -> None:
     notices, written, recorded, _ = notices_with("approve", "ask")
     turn(notices, "hello")
     notices(approval())
+    await posted(notices)
     assert not sent(written) and not recorded
     assert len(written) == 4  # the lines themselves still pass
 
 
-def test_a_later_hello_without_notify_turns_them_off() -> None:
+async def test_a_later_hello_without_notify_turns_them_off() -> None:
     notices, written, _, _ = notices_with("notify")
     notices.declare(["approve"])
     notices(approval())
+    await posted(notices)
     assert not sent(written)
 
 
@@ -86,12 +104,13 @@ def test_a_turns_end_tells_its_first_words_or_how_it_ended() -> None:
     assert all(isinstance(written[i + 1], p.Notify) for i in ends)
 
 
-def test_waiting_approvals_and_questions_are_posted_and_recorded() -> None:
+async def test_waiting_approvals_and_questions_are_posted_and_recorded() -> None:
     notices, written, recorded, _ = notices_with("notify")
     notices(approval())
     notices(approval("rm -r build", source="mcp", client="editor"))
     notices(approval("branch is main", kind="fact"))
     notices(p.Question(id="q1", question="Which environment?", options=["a", "b"]))
+    await posted(notices)
     assert sent(written) == [
         ("wisp: approval waiting", None, "[moderate] git push", True),
         ("wisp: approval waiting", "from editor", "[moderate] rm -r build", True),
@@ -101,35 +120,41 @@ def test_waiting_approvals_and_questions_are_posted_and_recorded() -> None:
     assert [(r.source, r.route, r.outcome) for r in recorded] == [
         ("approval", "host", "posted")
     ] * 3 + [("inquiry", "host", "posted")]
+    # To the front end alone: the terminal route is not even tried.
+    assert all(r.skipped is msgspec.UNSET for r in recorded)
 
 
-def test_notices_are_bounded() -> None:
+async def test_notices_are_bounded() -> None:
     notices, written, _, _ = notices_with("notify")
     notices(approval("x" * 1000))
     notices(p.Question(id="q", question="?" * 1000))
+    await posted(notices)
     for title, _, body, _ in sent(written):
         assert len(title) <= TITLE_CHARS and len(body) <= BODY_CHARS
         assert body.endswith("…")
     assert len(bounded("y" * 500, TITLE_CHARS)) == TITLE_CHARS
 
 
-def test_at_most_a_burst_goes_out_in_a_window_and_the_rest_are_recorded_as_refused() -> None:
+async def test_waits_are_held_to_the_notifiers_rate_and_the_rest_recorded_as_refused() -> None:
     notices, written, recorded, clock = notices_with("notify")
-    for _ in range(BURST + 2):
+    for _ in range(PER_MINUTE + 2):
         notices(approval())
-    assert len(sent(written)) == BURST
+    await posted(notices)
+    assert len(sent(written)) == PER_MINUTE
     refused = [r for r in recorded if r.outcome == "refused"]
-    assert len(refused) == 2 and all(r.reason for r in refused)
-    clock.now += WINDOW_SECONDS
+    assert [r.reason for r in refused] == [f"more than {PER_MINUTE} a minute"] * 2
+    clock.now += 60
     notices(approval())
-    assert len(sent(written)) == BURST + 1
+    await posted(notices)
+    assert len(sent(written)) == PER_MINUTE + 1
 
 
-def test_quick_turns_leave_room_for_a_later_approval() -> None:
+async def test_quick_turns_leave_room_for_a_later_approval() -> None:
     notices, written, recorded, _ = notices_with("notify")
     for _ in range(BURST + 1):
         turn(notices, "done")
     notices(approval())
+    await posted(notices)
     assert [title for title, *_ in sent(written)].count("wisp: turn finished") == BURST
     assert sent(written)[-1][0] == "wisp: approval waiting"
     assert [r.outcome for r in recorded] == ["posted"]

@@ -4,7 +4,6 @@ requests under WISP_HOME/pending, the answer file racing the client's dialog, an
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import stat
@@ -19,6 +18,7 @@ from msgspec import UNSET
 
 from tests.hang import HANG
 from wisp.audit import AuditLog, MemorySink
+from wisp.config.sections import Notify
 from wisp.desk.approval import APPROVAL, OutOfBandApprover, PendingRequest
 from wisp.desk.channel import (
     ChannelError,
@@ -29,6 +29,9 @@ from wisp.desk.channel import (
     request_path,
     write_answer,
 )
+from wisp.notify.notice import Notice
+from wisp.notify.notifier import Notifier
+from wisp.notify.routes import HostRoute
 from wisp.policy.approval_cache import SessionApprovals
 from wisp.policy.approvals import APPROVALS_FILE, ApprovalStore
 from wisp.policy.approvers import ApprovalRefused
@@ -47,7 +50,14 @@ class Setup:
         self.home = home
         self.sink = MemorySink()
         self.audit = AuditLog(self.sink)
-        self.banner = io.StringIO()
+        self.shown: list[Notice] = []
+        """What the notifier's host was given to show."""
+        settings = Notify(enabled=False, routes=["host"], per_minute=5, per_turn=2)
+        self.notifier = Notifier(
+            {"host": HostRoute(self.shown.append, lambda: True)},
+            record=self.record,
+            settings=lambda: settings,
+        )
 
     def record(self, details: Any) -> str:
         return self.audit.record(details).id
@@ -56,7 +66,7 @@ class Setup:
         approver = OutOfBandApprover(
             self.home, record=self.record, thread="git", client="claude-code", **options
         )
-        approver.banner_stream = self.banner
+        approver.notify = self.notifier.post
         return approver
 
     def gate(self, approver: OutOfBandApprover, timeout: float = 600) -> ApprovalGate:
@@ -160,9 +170,11 @@ async def test_a_request_is_filed_privately_and_an_answer_file_releases_it(setup
         "posted",
     )
     assert setup.details("approval.decided")[0].scope == "session"
-    assert f"wisp approvals approve {request.id}" in setup.banner.getvalue()
+    (shown,) = setup.shown
+    assert shown.title == "wisp: approval waiting"
+    assert f"wisp approvals approve {request.id}" in shown.body
     (notice,) = setup.details("notification")
-    assert (notice.source, notice.outcome, notice.route) == ("approval", "posted", "stderr")
+    assert (notice.source, notice.outcome, notice.route) == ("approval", "posted", "host")
     assert f"wisp approvals approve {request.id}" in notice.body
 
 
@@ -222,7 +234,7 @@ async def test_the_clients_dialog_wins_and_the_request_is_withdrawn(setup: Setup
         "session",
         "skipped",
     )
-    assert setup.banner.getvalue() == ""
+    assert setup.shown == []
     assert setup.details("notification") == []
 
 

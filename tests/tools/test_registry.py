@@ -9,9 +9,14 @@ import pytest
 
 from wisp.agent.types import ToolContext
 from wisp.config import Config
+from wisp.config.sections import Notify
 from wisp.errors import ConfigValueError
+from wisp.notify.notifier import Notifier
 from wisp.tools import BUILTIN_TOOLS, ToolRegistry, default_tools, register
 from wisp.tools.edit_file import EditFileTool
+
+
+NOTIFY_ON = Notify(enabled=True, routes=["app"], per_minute=5, per_turn=2)
 
 
 def config(data: dict[str, Any] | None = None) -> Config:
@@ -28,7 +33,7 @@ def test_memory_comes_last_when_the_config_asks_for_it() -> None:
     assert names[-1] == "memory"
 
 
-def test_run_command_and_ask_take_their_places_when_the_face_gives_what_they_need() -> None:
+def test_run_command_notify_and_ask_take_their_places_when_the_face_gives_what_they_need() -> None:
     from wisp.policy.asking import NobodyAsker
     from wisp.policy.patterns import CommandPatterns
     from wisp.sandbox.plan import SandboxSupport
@@ -43,8 +48,13 @@ def test_run_command_and_ask_take_their_places_when_the_face_gives_what_they_nee
         settings=CommandSettings(),
         environ={},
     )
-    tools = default_tools(config({"context": {"memory": True}}), runner=runner, asker=NobodyAsker())
+    notifier = Notifier({}, record=lambda event: None, settings=lambda: NOTIFY_ON)
+    on = config({"context": {"memory": True}, "notify": {"enabled": True}})
+    tools = default_tools(on, runner=runner, asker=NobodyAsker(), notifier=notifier)
     assert [tool.name for tool in tools] == list(BUILTIN_TOOLS)
+    # notify.enabled is off by default: the face's notifier alone does not offer it.
+    tools = default_tools(config(), runner=runner, asker=NobodyAsker(), notifier=notifier)
+    assert "notify" not in [tool.name for tool in tools]
 
 
 def test_edit_file_gets_the_configured_writable_roots() -> None:

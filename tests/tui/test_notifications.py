@@ -12,8 +12,8 @@ from textual import events
 
 from tests.tui.conftest import app_env, write_script
 from wisp.audit.log_files import log_files
-from wisp_tui.app import WispApp
 from wisp.notify.sequences import OSC9, OSC99, TerminalNotices, clean, osc9, osc99, sequence_for
+from wisp_tui.app import WispApp
 
 # TERM_PROGRAM, TERM → the sequence, as docs/tui.md's table gives it.
 TABLE = [

@@ -21,12 +21,13 @@ from wisp.chat.activity import ActivityTracker
 from wisp.chat.event_text import event_text
 from wisp.chat.fact_command import state_fact
 from wisp.chat.host import ChatHost, Write
-from wisp.chat.notices import Notices, Record
+from wisp.chat.notices import Notices
 from wisp.chat.output_page import event_output
 from wisp.chat.slash import SlashCommands
 from wisp.chat.status import StatusReader
 from wisp.errors import WispError
 from wisp.facts.book import Fact, is_proposal
+from wisp.notify.notifier import Notifier
 
 
 class GuidanceDue(msgspec.Struct, frozen=True):
@@ -48,13 +49,13 @@ class ChatLoop:
         *,
         version: str,
         has_picker: bool = True,
-        record: Record | None = None,
+        notifier: Notifier | None = None,
         asks_guidance: bool = False,
     ) -> None:
         self.host = host
-        self.notices = Notices(write, record=record)
-        """Adds the ``notify`` lines once a hello declares ``notify``; ``record`` records the
-        waiting ones."""
+        self.notices = Notices(write, notifier=notifier)
+        """Adds the ``notify`` lines once a hello declares ``notify``; the waiting ones go
+        through ``notifier``, which records them."""
         self.write: Write = self.notices
         self.version = version
         self.has_picker = has_picker

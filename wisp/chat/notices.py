@@ -8,28 +8,30 @@ an approval relayed from ``wisp mcp`` is seen the same as the chat's own. Each n
 bounded (``TITLE_CHARS``, ``BODY_CHARS``) and at most ``BURST`` of each kind (turn ends, waits)
 go out in any ``WINDOW_SECONDS``.
 
-The waiting ones are recorded as ``notification`` (``source`` ``approval`` or ``inquiry``,
-``route: host``). A turn's end is not: none of the kind's sources is a turn's end
-(docs/logging.md, "notification").
+The waiting ones go through the chat's one notifier, to the front end alone, and are recorded
+as ``notification`` (``source`` ``approval`` or ``inquiry``, ``route: host``). A turn's end is
+not: none of the kind's sources is a turn's end (docs/logging.md, "notification"), so it is
+written here, at most ``BURST`` in any ``WINDOW_SECONDS``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
 from wisp import protocol as p
-from wisp.audit.kinds import Notification
+from wisp.notify import notice as bounds
+from wisp.notify.notifier import Notifier
+from wisp.notify.routes import HostRoute
 
-TITLE_CHARS = 64
-BODY_CHARS = 256
 BURST = 4
 WINDOW_SECONDS = 30.0
-"""At most ``BURST`` turn ends and ``BURST`` waits in any ``WINDOW_SECONDS``: a run of quick
-turns, or of requests relayed from MCP, does not flood the desktop, and quick turns never use up
-the room of an approval that comes later. The rest are dropped (a wait is recorded as refused)."""
+"""At most ``BURST`` turn ends in any ``WINDOW_SECONDS``: a run of quick turns does not flood
+the desktop. The waits are held to the notifier's own rate, each source its own room, so quick
+turns never use up the room of an approval that comes later."""
 FIRST_WORDS = 120
 """The reply's first characters a turn's notice shows."""
 MARKS = re.compile(r"^(?:#{1,6} |> ?|[-*+] |`{3,}\S*)+")
@@ -38,7 +40,6 @@ KEPT_REPLY = 1024
 """The reply's characters kept while the turn runs, enough for its first line."""
 
 Write = Callable[[p.Outbound], None]
-Record = Callable[[Notification], object]
 
 
 class Notices:
@@ -48,17 +49,19 @@ class Notices:
         self,
         write: Write,
         *,
-        record: Record | None = None,
+        notifier: Notifier | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.write = write
-        self.record = record
+        self.notifier = notifier
+        """The chat's notifier, whose host is this front end; without one, no waiting notice."""
         self.clock = clock
         self.enabled = False
         """The front end's hello declared ``notify``."""
         self._reply: list[str] = []
         self._reply_chars = 0
-        self._sent: dict[str, deque[float]] = {"turn": deque(), "wait": deque()}
+        self._turns: deque[float] = deque()
+        self._posting: set[asyncio.Task[object]] = set()
 
     def declare(self, effects: Sequence[str]) -> None:
         """A front end's hello: its effects say whether it posts notifications."""
@@ -75,56 +78,60 @@ class Notices:
                 self._reply.append(text)
                 self._reply_chars += len(text)
             case p.Turn(phase="end"):
-                self._post(turn_notice(line, "".join(self._reply)), source=None)
+                if self._room():
+                    self.write(turn_notice(line, "".join(self._reply)))
                 self._reply, self._reply_chars = [], 0
             case p.Approval():
-                self._post(approval_notice(line), source="approval")
+                self._wait_notice(approval_notice(line), "approval")
             case p.Question(question=question):
-                self._post(notice("wisp: question waiting", question, sound=True), "inquiry")
+                self._wait_notice(notice("wisp: question waiting", question, sound=True), "inquiry")
             case _:
                 pass
 
-    def _post(self, line: p.Notify, source: str | None) -> None:
-        if not self._room("turn" if source is None else "wait"):
-            if source is not None and self.record is not None:
-                self.record(
-                    Notification(
-                        title=line.title,
-                        body=line.body,
-                        source=source,
-                        outcome="refused",
-                        reason=f"more than {BURST} notices in {WINDOW_SECONDS:g} s",
-                    )
-                )
+    def _wait_notice(self, line: p.Notify, source: str) -> None:
+        """Tell the front end a person is waited on, through the notifier (recorded)."""
+        if self.notifier is None:
             return
-        self.write(line)
-        if source is not None and self.record is not None:
-            self.record(
-                Notification(
-                    title=line.title, body=line.body, source=source, outcome="posted", route="host"
-                )
+        posting = asyncio.ensure_future(
+            self.notifier.post(
+                line.title,
+                line.body,
+                source=source,
+                subtitle=line.subtitle,
+                sound=line.sound,
+                only=("host",),
             )
+        )
+        self._posting.add(posting)  # held until done: a task only the loop holds may vanish
+        posting.add_done_callback(self._posting.discard)
 
-    def _room(self, kind: str) -> bool:
-        """Whether one more notice of `kind` fits the rate; if so, it is counted."""
+    def _room(self) -> bool:
+        """Whether one more turn's notice fits the rate; if so, it is counted."""
         now = self.clock()
-        sent = self._sent[kind]
-        while sent and now - sent[0] >= WINDOW_SECONDS:
-            sent.popleft()
-        if len(sent) >= BURST:
+        while self._turns and now - self._turns[0] >= WINDOW_SECONDS:
+            self._turns.popleft()
+        if len(self._turns) >= BURST:
             return False
-        sent.append(now)
+        self._turns.append(now)
         return True
+
+
+def protocol_host(write: Write, effects: Callable[[], Sequence[str]]) -> HostRoute:
+    """The ``host`` route of ``wisp chat --json``: a ``notify`` line to a front end whose
+    ``hello`` declared ``notify``."""
+
+    def send(shown: bounds.Notice) -> None:
+        write(
+            p.Notify(title=shown.title, subtitle=shown.subtitle, body=shown.body, sound=shown.sound)
+        )
+
+    return HostRoute(send, lambda: p.Effect.NOTIFY in effects())
 
 
 def notice(title: str, body: str, *, sound: bool, subtitle: str | None = None) -> p.Notify:
     """A ``notify`` line within the bounds."""
-    return p.Notify(
-        title=bounded(title, TITLE_CHARS),
-        subtitle=None if subtitle is None else bounded(subtitle, TITLE_CHARS),
-        body=bounded(body, BODY_CHARS),
-        sound=sound,
-    )
+    shown = bounds.notice(title, body, subtitle=subtitle, sound=sound)
+    return p.Notify(title=shown.title, subtitle=shown.subtitle, body=shown.body, sound=sound)
 
 
 def turn_notice(end: p.Turn, reply: str) -> p.Notify:
@@ -158,18 +165,8 @@ def first_words(reply: str) -> str:
     for raw in reply.splitlines():
         line = MARKS.sub("", " ".join(raw.split()))
         if line:
-            return bounded(line, FIRST_WORDS, at_word=True)
+            return bounds.bounded(line, FIRST_WORDS, at_word=True)
     return ""
-
-
-def bounded(text: str, limit: int, *, at_word: bool = False) -> str:
-    """``text`` in at most ``limit`` characters, ending ``…`` when cut."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    if at_word and " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip() + "…"
 
 
 def _seconds(seconds: float) -> str:

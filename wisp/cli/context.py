@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TextIO
 
 import msgspec
 
-from wisp.audit import AuditSettings
+from wisp.audit import AuditLog, AuditSettings, open_sink
+from wisp.audit.kinds import SessionStart
 from wisp.config import Config, load_config
 from wisp.home import Home
 
@@ -33,3 +35,16 @@ def audit_settings(config: Config) -> AuditSettings:
     return AuditSettings(
         enabled=audit.enabled, max_file_bytes=audit.max_file_bytes, keep_files=audit.keep_files
     )
+
+
+@contextlib.contextmanager
+def command_session(context: Context, entry_point: str, *, model: str = "") -> Iterator[AuditLog]:
+    """A command's audited session of its own: ``session.start`` naming ``entry_point`` now,
+    the log closed at the end."""
+    config = context.load_config()
+    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
+    try:
+        log.record(SessionStart(entry_point=entry_point, tools=[], model=model))
+        yield log
+    finally:
+        log.close()

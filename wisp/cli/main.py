@@ -31,6 +31,7 @@ examples:
   wisp config set audit.keepFiles 3     change a setting (recorded in the audit log)
   wisp logs --last 20                   the newest audit events, one line each
   wisp logs --kind config.change --json the stored lines themselves
+  wisp notify "tests done" "exit 0"     a desktop notification
 
 environment:
   WISP_HOME   where wisp keeps config.json and logs/ (default ~/.wisp)
@@ -99,6 +100,12 @@ def _models() -> AddParser:
     return add_parser
 
 
+def _notify() -> AddParser:
+    from wisp.cli.notify import add_parser
+
+    return add_parser
+
+
 def _redact() -> AddParser:
     from wisp.cli.scanning.command import add_redact_parser
 
@@ -127,6 +134,7 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "mcp": _mcp,
     "mcp-servers": _mcp_servers,
     "models": _models,
+    "notify": _notify,
     "questions": _questions,
     "redact": _redact,
     "scan": _scan,

@@ -5,7 +5,8 @@ A face's ``Desk`` files each request under ``WISP_HOME/pending`` (when ``approva
 on) and, when the face has a dialog of its own (MCP elicitation, ACP ``request_permission``),
 asks there at the same time: the first answer wins and the other way is withdrawn. An answer
 file that does not fit is refused once (an ``error``), removed, and the request waits on. Once
-``banner_delay`` has passed, a waiting notice goes to stderr (a ``notification``). The wait ends
+``banner_delay`` has passed, the face's notifier is asked to tell the person (its
+``notification`` records how that went). The wait ends
 once: answered, timed out at its own deadline, abandoned (cancelled), or failed (no way left to
 ask), and its kind records how; a kind that ``hands_over`` is left filed when its wait is
 cancelled (``handed-over``), for the answering process to apply. A kind that opts into parking
@@ -18,13 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Generic, TextIO
+from typing import Any, Generic
 
-from wisp.audit.kinds import Details, Error, Notification
+from wisp.audit.kinds import Details, Error
 from wisp.desk.channel import (
     ChannelError,
     answer_path,
@@ -39,6 +39,10 @@ __all__ = ["POLL_SECONDS", "Desk", "Dialog", "Parked", "new_request_id"]
 
 POLL_SECONDS = 0.2
 """How often a waiting request looks for its answer file."""
+
+Notify = Callable[..., Awaitable[object]]
+"""The face's notifier: ``notify(title, body, source=…, sound=…)`` posts and records one
+notification (``wisp.notify.notifier.Notifier.post``)."""
 
 Dialog = Callable[[], Awaitable[Any]]
 """The face's own way to ask this request, started with the wait: its answer, or None when it
@@ -84,9 +88,9 @@ class Desk(Generic[R, F, T]):
         self.alongside = alongside
         """The face's own dialog for this kind, or None when it has none."""
         self.banner_delay = banner_delay
-        self.banner_stream: TextIO = sys.stderr
-        """Where the notice of a filed request goes once ``banner_delay`` has passed (the
-        server's stderr: its diagnostics, never the protocol)."""
+        self.notify: Notify | None = None
+        """Who tells the person of a filed request once ``banner_delay`` has passed: the face's
+        notifier; None for a face that has none (nothing is posted)."""
         self.refused: set[tuple[str, str]] = set()
         """Each request's reasons an answer to it was refused for, each recorded once."""
 
@@ -163,6 +167,8 @@ class _Wait(Generic[R, F, T]):
         """Whether the request is on disk: only a filed request is answered there."""
         self.banner = "skipped"
         """``posted`` once the waiting notice is posted; ``skipped`` while it never was."""
+        self.banner_asked = False
+        """The notifier was asked, once, whatever came of it (no route may have served)."""
         self.recorded = False
         """Whether the kind recorded the filing: only then is the ending recorded."""
         self.parked = False
@@ -222,8 +228,8 @@ class _Wait(Generic[R, F, T]):
                 if found is not None:
                     answer = self.kind.face_answer(found)
                     return Settled("answered", answer, found.via)
-                if self.banner == "skipped" and self.loop.time() >= banner_at:
-                    self._post_banner()
+                if not self.banner_asked and self.loop.time() >= banner_at:
+                    await self._post_banner()
                 if park_at is not None and self.loop.time() >= park_at:
                     self.parked = True  # the dialog, tied to this call, is withdrawn; not the file
                     raise Parked(
@@ -246,19 +252,17 @@ class _Wait(Generic[R, F, T]):
             else:
                 await asyncio.sleep(pause)
 
-    def _post_banner(self) -> None:
-        """Post the waiting notice (on stderr: this wisp has no desktop notifier) and record
-        it as a ``notification``."""
-        self.banner = "posted"
+    async def _post_banner(self) -> None:
+        """Ask the face's notifier to tell the person the request waits; ``banner`` says
+        ``posted`` only when a route posted it."""
+        self.banner_asked = True
+        if self.desk.notify is None:
+            return
         title = f"wisp: {self.kind.name} waiting"
         body = self.kind.banner_body(self.request)
-        with contextlib.suppress(OSError, ValueError):
-            print(f"{title} {body}", file=self.desk.banner_stream, flush=True)
-        self.desk.record(
-            Notification(
-                title=title, body=body, source=self.kind.source, outcome="posted", route="stderr"
-            )
-        )
+        event = await self.desk.notify(title, body, source=self.kind.source, sound=True)
+        if getattr(event, "outcome", None) == "posted":
+            self.banner = "posted"
 
     def _record_filing(self, outcome: str, reason: str | None = None) -> None:
         desk = self.desk

@@ -77,9 +77,15 @@ class AppRoute:
                     member="Notify",
                     signature="susssasa{sv}i",
                     body=[
-                        APP_NAME, 0, "", title, notice.body, [],
-                        {"urgency": Variant("y", URGENCY[notice.sound])}, -1,
-                    ],  # fmt: skip
+                        APP_NAME,
+                        0,
+                        "",
+                        title,
+                        notice.body,
+                        [],
+                        {"urgency": Variant("y", URGENCY[notice.sound])},
+                        -1,
+                    ],
                 )
             )
         finally:

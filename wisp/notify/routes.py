@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol, TextIO
 
 from wisp.notify.notice import Notice
-from wisp.notify.sequences import BY_TERM_PROGRAM, TerminalNotices, sequence_for
+from wisp.notify.sequences import TerminalNotices, sequence_for
 
 
 class RouteFailed(Exception):
@@ -91,6 +91,8 @@ class TerminalRoute:
         if not at_terminal:
             return f"{_stream_name(self.stream)} is not a terminal"
         if self.notices.sequence is None:
+            if self.env.get("WISP_NOTIFY", "").strip().lower() == "off":
+                return "WISP_NOTIFY is off"
             return f"{_terminal_name(self.env)} has no notification sequence"
         return None
 
@@ -112,10 +114,4 @@ def _stream_name(stream: TextIO) -> str:
 
 def _terminal_name(env: Mapping[str, str]) -> str:
     """The terminal as wisp knows it: ``TERM_PROGRAM`` when set, else ``TERM``."""
-    if env.get("WISP_NOTIFY", "").strip().lower() == "off":
-        return "WISP_NOTIFY=off: this terminal"
-    program = env.get("TERM_PROGRAM")
-    if program:
-        known = "" if program in BY_TERM_PROGRAM else " (TERM_PROGRAM)"
-        return f"{program}{known}"
-    return env.get("TERM") or "a terminal with no TERM"
+    return env.get("TERM_PROGRAM") or env.get("TERM") or "a terminal with no TERM"

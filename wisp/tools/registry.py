@@ -13,6 +13,7 @@ from pathlib import Path
 
 from wisp.agent.types import Tool
 from wisp.config import Config
+from wisp.notify.notifier import Notifier
 from wisp.policy.types import Asker
 from wisp.tools.ask import AskTool
 from wisp.tools.command_runner import CommandRunner
@@ -20,6 +21,7 @@ from wisp.tools.current_date import CurrentDateTool
 from wisp.tools.edit_file import EditFileTool
 from wisp.tools.inspect import InspectTool
 from wisp.tools.memory import MemoryTool
+from wisp.tools.notify import NotifyTool
 from wisp.tools.read_file import ReadFileTool
 from wisp.tools.run_command import RunCommandTool
 from wisp.tools.system_info import SystemInfoTool
@@ -28,12 +30,11 @@ ToolFactory = Callable[[Config], Tool | None]
 """Makes a tool from the config in force; None leaves it out of this conversation."""
 
 BUILTIN_TOOLS = (
-    "current_date", "run_command", "read_file", "edit_file", "inspect", "system_info", "ask",
-    "memory",
+    "current_date", "run_command", "read_file", "edit_file", "inspect", "notify", "system_info",
+    "ask", "memory",
 )  # fmt: skip
-"""The built-ins this wisp has, in the order they are offered to the model (notify comes
-later, in its place). ``run_command`` and ``ask`` need what the face provides: a command runner,
-an asker."""
+"""The built-ins this wisp has, in the order they are offered to the model. ``run_command``,
+``notify`` and ``ask`` need what the face provides: a command runner, a notifier, an asker."""
 
 
 class ToolRegistry:
@@ -66,16 +67,22 @@ class ToolRegistry:
 
 
 def register(
-    registry: ToolRegistry, *, runner: CommandRunner | None = None, asker: Asker | None = None
+    registry: ToolRegistry,
+    *,
+    runner: CommandRunner | None = None,
+    asker: Asker | None = None,
+    notifier: Notifier | None = None,
 ) -> None:
     """Register the built-in tools, in ``BUILTIN_TOOLS``'s order. Without a ``runner`` there is no
-    ``run_command``, and without an ``asker`` no ``ask``."""
+    ``run_command``, without a ``notifier`` no ``notify``, and without an ``asker`` no ``ask``."""
     registry.register("current_date", lambda config: CurrentDateTool())
     if runner is not None:
         registry.register("run_command", lambda config: RunCommandTool(runner))
     registry.register("read_file", lambda config: ReadFileTool())
     registry.register("edit_file", _edit_file)
     registry.register("inspect", lambda config: InspectTool())
+    if notifier is not None:
+        registry.register("notify", lambda config: _notify(config, notifier))
     registry.register("system_info", lambda config: SystemInfoTool())
     if asker is not None:
         registry.register("ask", lambda config: AskTool(asker))
@@ -83,11 +90,15 @@ def register(
 
 
 def default_tools(
-    config: Config, *, runner: CommandRunner | None = None, asker: Asker | None = None
+    config: Config,
+    *,
+    runner: CommandRunner | None = None,
+    asker: Asker | None = None,
+    notifier: Notifier | None = None,
 ) -> list[Tool]:
     """The built-in tools this config gives a conversation."""
     registry = ToolRegistry()
-    register(registry, runner=runner, asker=asker)
+    register(registry, runner=runner, asker=asker, notifier=notifier)
     return registry.tools(config)
 
 
@@ -96,6 +107,12 @@ def _edit_file(config: Config) -> Tool:
     roots = settings.tools.edit_file.writable_roots
     allow_home = settings.command_policy.sandbox.allow_home
     return EditFileTool(writable_roots=[Path(root) for root in roots], allow_home=allow_home)
+
+
+def _notify(config: Config, notifier: Notifier) -> Tool | None:
+    # Off by default: a small model offered it calls it when it should answer.
+    notify = config.settings.notify
+    return NotifyTool(notifier, notify.per_turn) if notify.enabled else None
 
 
 def _memory(config: Config) -> Tool | None:

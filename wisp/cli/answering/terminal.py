@@ -12,9 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import SessionStart
-from wisp.cli.context import Context, audit_settings
+from wisp.cli.context import Context, command_session
 from wisp.desk.answering import deliver, find_waiting
 from wisp.desk.channel import list_waiting
 from wisp.desk.kind import ChannelError, Kind
@@ -127,14 +125,9 @@ def answering_session(context: Context, command: str, verb: str) -> Iterator[Rec
     is not. ``session.start`` names ``command`` as the entry point."""
     if not stdin_is_terminal():
         raise UsageError(not_a_terminal(command, verb))
-    config = context.load_config()
     context.home.ensure()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-    try:
-        log.record(SessionStart(entry_point=command, tools=[], model=""))
+    with command_session(context, command) as log:
         yield log.record
-    finally:
-        log.close()
 
 
 def stdin_is_terminal() -> bool:

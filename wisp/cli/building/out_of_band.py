@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from wisp.desk.approval import Alongside, OutOfBandApprover
     from wisp.desk.fact import Apply, FactKeeper
     from wisp.desk.question import OutOfBandAsker, QuestionAlongside
+    from wisp.desk.wait import Desk, Notify
+
+D = TypeVar("D", bound="Desk[Any, Any, Any]")
 
 
 class OutOfBand(msgspec.Struct, frozen=True):
@@ -29,13 +32,16 @@ class OutOfBand(msgspec.Struct, frozen=True):
     thread: str | None
     client: str | None
     settings: Approval
+    notify: Notify | None = None
+    """The face's notifier, told of each request still waiting after
+    ``approval.bannerDelaySeconds``."""
 
     def approver(self, alongside: Alongside | None) -> OutOfBandApprover:
         """Commands' approvals, raced against ``alongside`` (the face's dialog) when there is
         one."""
         from wisp.desk.approval import OutOfBandApprover
 
-        return OutOfBandApprover(self.home, alongside=alongside, **self._filing())
+        return self._told(OutOfBandApprover(self.home, alongside=alongside, **self._filing()))
 
     def asker(
         self, alongside: QuestionAlongside | None, *, hold: float | None = None
@@ -44,8 +50,14 @@ class OutOfBand(msgspec.Struct, frozen=True):
         its call ``hold`` seconds before it is parked (None: the desk's default hold)."""
         from wisp.desk.question import OutOfBandAsker
 
-        return OutOfBandAsker(
-            self.home, alongside=alongside, wait_limit=self.wait_limit, hold=hold, **self._filing()
+        return self._told(
+            OutOfBandAsker(
+                self.home,
+                alongside=alongside,
+                wait_limit=self.wait_limit,
+                hold=hold,
+                **self._filing(),
+            )
         )
 
     def keeper(self, apply: Apply) -> FactKeeper:
@@ -53,7 +65,12 @@ class OutOfBand(msgspec.Struct, frozen=True):
         applied with ``apply``; no time limit and no dialog."""
         from wisp.desk.fact import FactKeeper
 
-        return FactKeeper(self.home, apply=apply, **self._filing())
+        return self._told(FactKeeper(self.home, apply=apply, **self._filing()))
+
+    def _told(self, desk: D) -> D:
+        """``desk``, posting its waiting notices through the face's notifier."""
+        desk.notify = self.notify
+        return desk
 
     def _filing(self) -> dict[str, Any]:
         """What every kind's desk is told of where and how it files."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import msgspec
 
@@ -34,6 +34,8 @@ from wisp.mcp_client.launch import launcher
 from wisp.mcp_client.offered import ServerTools, started_servers
 from wisp.mcp_client.pool import Lease, ServerPool
 from wisp.models.suggested import TOOL_MODEL_HINT
+from wisp.notify.notifier import Notifier, build_notifier
+from wisp.notify.routes import Route
 from wisp.policy.approvers import NobodyApprover
 from wisp.policy.types import Approver, Asker
 from wisp.routing.router import Router
@@ -179,9 +181,23 @@ class SessionBuilder:
         """Stops the servers the session started."""
         await self.pool.aclose()
 
-    def tools(self, runner: CommandRunner | None, asker: Asker) -> list[Tool]:
-        """The tools the config gives, their questions put to ``asker``."""
-        return default_tools(self.config, runner=runner, asker=asker)
+    def tools(
+        self, runner: CommandRunner | None, asker: Asker, notifier: Notifier | None = None
+    ) -> list[Tool]:
+        """The tools the config gives, their questions put to ``asker``, their notifications
+        to ``notifier`` (without one, no ``notify``)."""
+        return default_tools(self.config, runner=runner, asker=asker, notifier=notifier)
+
+    def notifier(
+        self, record: Record, *, host: Route | None = None, terminal: TextIO | None = None
+    ) -> Notifier:
+        """The face's one notifier (docs/watch.md, "Routes"): its host when it has one, the
+        terminal it may write to (never a protocol's stream), the desktop's service; ``notify``
+        in the config, read at each request."""
+        return build_notifier(
+            lambda: self.config.settings.notify, record, env=self.context.environ,
+            host=host, terminal=terminal,
+        )  # fmt: skip
 
     def instructions(self, tools: list[Tool], given: str | None = None) -> str:
         """The instructions a conversation offering ``tools`` starts with, ``given`` (a

@@ -137,7 +137,7 @@ async def _headless(context: Context, options: ConversationOptions) -> int:
     write = stdout_writer()
     async with ChatSession.open(context, options, Face(protocol=True)) as session:
         _collect_from_now()
-        chat = ChatLoop(session, write, version=__version__, record=session.recorder.record)
+        chat = ChatLoop(session, write, version=__version__, notifier=session.notifier)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, chat.terminate)  # ends like /quit
         loop.add_signal_handler(signal.SIGINT, chat.interrupt)

@@ -23,6 +23,7 @@ from wisp.audit import AuditLog
 from wisp.audit.kinds import HostHello, SessionStart
 from wisp.chat.bridge import NO_APPROVE_EFFECT, ProtocolApprover, ProtocolAsker, Waiters
 from wisp.chat.host import Write
+from wisp.chat.notices import protocol_host
 from wisp.chat.relay import PendingRelay, relayed_kinds
 from wisp.cli.building.own_programs import own_argv
 from wisp.cli.building.runner import CommandOptions, approval_mode
@@ -106,6 +107,20 @@ class ChatSession:
         """Where the session's own protocol lines go (``subscribe`` sets it)."""
         approver, self.asker = askers_for(face, self.waiters, lambda line: self._lines(line))
         self.runner = self.builder.runner(self.recorder.record, approver, self.notes.append)
+        self.hello_effects: list[str] = []
+        """What the front end's ``hello`` declared: ``notify`` makes it the host of the
+        notifications."""
+        # Under --json the front end owns the terminal: it hosts notifications once its hello
+        # declares notify, and wisp never writes a sequence there itself.
+        over_json = face.protocol and face.asks_via == "json"
+        self.notifier = self.builder.notifier(
+            self.recorder.record,
+            host=protocol_host(lambda line: self._lines(line), lambda: self.hello_effects)
+            if over_json
+            else None,
+            terminal=None if over_json else context.stderr,
+        )
+        """The chat's one notifier: the model's ``notify`` tool and the loop's notices."""
         self._approver = approver
         self._relay: PendingRelay | None = None
         """Relays the requests ``wisp mcp`` servers file, once a hello declares ``approve-mcp``."""
@@ -145,6 +160,7 @@ class ChatSession:
         if isinstance(hello.version, str):
             details.version = hello.version
         self.recorder.record(details)
+        self.hello_effects = list(hello.effects)
         if isinstance(self._approver, ProtocolApprover):
             has_approve = "approve" in hello.effects
             self._approver.refusal = None if has_approve else NO_APPROVE_EFFECT
@@ -275,7 +291,7 @@ class ChatSession:
     def _tools(self, model: ResolvedModel) -> list[Tool]:
         if self.options.no_tools:
             return []
-        tools = self.builder.tools(self.runner, self.asker)
+        tools = self.builder.tools(self.runner, self.asker, self.notifier)
         if tools and not model.can_call_tools:
             self.notes.append(text_only_note(model, "conversation"))
             return []

@@ -10,9 +10,7 @@ import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import SessionStart
-from wisp.cli.context import Context, audit_settings
+from wisp.cli.context import Context, command_session
 
 Record = Callable[[Any], Any]
 """Records one audit event (a ``wisp.audit`` Details)."""
@@ -22,13 +20,8 @@ Say = Callable[[str], None]
 @contextlib.contextmanager
 def audited_session(context: Context, model: str) -> Iterator[Record]:
     """An audited ``models`` session: ``session.start`` now, the log closed at the end."""
-    config = context.load_config()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-    try:
-        log.record(SessionStart(entry_point="models", tools=[], model=model))
+    with command_session(context, "models", model=model) as log:
         yield log.record
-    finally:
-        log.close()
 
 
 def say_on(context: Context) -> Say:

@@ -9,9 +9,8 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import SessionStart
-from wisp.cli.context import Context, audit_settings
+from wisp.audit import AuditLog
+from wisp.cli.context import Context, command_session
 from wisp.cli.scanning.command_source import command_output, command_words
 from wisp.cli.scanning.reports import Reported, json_line, sarif, text_line
 from wisp.cli.scanning.sources import (
@@ -115,7 +114,7 @@ def run_scan(args: argparse.Namespace, context: Context) -> int:
 
 async def _scan(args: argparse.Namespace, context: Context) -> int:
     reported: list[Reported] = []
-    with _session(context, "scan") as log:
+    with command_session(context, "scan") as log:
         async with session_scanner(context, log, "scan", thorough=args.thorough) as scanner:
             for source, diff in await _sources(args, context, log):
                 scanned = await scanner.scan(source.text)
@@ -146,7 +145,7 @@ async def _redact(args: argparse.Namespace, context: Context) -> int:
     replaced_any = False
     written: list[bytes] = []
     to_stdout = args.output is None and not args.in_place
-    with _session(context, "redact") as log:
+    with command_session(context, "redact") as log:
         async with session_scanner(context, log, "redact", thorough=args.thorough) as scanner:
             for source, _ in await _sources(args, context, log, diffs=False):
                 scanned = await scanner.scan(source.text)
@@ -221,18 +220,3 @@ def _read(path: Path, max_bytes: int | None) -> Source:
         return read_bytes(path.read_bytes(), str(path), max_bytes)
     except OSError as exc:
         raise ScanError(f"cannot read {path}: {exc.strerror or exc}") from exc
-
-
-class _session:
-    """An audited session of its own, entry point ``scan`` or ``redact``."""
-
-    def __init__(self, context: Context, entry_point: str) -> None:
-        config = context.load_config()
-        self.log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-        self.log.record(SessionStart(entry_point=entry_point, tools=[], model=""))
-
-    def __enter__(self) -> AuditLog:
-        return self.log
-
-    def __exit__(self, *_: object) -> None:
-        self.log.close()

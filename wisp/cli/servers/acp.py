@@ -9,6 +9,8 @@ roots from the session's ``cwd``). The ``acp`` SDK is imported only when the com
 from __future__ import annotations
 
 import argparse
+import functools
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +125,8 @@ class AcpSessions(msgspec.Struct):
     """The process's audit log; each session writes its own session on its sink."""
     opened: dict[int, _Opened] = msgspec.field(default_factory=dict)
     """What each open session's next conversation (``switch_model``) is built with."""
+    notifier: Any = None
+    """The process's notifier, built with its first session."""
 
     async def open(self, cwd: Path, ways: ClientWays, servers: list[McpServer]) -> OpenedSession:
         """A new session in ``cwd``, on the command line's model, with the MCP servers the
@@ -328,7 +332,8 @@ class AcpSessions(msgspec.Struct):
         if not model.can_call_tools:
             notes.append(text_only_note(model, "session"))
             return []
-        return parts.builder.tools(parts.runner, self._asker(recorder, parts.ways))
+        asker = self._asker(recorder, parts.ways)
+        return parts.builder.tools(parts.runner, asker, self._notifier(recorder))
 
     def _transcript(self) -> SavedTranscript:
         """Where sessions are saved: beside chat's named conversations, one file each."""
@@ -340,7 +345,22 @@ class AcpSessions(msgspec.Struct):
         from wisp.cli.building.out_of_band import OutOfBand
 
         approval = self.config.settings.approval
-        return OutOfBand(self.context.home.root, recorder.record, recorder.session, "acp", approval)
+        notify = functools.partial(self._notifier(recorder).post, record=recorder.record)
+        return OutOfBand(
+            self.context.home.root, recorder.record, recorder.session, "acp", approval, notify
+        )
+
+    def _notifier(self, recorder: Recorder) -> Any:
+        """The process's one notifier (its rate is the process's): stdout is the protocol's, so
+        a terminal sequence may go only to stderr, and only when that is a terminal."""
+        if self.notifier is None:
+            from wisp.notify.notifier import build_notifier
+
+            self.notifier = build_notifier(
+                lambda: self.config.settings.notify, recorder.record,
+                env=self.context.environ, terminal=sys.stderr,
+            )  # fmt: skip
+        return self.notifier
 
     def _approver(self, recorder: Recorder, ways: ClientWays) -> Any:
         """The client's permission dialog and the person out of band, at once."""

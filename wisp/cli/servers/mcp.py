@@ -8,6 +8,8 @@ other command never load it (docs/mcp.md)."""
 from __future__ import annotations
 
 import argparse
+import functools
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -168,6 +170,9 @@ class ThreadBuilder:
         self.shared = SharedModels()
         # A runner for the server's own questions (its tools, its sandbox), never run.
         self._probe = self.builder.runner(self.recorder.record, _nobody(), self.notes.append)
+        # One for the server: its rate is the process's. stdout is the protocol's, so a terminal
+        # sequence may go only to stderr, and only when that is a terminal.
+        self.notifier = self.builder.notifier(self.recorder.record, terminal=sys.stderr)
 
     # -- the server -----------------------------------------------------------------------------
 
@@ -316,7 +321,7 @@ class ThreadBuilder:
             return []
         return [
             tool
-            for tool in self.builder.tools(runner, asker)
+            for tool in self.builder.tools(runner, asker, self.notifier)
             if tool.name in wanted and tool.name in offered
         ]
 
@@ -325,7 +330,10 @@ class ThreadBuilder:
 
         client = _client_name(thread.request)
         approval = self.config.settings.approval
-        return OutOfBand(self.context.home.root, recorder.record, thread.id, client, approval)
+        notify = functools.partial(self.notifier.post, record=recorder.record)
+        return OutOfBand(
+            self.context.home.root, recorder.record, thread.id, client, approval, notify
+        )
 
     def _elicits(self, thread: Thread) -> bool:
         """Whether this thread's client can be asked mid-call, and approval.elicitation lets
