@@ -12,6 +12,9 @@ import msgspec
 import pytest
 
 from tests.hang import HANG
+from tests.notify.bus import notification_service, session_bus
+
+__all__ = ["notification_service", "session_bus"]  # fixtures: a desktop's notification service
 
 WISP = Path(sys.executable).parent / "wisp"
 

@@ -1,84 +1,98 @@
-"""`wisp chat --json`'s `notify` lines, from a real subprocess: sent after a hello declaring
-`notify` when a turn ends and when an approval or a question waits, and never without it
-(docs/protocol.md, "`notify`")."""
+"""The model's `notify` tool in a real `wisp chat --json` (docs/watch.md, "Notifications"):
+offered only when notify.enabled is on; posted by the front end when its hello declared
+`notify` (the `host` route), each route passed over said otherwise; a few a turn at most."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
+from typing import Any
 
-import pytest
-
-from tests.cli.test_chat_json import Front
+from tests.hang import HANG
 from wisp import protocol as p
 
-TOUCH = {"tool_calls": [{"name": "run_command", "arguments": {"command": "touch made.txt"}}]}
-ASK = {"tool_calls": [{"name": "ask", "arguments": {"question": "Which one?", "options": ["a"]}}]}
-REPLY = {"text": "Made the file.\n\nIt is empty."}
+NOTIFY = {"name": "notify", "arguments": {"title": "Build", "message": "tests pass"}}
 
 
-async def one_session(
-    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, effects: list[str]
-) -> Front:
-    """A turn with an approval, then one with a question that fails (an empty reply), then
-    /quit."""
+def chat(
+    wisp_script: Path, env: dict[str, str], tmp_path: Path, calls: list[dict], effects: list[str]
+) -> list[p.Outbound]:
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"responses": [TOUCH, REPLY, ASK, {"text": ""}]}))
-    chat = await Front.start(wisp_script, wisp_env, tmp_path, "-m", f"script:{script}")
-    await chat.send(p.ClientHello(effects=effects, client="test", version="1"))
-    await chat.until(p.Status)
-    await chat.send(p.Message(text="make the file"))
-    approval = await chat.until(p.Approval)
-    await chat.send(p.Answer(id=approval.id, decision="once"))
-    await chat.until(p.Turn, phase="end")
-    await chat.until(p.Status)
-    await chat.send(p.Message(text="ask me"))
-    question = await chat.until(p.Question)
-    await chat.send(p.Answer(id=question.id, text="a"))
-    await chat.until(p.Turn, phase="end")
-    await chat.send(p.Message(text="/quit"))
-    assert await chat.finish() == 0
-    return chat
+    responses: list[dict[str, Any]] = [{"tool_calls": calls}, {"text": "Done."}]
+    script.write_text(json.dumps({"responses": responses}))
+    hello = {"type": "hello", "effects": effects, "client": "test", "version": "1"}
+    message = {"type": "message", "text": "run the build and tell me"}
+    done = subprocess.run(
+        [str(wisp_script), "chat", "--json", "-m", f"script:{script}"],
+        input="\n".join(json.dumps(line) for line in (hello, message)) + "\n",
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=HANG,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [p.decode_outbound(line.encode()) for line in done.stdout.splitlines()]
 
 
-def after(lines: list[p.Outbound], kind: type) -> list[p.Outbound]:
-    """The line right after each line of `kind`."""
-    return [lines[i + 1] for i, line in enumerate(lines[:-1]) if isinstance(line, kind)]
+def results(lines: list[p.Outbound]) -> list[str]:
+    return [
+        line.output.text
+        for line in lines
+        if isinstance(line, p.Event) and line.kind == "tool.result"
+        and isinstance(line.output, p.EventOutput)
+    ]  # fmt: skip
 
 
-async def test_a_hello_with_notify_gets_a_notice_for_each_wait_and_each_turn_end(
-    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, audit_lines
+def notifications(audit_lines) -> list[dict]:
+    return [line["details"] for line in audit_lines() if line["kind"] == "notification"]
+
+
+def test_a_front_end_that_declared_notify_posts_the_models_notification(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, run_wisp, audit_lines
 ) -> None:
-    chat = await one_session(wisp_script, wisp_env, tmp_path, ["approve", "ask", "notify"])
-    notices = [line for line in chat.lines if isinstance(line, p.Notify)]
-    assert [(n.title, n.body, n.sound) for n in notices] == [
-        ("wisp: approval waiting", "[moderate] touch made.txt", True),
-        ("wisp: turn finished", "Made the file.", False),
-        ("wisp: question waiting", "Which one?", True),
-        (
-            "wisp: turn failed",
-            "turn 2 failed after " + notices[-1].body.split(" after ")[-1],
-            False,
-        ),
+    assert run_wisp("config", "set", "notify.enabled", "true").returncode == 0
+    lines = chat(wisp_script, wisp_env, tmp_path, [NOTIFY], ["approve", "notify"])
+    hello = next(line for line in lines if isinstance(line, p.WispHello))
+    assert "notify" in hello.tools
+    notify, turn_end = [line for line in lines if isinstance(line, p.Notify)]
+    assert turn_end.title == "wisp: turn finished"  # the front end's own notice, after
+    assert (notify.title, notify.subtitle, notify.body) == ("Build", None, "tests pass")
+    assert "notification posted via host" in results(lines)[0]
+    [event] = notifications(audit_lines)
+    assert (event["source"], event["outcome"], event["route"]) == ("model", "posted", "host")
+
+
+def test_without_the_effect_each_route_says_why_it_could_not(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, run_wisp, audit_lines
+) -> None:
+    assert run_wisp("config", "set", "notify.enabled", "true").returncode == 0
+    lines = chat(wisp_script, wisp_env, tmp_path, [NOTIFY], ["approve"])
+    assert not [line for line in lines if isinstance(line, p.Notify)]
+    assert "error: notification not shown: no route could post it" in results(lines)[0]
+    [event] = notifications(audit_lines)
+    assert event["skipped"] == [
+        "host: the front end did not declare notify",
+        "terminal: wisp's output is a protocol's here, not a terminal's",
+        "app: no desktop session bus (DBUS_SESSION_BUS_ADDRESS is not set)",
     ]
-    assert notices[-1].body.endswith(" s")
-    # Each notice right after what it tells of.
-    assert [type(line) for line in after(chat.lines, p.Approval)] == [p.Notify]
-    assert [type(line) for line in after(chat.lines, p.Question)] == [p.Notify]
-    ends = [line for line in chat.lines if isinstance(line, p.Turn) and line.phase == "end"]
-    assert [after(chat.lines, p.Turn)[i] for i in (1, 3)] == [notices[1], notices[3]]
-    assert len(ends) == 2
-    recorded = [e["details"] for e in audit_lines() if e["kind"] == "notification"]
-    assert [(d["source"], d["route"], d["outcome"], d["title"]) for d in recorded] == [
-        ("approval", "host", "posted", "wisp: approval waiting"),
-        ("inquiry", "host", "posted", "wisp: question waiting"),
-    ]  # a turn's end has no source among the kind's, so it is not recorded
 
 
-@pytest.mark.parametrize("effects", [["approve", "ask"], ["approve", "ask", "notify-me"]])
-async def test_without_the_notify_effect_no_notice_is_sent(
-    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, audit_lines, effects: list[str]
+def test_a_turn_has_room_for_a_few(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, run_wisp, audit_lines
 ) -> None:
-    chat = await one_session(wisp_script, wisp_env, tmp_path, effects)
-    assert not any(isinstance(line, p.Notify) for line in chat.lines)
-    assert not any(e["kind"] == "notification" for e in audit_lines())
+    assert run_wisp("config", "set", "notify.enabled", "true").returncode == 0
+    calls = [
+        {"name": "notify", "arguments": {"title": f"Step {n}", "message": "done"}}
+        for n in (1, 2, 3)
+    ]
+    lines = chat(wisp_script, wisp_env, tmp_path, calls, ["approve", "notify"])
+    posted = [line.title for line in lines if isinstance(line, p.Notify)]
+    assert posted[:2] == ["Step 1", "Step 2"] and "Step 3" not in posted
+    assert "error: notification not shown: more than 2 this turn" in results(lines)[2]
+    assert [e["outcome"] for e in notifications(audit_lines)] == ["posted", "posted", "refused"]
+
+
+def test_off_by_default_the_model_is_not_offered_it(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path
+) -> None:
+    lines = chat(wisp_script, wisp_env, tmp_path, [], ["approve", "notify"])
+    hello = next(line for line in lines if isinstance(line, p.WispHello))
+    assert "notify" not in hello.tools

@@ -73,6 +73,7 @@ async def test_a_kept_fact_reaches_a_new_conversation_and_a_dropped_one_does_not
     terminal: int,
     audit_lines: Callable[[], list[dict]],
     ollama: Any,  # noqa: F811
+    notification_service: Any,
 ) -> None:
     ollama.install("qwen2.5:0.5b")
     ollama.reply_with(ollama.line("BLUE HERON."), ollama.done())

@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import WISP
 from tests.hang import HANG
 from tests.mcp.conftest import ERAS, LEGACY, STATELESS, Connect, write_config, write_script
+from tests.notify.bus import SessionBus
 
 WHICH = {"question": "Which environment?", "options": ["staging", "production"]}
 NAME = {"question": "What should the release be called?"}
@@ -109,6 +110,7 @@ async def test_wisp_questions_answers_a_waiting_question(
     terminal: int,
     audit_lines: Callable[[], list[dict]],
     mode: str,
+    notification_service: SessionBus,
 ) -> None:
     script = write_script(tmp_path, asking(WHICH))
     async with connect(["-m", f"script:{script}"], mode=mode) as client:
@@ -129,9 +131,11 @@ async def test_wisp_questions_answers_a_waiting_question(
     assert requested["inquiry"] == question.id
     [settled] = kinds(events, "inquiry.settled")
     assert (settled["outcome"], settled["via"]) == ("answered", "cli")
-    [notice] = kinds(events, "notification")  # the waiting notice, on the server's stderr
-    assert (notice["source"], notice["route"], notice["outcome"]) == ("inquiry", "stderr", "posted")
+    [notice] = kinds(events, "notification")  # the waiting notice, on the desktop
+    assert (notice["source"], notice["route"], notice["outcome"]) == ("inquiry", "app", "posted")
     assert f"wisp questions answer {question.id} TEXT" in notice["body"]
+    [shown] = notification_service.shown
+    assert (shown.summary, shown.body) == ("wisp: question waiting", notice["body"])
     [answer] = kinds(events, "inquiry.answered")
     assert answer == {"inquiry": question.id, "via": "cli", "delivery": "written"}
     starts = [e for e in events if e["kind"] == "session.start"]

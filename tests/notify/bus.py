@@ -10,9 +10,12 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 import pytest
+from dbus_fast.annotations import DBusDict, DBusInt32, DBusSignature, DBusStr, DBusUInt32
+from dbus_fast.service import ServiceInterface, method
 
 from tests.hang import HANG
 
@@ -40,40 +43,42 @@ class SessionBus(msgspec.Struct):
     shown: list[Shown]
 
 
-def _listener(shown: list[Shown]) -> object:
-    from dbus_fast.service import ServiceInterface, method
+StrList = Annotated[list[str], DBusSignature("as")]
+Information = Annotated[list[str], DBusSignature("ssss")]
 
-    class Notifications(ServiceInterface):
-        def __init__(self) -> None:
-            super().__init__("org.freedesktop.Notifications")
-            self.next_id = 0
 
-        @method()
-        def Notify(  # noqa: N802 - the spec's name
-            self,
-            app_name: "s",  # noqa: F821 - dbus-fast reads D-Bus signatures from annotations
-            replaces_id: "u",  # noqa: F821
-            app_icon: "s",  # noqa: F821
-            summary: "s",  # noqa: F821
-            body: "s",  # noqa: F821
-            actions: "as",  # noqa: F821
-            hints: "a{sv}",  # noqa: F821
-            expire_timeout: "i",  # noqa: F821
-        ) -> "u":  # noqa: F821
-            urgency = hints.get("urgency")
-            shown.append(Shown(app_name, summary, body, None if urgency is None else urgency.value))
-            self.next_id += 1
-            return self.next_id
+class Notifications(ServiceInterface):
+    """`org.freedesktop.Notifications` as a desktop's daemon serves it, keeping each call."""
 
-        @method()
-        def GetCapabilities(self) -> "as":  # noqa: N802, F821
-            return ["body"]
+    def __init__(self, shown: list[Shown]) -> None:
+        super().__init__("org.freedesktop.Notifications")
+        self.shown = shown
 
-        @method()
-        def GetServerInformation(self) -> "ssss":  # noqa: N802, F821
-            return ["wisp-tests", "wisp", "1", "1.2"]
+    @method()
+    def Notify(
+        self,
+        app_name: DBusStr,
+        replaces_id: DBusUInt32,
+        app_icon: DBusStr,
+        summary: DBusStr,
+        body: DBusStr,
+        actions: StrList,
+        hints: DBusDict,
+        expire_timeout: DBusInt32,
+    ) -> DBusUInt32:
+        urgency = hints.get("urgency")
+        self.shown.append(
+            Shown(app_name, summary, body, None if urgency is None else urgency.value)
+        )
+        return len(self.shown)
 
-    return Notifications()
+    @method()
+    def GetCapabilities(self) -> StrList:
+        return ["body"]
+
+    @method()
+    def GetServerInformation(self) -> Information:
+        return ["wisp-tests", "wisp", "1", "1.2"]
 
 
 def _daemon(folder: Path) -> tuple[subprocess.Popen[str], str]:
@@ -121,7 +126,7 @@ def notification_service(session_bus: SessionBus) -> Iterator[SessionBus]:
         from dbus_fast.aio import MessageBus
 
         bus = await MessageBus(bus_address=session_bus.address).connect()
-        bus.export("/org/freedesktop/Notifications", _listener(session_bus.shown))
+        bus.export("/org/freedesktop/Notifications", Notifications(session_bus.shown))
         await bus.request_name("org.freedesktop.Notifications")
         return bus
 

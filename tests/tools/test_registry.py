@@ -15,7 +15,6 @@ from wisp.notify.notifier import Notifier
 from wisp.tools import BUILTIN_TOOLS, ToolRegistry, default_tools, register
 from wisp.tools.edit_file import EditFileTool
 
-
 NOTIFY_ON = Notify(enabled=True, routes=["app"], per_minute=5, per_turn=2)
 
 
