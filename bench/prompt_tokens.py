@@ -79,6 +79,7 @@ from wisp.audit import AuditLog, MemorySink
 from wisp.config import Config
 from wisp.facts.book import FactBook, facts_block
 from wisp.models.local import default_model_path, resolve
+from wisp.notify.notifier import Notifier
 from wisp.policy.types import Asker
 from wisp.store import ConversationStore, PendingEntry
 from wisp.tools.command_runner import CommandRunner
@@ -90,6 +91,8 @@ QUESTION = "What is today's date?"
 TURNS = ("What is the capital of France?", "And the capital of Italy?")
 REPLY_TOKENS = 48
 ASSESSED_BUDGET = 500
+NOTIFY_QUESTION = "Send me a notification saying the backup is done."
+"""A question whose one tool is ``notify`` (with ``notify.enabled`` on)."""
 UNSETTLED = "What is the capital of France?"
 """A question no rule settles: the assessment asks a model."""
 TYPICAL = (
@@ -112,12 +115,14 @@ TOOLS_POSTSCRIPT = (
 """Qwen 2.5's chat template places tools so (Hermes' and many fine-tunes' alike)."""
 
 
-def chat_tools(*, memory: bool) -> list[Tool]:
-    """The built-in tools a chat offers; the runner and asker are never called, only the
-    tools' schemas are read."""
-    config = Config(Path("/nonexistent/config.json"), {"context": {"memory": memory}})
+def chat_tools(*, memory: bool, notify: bool = False) -> list[Tool]:
+    """The built-in tools a chat offers (``notify`` with ``notify.enabled`` on); the runner,
+    asker and notifier are never called, only the tools' schemas are read."""
+    data = {"context": {"memory": memory}, "notify": {"enabled": notify}}
+    config = Config(Path("/nonexistent/config.json"), data)
     runner, asker = cast(CommandRunner, object()), cast(Asker, object())
-    return default_tools(config, runner=runner, asker=asker)
+    notifier = cast(Notifier, object())
+    return default_tools(config, runner=runner, asker=asker, notifier=notifier)
 
 
 def wire(spec: ToolSpec) -> dict[str, Any]:
@@ -129,19 +134,23 @@ def tools_json(specs: list[ToolSpec]) -> str:
     return json.dumps([wire(spec) for spec in specs])
 
 
-def counts(count: Callable[[str], int], *, memory: bool, window: int) -> tuple[int, int]:
-    tools = chat_tools(memory=memory)
+def counts(
+    count: Callable[[str], int], *, memory: bool, window: int, notify: bool = False
+) -> tuple[int, int]:
+    tools = chat_tools(memory=memory, notify=notify)
     instructions = count(instructions_for(tools))
     return instructions, count(tools_json(tool_specs(tools, window)))
 
 
-def first_request(window: int) -> tuple[list[Message], list[ToolSpec]]:
+def first_request(
+    window: int, question: str = QUESTION, *, notify: bool = False
+) -> tuple[list[Message], list[ToolSpec]]:
     """The messages and tools of a new chat's first request, as the agent composes them."""
-    tools = chat_tools(memory=False)
+    tools = chat_tools(memory=False, notify=notify)
     instructions = instructions_for(tools)
     store = ConversationStore()
     store.add(PendingEntry("instructions", instructions), turn=None, origin="carried", time=None)
-    messages = compose(instructions, store, [PendingEntry("prompt", QUESTION)], memory=False)
+    messages = compose(instructions, store, [PendingEntry("prompt", question)], memory=False)
     return messages, tool_specs(tools, window)
 
 
@@ -185,6 +194,23 @@ def report_assessment(render: Callable[[list[Message], list[ToolSpec]], int], la
         f"{every} tokens"
     )
     print(f"  the same, the rules' tools: {assessed} tokens (<= {ASSESSED_BUDGET}: {mark})")
+    report_notify(render)
+
+
+def report_notify(render: Callable[[list[Message], list[ToolSpec]], int]) -> None:
+    """With ``notify.enabled`` on: every tool offered, the one-tool question, and a question
+    that asks for a notification, whose one tool is ``notify``."""
+    for question in (QUESTION, NOTIFY_QUESTION):
+        messages, specs = first_request(SMALL, question, notify=True)
+        ruled = chosen(specs, question)
+        assessed = render(messages, ruled)
+        mark = "met" if assessed <= ASSESSED_BUDGET else "missed"
+        names = ", ".join(spec.name for spec in ruled)
+        print(
+            f'  notify.enabled on, "{question}": every tool ({len(specs)}) '
+            f"{render(messages, specs)} tokens; the rules' tools ({names}) {assessed} tokens "
+            f"(<= {ASSESSED_BUDGET}: {mark})"
+        )
 
 
 SERVER_TOOLS = [
@@ -349,10 +375,11 @@ def main() -> int:
     print("| window | tools | instructions | tools | total | within 800 |")
     print("|---:|---|---:|---:|---:|---|")
     for window in (SMALL, LARGE):
-        for memory in (False, True):
-            instructions, tools = counts(count, memory=memory, window=window)
+        for memory, notify in ((False, False), (True, False), (False, True)):
+            instructions, tools = counts(count, memory=memory, window=window, notify=notify)
             total = instructions + tools
-            which = "default + memory" if memory else "default (7)"
+            which = {False: "default (7)", True: "default + memory"}[memory]
+            which = "default + notify" if notify else which
             mark = ("yes" if total <= BUDGET else "no") if window <= SMALL else "(not asked)"
             print(f"| {window:,} | {which} | {instructions} | {tools:,} | {total:,} | {mark} |")
 

@@ -94,6 +94,11 @@ RULES: tuple[Rule, ...] = (
         ("system_info",),
     ),
     Rule("wisp itself", _words("wisp|audit|approvals?|settings"), ("inspect",)),
+    Rule(
+        "a notification",
+        _words("notify|notification|alert me|let me know|ping me|remind me"),
+        ("notify",),
+    ),
     Rule("an earlier turn", _words("earlier|before|you said|recall"), ("memory",)),
 )
 """The rules, in order; a prompt gets every tool of every rule it matches (docs/turn.md, "The

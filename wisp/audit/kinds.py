@@ -451,7 +451,10 @@ class WatchRun(Details, kw_only=True):
 
 @register("notification", written_by="Notifier")
 class Notification(Details, kw_only=True):
-    """A request to notify the person: the route it was posted by, or why it was refused."""
+    """A request to notify the person (docs/watch.md, "Notifications"): from ``source``
+    (``model``, ``user``, ``watch``, ``approval``, ``inquiry``), posted by ``route`` (``host``,
+    ``terminal``, ``app``) or refused with the ``reason``; ``skipped`` names each route passed
+    over before, ``route: reason``. Title and body as bounded for display."""
 
     title: str
     body: str
