@@ -96,3 +96,18 @@ def test_off_by_default_the_model_is_not_offered_it(
     lines = chat(wisp_script, wisp_env, tmp_path, [], ["approve", "notify"])
     hello = next(line for line in lines if isinstance(line, p.WispHello))
     assert "notify" not in hello.tools
+
+
+def test_the_same_notification_twice_in_a_turn_is_shown_once(
+    wisp_script: Path, wisp_env: dict[str, str], tmp_path: Path, run_wisp, audit_lines
+) -> None:
+    # Small models repeat a call; the person wants to be told once.
+    assert run_wisp("config", "set", "notify.enabled", "true").returncode == 0
+    lines = chat(wisp_script, wisp_env, tmp_path, [NOTIFY, NOTIFY], ["approve", "notify"])
+    assert [line.title for line in lines if isinstance(line, p.Notify)].count("Build") == 1
+    assert "notification already posted via host this turn" in results(lines)[1]
+    events = notifications(audit_lines)
+    assert [(e["outcome"], e.get("reason")) for e in events] == [
+        ("posted", None),
+        ("refused", "the same notification was posted this turn"),
+    ]

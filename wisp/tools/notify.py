@@ -14,6 +14,8 @@ from wisp.notify.notice import notice
 from wisp.notify.notifier import Notifier
 from wisp.tools.arguments import parse_arguments, schema_of
 
+REPEATED = "the same notification was posted this turn"
+
 
 class NotifyArgs(msgspec.Struct, kw_only=True):
     title: Annotated[str, msgspec.Meta(description="A few words")]
@@ -33,12 +35,22 @@ class NotifyTool:
         self.per_turn = per_turn
         self._turn: tuple[str, int] | None = None
         self._this_turn = 0
+        self._posted: dict[tuple[str, str], str] = {}
+        """This turn's notifications posted, by title and message, and the route of each: a
+        small model repeats its call, and the person wants to be told once."""
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> str:
         args = parse_arguments(self.name, arguments, NotifyArgs, context.notes)
         if isinstance(args, str):
             return args
-        if not self._room(context):
+        self._start_turn(context)
+        route = self._posted.get((args.title, args.message))
+        if route is not None:
+            # Recorded, as every request of the tool is; the model is told it was shown.
+            shown = notice(args.title, args.message)
+            self.notifier.refuse(shown, "model", REPEATED, record=context.record)
+            return f"notification already posted via {route} this turn; it is not shown twice"
+        if not self._room():
             shown = notice(args.title, args.message)
             event = self.notifier.refuse(
                 shown, "model", f"more than {self.per_turn} this turn", record=context.record
@@ -48,14 +60,18 @@ class NotifyTool:
                 args.title, args.message, source="model", record=context.record
             )
         if event.outcome == "posted":
+            self._posted[(args.title, args.message)] = str(event.route)
             return f"notification posted via {event.route}"
         return f"error: notification not shown: {event.reason}"
 
-    def _room(self, context: ToolContext) -> bool:
-        """Whether this turn has room for one more; if so, it is counted."""
+    def _start_turn(self, context: ToolContext) -> None:
+        """A new turn has its own room and its own record of what was posted."""
         turn = (context.conversation.session, context.conversation.turn)
         if turn != self._turn:
-            self._turn, self._this_turn = turn, 0
+            self._turn, self._this_turn, self._posted = turn, 0, {}
+
+    def _room(self) -> bool:
+        """Whether this turn has room for one more; if so, it is counted."""
         if self._this_turn >= self.per_turn:
             return False
         self._this_turn += 1
