@@ -13,7 +13,7 @@ from wisp.chat.notices import BURST, WINDOW_SECONDS, Notices, first_words, proto
 from wisp.config.sections import Notify
 from wisp.notify.notice import BODY_CHARS, TITLE_CHARS, bounded
 from wisp.notify.notifier import Notifier
-from wisp.notify.routes import NoTerminal
+from wisp.notify.routes import PROTOCOL_OUTPUT, Unavailable
 
 PER_MINUTE = 5
 
@@ -40,7 +40,10 @@ def notices_with(*effects: str) -> tuple[Notices, list[p.Outbound], list[Notific
     declared = list(effects)
     settings = Notify(enabled=False, routes=["host", "terminal"], per_minute=PER_MINUTE, per_turn=2)
     notifier = Notifier(
-        {"host": protocol_host(written.append, lambda: declared), "terminal": NoTerminal()},
+        {
+            "host": protocol_host(written.append, lambda: declared),
+            "terminal": Unavailable("terminal", PROTOCOL_OUTPUT),
+        },
         record=recorded.append,
         settings=lambda: settings,
         clock=clock,

@@ -13,7 +13,14 @@ from typing import TextIO
 from wisp.audit.kinds import Notification
 from wisp.config.sections import Notify as NotifySettings
 from wisp.notify.notice import Notice, notice
-from wisp.notify.routes import NoHost, NoTerminal, Route, RouteFailed, TerminalRoute
+from wisp.notify.routes import (
+    NO_HOST,
+    PROTOCOL_OUTPUT,
+    Route,
+    RouteFailed,
+    TerminalRoute,
+    Unavailable,
+)
 
 ROUTES = ("host", "terminal", "app")
 """Every route, in the order ``notify.routes`` tries them by default."""
@@ -148,8 +155,10 @@ def build_notifier(
     from wisp.notify.app import AppRoute
 
     routes: dict[str, Route] = {
-        "host": host if host is not None else NoHost(),
-        "terminal": TerminalRoute(terminal, env) if terminal is not None else NoTerminal(),
+        "host": host if host is not None else Unavailable("host", NO_HOST),
+        "terminal": TerminalRoute(terminal, env)
+        if terminal is not None
+        else Unavailable("terminal", PROTOCOL_OUTPUT),
         "app": AppRoute(env),
     }
     return Notifier(routes, record=record, settings=settings)

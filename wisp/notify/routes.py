@@ -47,29 +47,23 @@ class HostRoute:
         self.send(notice)
 
 
-class NoHost:
-    """A face with no front end to host notifications (a terminal command, ``wisp mcp``)."""
+class Unavailable:
+    """A route the face cannot have, and why: no front end hosts ``wisp notify``, and under
+    ``wisp chat --json`` the terminal is the front end's."""
 
-    name = "host"
-
-    def unavailable(self) -> str | None:
-        return "no front end hosts wisp"
-
-    async def post(self, notice: Notice) -> None:  # pragma: no cover - never available
-        raise RouteFailed(self.unavailable() or "")
-
-
-class NoTerminal:
-    """A face whose output is a protocol's (``wisp chat --json``, ``wisp mcp``, ``wisp acp``):
-    a sequence written there would corrupt it."""
-
-    name = "terminal"
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
 
     def unavailable(self) -> str | None:
-        return "wisp's output is a protocol's here, not a terminal's"
+        return self.reason
 
     async def post(self, notice: Notice) -> None:  # pragma: no cover - never available
-        raise RouteFailed(self.unavailable() or "")
+        raise RouteFailed(self.reason)
+
+
+NO_HOST = "no front end hosts wisp"
+PROTOCOL_OUTPUT = "wisp's output is a protocol's here, not a terminal's"
 
 
 class TerminalRoute:
