@@ -118,6 +118,12 @@ def _scan() -> AddParser:
     return add_scan_parser
 
 
+def _watch() -> AddParser:
+    from wisp.cli.watching.command import add_parser
+
+    return add_parser
+
+
 def _questions() -> AddParser:
     from wisp.cli.answering.questions import add_parser
 
@@ -138,6 +144,7 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "questions": _questions,
     "redact": _redact,
     "scan": _scan,
+    "watch": _watch,
 }
 """Each command's name, and the loader of the function that adds its parser."""
 
