@@ -4,8 +4,10 @@ distinct problems.
 One routed call (task ``triage``, recorded as ``model.routed``) asks for JSON held to ``SCHEMA``
 where the model can be held. The model reads the command's line and its output, a long output
 cut to its head and its tail (a compiler names the first error first, a test runner sums up at
-the end). A place it names counts only when the output holds the file it names: a model that
-invents a path leaves the problem without a place. Problems named twice are one.
+the end), each secret and piece of personal data in it replaced by its marker first (the scan's
+rules: a model named for the task may be a server's). A place it names counts only where the
+output names it: a model that invents a path leaves the problem without a place. Problems named
+twice are one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import msgspec
 
 from wisp.agent.side_calls import SideCalls, json_answer
 from wisp.agent.types import ChatRequest, Message
+from wisp.scan import redact
 from wisp.watch.types import Problem, Triaged
 
 TASK = "triage"
@@ -84,7 +87,7 @@ class ModelTriage:
         request = ChatRequest(
             [
                 Message(role="system", content=INSTRUCTIONS),
-                Message(role="user", content=f"$ {self.command}\n{excerpt(output)}"),
+                Message(role="user", content=f"$ {self.command}\n{redact(excerpt(output))}"),
             ],
             temperature=0.0,
             max_tokens=REPLY_TOKENS,
@@ -93,10 +96,10 @@ class ModelTriage:
         if answer.failure is not None:
             return Triaged(model=answer.model, error=answer.failure)
         try:
-            named = json_answer(answer.text, _DECODER).problems
+            problems = problems_in(answer.text, output)
         except ValueError as exc:
             return Triaged(model=answer.model, error=str(exc))
-        return Triaged(model=answer.model, problems=distinct(named, output))
+        return Triaged(model=answer.model, problems=problems)
 
 
 def excerpt(output: str) -> str:
@@ -110,11 +113,11 @@ def excerpt(output: str) -> str:
     )
 
 
-def distinct(named: list[_Named], output: str) -> list[Problem]:
-    """Each problem once, in the order named; a place whose file the output does not hold is
-    dropped, the problem kept."""
+def problems_in(reply: str, output: str) -> list[Problem]:
+    """The problems a reply names, each once, in the order named; a place the output does not
+    name is dropped, the problem kept. ``ValueError`` when the reply is not the JSON asked."""
     problems: list[Problem] = []
-    for item in named[:MOST_PROBLEMS]:
+    for item in json_answer(reply, _DECODER).problems[:MOST_PROBLEMS]:
         what, where = " ".join(item.what.split()), item.where.strip()
         if not what:
             continue
@@ -127,9 +130,13 @@ def distinct(named: list[_Named], output: str) -> list[Problem]:
 
 
 def _named_in(where: str, output: str) -> bool:
-    """Whether ``where`` is a place the output names: its file, and its line if it gives one
-    (a traceback's ``File "x.py", line 12`` is ``x.py:12``)."""
+    """Whether ``where`` is a place the output names: ``file:line`` as it stands there, or as a
+    traceback says it (``File "x.py", line 12``); a bare file anywhere in it."""
     place = _PLACE.fullmatch(where)
     if place is None or place["file"] not in output:
         return False
-    return place["line"] is None or place["line"] in output
+    file, line = place["file"], place["line"]
+    if line is None:
+        return True
+    traceback = re.compile(rf"{re.escape(file)}\"?, line {line}\b")
+    return f"{file}:{line}" in output or traceback.search(output) is not None

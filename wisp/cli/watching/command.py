@@ -23,6 +23,7 @@ from wisp.watch.types import Triage
 
 if TYPE_CHECKING:
     from wisp.watch.runs import Watch
+    from wisp.watch.watcher import Watcher
 
 EPILOG = """\
 examples:
@@ -87,9 +88,9 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds: {text}")
+        raise argparse.ArgumentTypeError(f"expected more than 0 seconds, got {text}")
     return value
 
 
@@ -131,54 +132,65 @@ async def _watch(
     roots: list[Path],
     model: str | None,
 ) -> int:
+    from wisp.watch.runs import watch_changes
+    from wisp.watch.watcher import Pending
+
+    line = shlex.join(args.command)
+    with _session(context) as log, _signals() as ended_by:
+        async with _triage(context, log, line, model, enabled=not args.no_triage) as triage:
+            watch, watcher = await _built(args, context, log, triage, line, directory, roots)
+            ended_by.attach(watch)
+            await watch_changes(watch, watcher, Pending())
+    return 128 + (ended_by.signal or signal.SIGINT)
+
+
+async def _built(
+    args: argparse.Namespace,
+    context: Context,
+    log: AuditLog,
+    triage: Triage | None,
+    line: str,
+    directory: Path,
+    roots: list[Path],
+) -> tuple[Watch, Watcher]:
+    """The watch, on the session's runner and notifier, and the watcher of its paths."""
     # Imported here: `wisp watch --help` loads none of it.
     from wisp.cli.building.runner import CommandOptions, build_runner
     from wisp.cli.watching.launch import TypedLaunch
     from wisp.notify.notifier import build_notifier
     from wisp.policy.approvers import NobodyApprover
     from wisp.watch.ignore import GitIgnore, PassedOver
-    from wisp.watch.runs import Watch, WatchOptions, watch_changes
-    from wisp.watch.watcher import Pending, Watcher
+    from wisp.watch.runs import Watch, WatchOptions
+    from wisp.watch.watcher import Watcher
 
-    line = shlex.join(args.command)
     config = context.load_config()
-    with _session(context) as log, _signals() as ended_by:
-        runner = build_runner(
-            config=config,
-            home=context.home.root,
-            environ=context.environ,
-            working_directory=directory,
-            record=log.record,
-            options=CommandOptions(),
-            approver=NobodyApprover(),
-            warn=context.warn,
-        )
-        notify = config.settings.notify
-        notifier = build_notifier(
-            notify.routes, notify.per_minute, log.record,
-            env=context.environ, terminal=context.stderr,
-        )  # fmt: skip
-        watcher = Watcher(
-            roots,
-            passed_over=PassedOver(roots, [context.home.root.resolve()]),
-            git=await GitIgnore.around(roots),
-        )
-        async with _triage(context, log, line, model, enabled=not args.no_triage) as triage:
-            watch = Watch(
-                WatchOptions(
-                    command=line, interval=args.interval, restart=args.restart, base=directory
-                ),
-                TypedLaunch(runner, line, directory, record=log.record, timeout=args.timeout),
-                record=log.record,
-                notifier=notifier,
-                triage=triage,
-                out=context.stdout,
-                err=context.stderr,
-                clock=lambda: datetime.now().strftime("%H:%M:%S"),
-            )
-            ended_by.watch = watch
-            await watch_changes(watch, watcher, Pending())
-    return 128 + (ended_by.signal or signal.SIGINT)
+    runner = build_runner(
+        config=config,
+        home=context.home.root,
+        environ=context.environ,
+        working_directory=directory,
+        record=log.record,
+        options=CommandOptions(),
+        approver=NobodyApprover(),
+        warn=context.warn,
+    )
+    notify = config.settings.notify
+    notifier = build_notifier(
+        notify.routes, notify.per_minute, log.record, env=context.environ, terminal=context.stderr
+    )
+    watch = Watch(
+        WatchOptions(command=line, interval=args.interval, restart=args.restart, base=directory),
+        TypedLaunch(runner, line, directory, record=log.record, timeout=args.timeout),
+        record=log.record,
+        notifier=notifier,
+        triage=triage,
+        out=context.stdout,
+        err=context.stderr,
+        clock=lambda: datetime.now().strftime("%H:%M:%S"),
+    )
+    # The home is passed over: each run's watch.run is written there.
+    passed_over = PassedOver(roots, [context.home.root.resolve()])
+    return watch, Watcher(roots, passed_over=passed_over, git=await GitIgnore.around(roots))
 
 
 class _Ended:
@@ -192,6 +204,13 @@ class _Ended:
         self.signal = self.signal or signum
         if self.watch is not None:
             self.watch.end()
+
+    def attach(self, watch: Watch) -> None:
+        """``watch`` is the one to end; a signal that came while it was being built ends it
+        now."""
+        self.watch = watch
+        if self.signal is not None:
+            watch.end()
 
 
 @contextlib.contextmanager

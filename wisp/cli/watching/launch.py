@@ -48,7 +48,7 @@ class TypedLaunch:
             timeout=self.timeout,
         )
         if not isinstance(outcome, Ran):
-            raise CommandRefused(f"{self.line}: {outcome.reason}")
+            raise CommandRefused(f"{self.line}: {outcome.message.removeprefix('error: ')}")
         result = outcome.result
         output = result.stdout + result.stderr
         if outcome.refusal is not None:  # what the sandbox refused, as run_command says it
