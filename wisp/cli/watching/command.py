@@ -15,9 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wisp.audit import AuditLog, open_sink
-from wisp.audit.kinds import SessionStart
-from wisp.cli.context import Context, audit_settings
+from wisp.audit import AuditLog
+from wisp.cli.context import Context, command_session
 from wisp.errors import UsageError
 from wisp.watch.types import Triage
 
@@ -136,7 +135,7 @@ async def _watch(
     from wisp.watch.watcher import Pending
 
     line = shlex.join(args.command)
-    with _session(context) as log, _signals() as ended_by:
+    with command_session(context, "watch") as log, _signals() as ended_by:
         async with _triage(context, log, line, model, enabled=not args.no_triage) as triage:
             watch, watcher = await _built(args, context, log, triage, line, directory, roots)
             ended_by.attach(watch)
@@ -174,9 +173,8 @@ async def _built(
         approver=NobodyApprover(),
         warn=context.warn,
     )
-    notify = config.settings.notify
     notifier = build_notifier(
-        notify.routes, notify.per_minute, log.record, env=context.environ, terminal=context.stderr
+        lambda: config.settings.notify, log.record, env=context.environ, terminal=context.stderr
     )
     watch = Watch(
         WatchOptions(command=line, interval=args.interval, restart=args.restart, base=directory),
@@ -243,15 +241,3 @@ async def _triage(
         yield triage
     finally:
         await triage.aclose()
-
-
-@contextlib.contextmanager
-def _session(context: Context) -> Iterator[AuditLog]:
-    """An audited session of its own, entry point ``watch``."""
-    config = context.load_config()
-    log = AuditLog(open_sink(audit_settings(config), context.home.audit_file))
-    log.record(SessionStart(entry_point="watch", tools=[], model=""))
-    try:
-        yield log
-    finally:
-        log.close()
