@@ -149,3 +149,19 @@ async def test_the_timeout_stops_a_long_run_and_fails_it(
     await watching.stop()
     (run,) = events(audit_lines, "watch.run")
     assert run["timedOut"] is True and run["state"] == "fail"
+
+
+async def test_a_watched_file_is_seen_through_each_save_that_renames_a_new_one_over_it(
+    start_watch, tree: Path
+) -> None:
+    (tree / "config.toml").write_text("a = 1\n")
+    watching = await start_watch("--no-triage", "--path", "config.toml", "--", "true")
+    await watching.run(1)
+    for number in (2, 3):  # the second save replaces the file the first one put there
+        (tree / "notes.txt").write_text(f"{number}\n")  # beside the file: passed over
+        scratch = tree / f".config.toml.{number}"
+        scratch.write_text(f"a = {number}\n")
+        scratch.rename(tree / "config.toml")
+        run = await watching.run()
+        assert (run.number, run.trigger, run.changed) == (number, "change", "config.toml")
+    await watching.stop()

@@ -45,11 +45,13 @@ class PassedOver:
         if any(changed.is_relative_to(place) for place in self.skipped):
             return False
         root = next((root for root in self.roots if changed.is_relative_to(root)), None)
+        if root is None:
+            return False  # beside a watched file: its folder is watched for it alone
         # Only the parts beneath the watched folder count: a project kept in ~/.venv/x is
         # still watched.
-        parts = changed.relative_to(root).parts if root is not None else changed.parts[-1:]
+        parts = changed.relative_to(root).parts
         if not parts:
-            return True  # the watched folder itself
+            return True  # the watched file, or folder, itself
         *folders, name = parts
         skipped = any(folder in SKIPPED_FOLDERS for folder in folders) or name in SKIPPED_FOLDERS
         return not (skipped or SKIPPED_NAMES.search(name))
@@ -69,7 +71,8 @@ class GitIgnore:
         git = shutil.which("git")
         tops: set[Path] = set()
         for root in roots if git is not None else ():
-            answer = await _git(git, root, "rev-parse", "--show-toplevel")
+            folder = root if root.is_dir() else root.parent
+            answer = await _git(git, folder, "rev-parse", "--show-toplevel")
             if answer is not None and answer.strip():
                 tops.add(Path(answer.decode(errors="surrogateescape").strip()))
         return cls(sorted(tops), git)

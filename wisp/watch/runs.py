@@ -251,17 +251,23 @@ async def _set_when(event: asyncio.Event, then: asyncio.Event) -> None:
 
 
 async def watch_changes(watch: Watch, watcher: Watcher, pending: Pending) -> None:
-    """The watcher feeding ``pending`` and the watch running on it, until the watch ends; an
-    error in either ends both."""
-    feeding = asyncio.ensure_future(watcher.feed(pending))
-    await asyncio.sleep(0)  # the watcher's first step sets inotify up, before the first run
-    running = asyncio.ensure_future(watch.run(pending))
+    """The watcher feeding ``pending`` and the watch running on it, from once the kernel
+    watches every path until the watch ends; an error in either ends both."""
+    ready = asyncio.Event()
+    feeding = asyncio.ensure_future(watcher.feed(pending, ready))
+    waiting = asyncio.ensure_future(ready.wait())
+    running: asyncio.Future[None] | None = None
     try:
-        done, _ = await asyncio.wait({feeding, running}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({feeding, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        if not feeding.done():
+            running = asyncio.ensure_future(watch.run(pending))
+            await asyncio.wait({feeding, running}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in (running, feeding):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-    for task in done:
-        task.result()  # the error that ended it, if any
+        for task in (running, waiting, feeding):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+    for task in (feeding, running):
+        if task is not None and task.done() and not task.cancelled():
+            task.result()  # the error that ended it, if any

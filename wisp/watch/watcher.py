@@ -6,10 +6,13 @@ pause; what is passed over (``ignore.py``) never reaches the loop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
+from wisp.errors import WispError
 from wisp.watch.ignore import GitIgnore, PassedOver
 
 STEP_MS = 10
@@ -58,8 +61,17 @@ class Pending:
         return paths
 
 
+class WatchError(WispError):
+    """A watched path could not be watched."""
+
+
 class Watcher:
-    """Batches of changed paths under ``roots``, each path kept once a batch."""
+    """Batches of changed paths under ``roots``, each path kept once a batch.
+
+    A folder is watched with everything beneath it. A file is watched through its folder, on
+    its own (not what lies beneath it), with the rest of the folder passed over: an editor
+    that saves by renaming a new file over the old one would leave a watch on the file itself
+    watching nothing."""
 
     def __init__(
         self,
@@ -70,31 +82,63 @@ class Watcher:
         step_ms: int = STEP_MS,
         debounce_ms: int = DEBOUNCE_MS,
     ) -> None:
-        self.roots = list(roots)
+        self.folders = [root for root in roots if root.is_dir()]
+        files = [root for root in roots if not root.is_dir()]
+        self.beside = sorted(
+            {file.parent for file in files if not any(map(file.is_relative_to, self.folders))}
+        )
+        """The folders of the files watched (those in no folder watched), each watched for its
+        files alone."""
         self.passed_over = passed_over
         self.git = git
         self.step_ms = step_ms
         self.debounce_ms = debounce_ms
 
-    async def batches(self) -> AsyncIterator[list[Path]]:
-        """Each batch of changes, what git ignores left out; a batch left empty is none."""
+    async def feed(self, pending: Pending, ready: asyncio.Event) -> None:
+        """Every batch into ``pending`` until cancelled; ``ready`` set once the kernel watches
+        every path, so a change from then on is seen."""
+        both = [(self.folders, True), (self.beside, False)]
+        groups = [(paths, deep) for paths, deep in both if paths]
+        started = [asyncio.Event() for _ in groups]
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                for (paths, deep), event in zip(groups, started, strict=True):
+                    tasks.create_task(self._feed(pending, paths, deep, event))
+                for event in started:
+                    await event.wait()
+                ready.set()
+        except* OSError as failed:
+            error = failed.exceptions[0]
+            raise WatchError(f"cannot watch {getattr(error, 'filename', '')}: {error}") from None
+
+    async def _feed(
+        self, pending: Pending, paths: list[Path], deep: bool, started: asyncio.Event
+    ) -> None:
         from watchfiles import awatch  # anyio and the Rust watcher: only once a watch runs
 
         changes = awatch(
-            *self.roots,
+            *paths,
             watch_filter=self.passed_over,
             step=self.step_ms,
             debounce=self.debounce_ms,
+            recursive=deep,
             force_polling=False,
+            ignore_permission_denied=True,  # a folder wisp may not read holds no one's edit
         )
-        async for batch in changes:
-            paths = lasting(batch)
-            ignored = await self.git.ignored(paths)
-            kept = [path for path in paths if path not in ignored]
-            if kept:
-                yield kept
+        async with contextlib.aclosing(changes):
+            first = asyncio.ensure_future(anext(changes))
+            # FIFO: that task's first step runs before this one goes on, and it sets up the
+            # kernel's watches (watchfiles' RustNotify) before it first waits.
+            await asyncio.sleep(0)
+            started.set()
+            await self._add(await first, pending)
+            async for batch in changes:
+                await self._add(batch, pending)
 
-    async def feed(self, pending: Pending) -> None:
-        """Every batch into ``pending``, until cancelled."""
-        async for batch in self.batches():
-            pending.add(batch)
+    async def _add(self, batch: set[tuple[Any, str]], pending: Pending) -> None:
+        """The batch's lasting paths, less what git ignores, into ``pending``."""
+        paths = lasting(batch)
+        ignored = await self.git.ignored(paths)
+        kept = [path for path in paths if path not in ignored]
+        if kept:
+            pending.add(kept)
