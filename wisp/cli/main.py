@@ -118,14 +118,14 @@ def _scan() -> AddParser:
     return add_scan_parser
 
 
-def _watch() -> AddParser:
-    from wisp.cli.watching.command import add_parser
+def _questions() -> AddParser:
+    from wisp.cli.answering.questions import add_parser
 
     return add_parser
 
 
-def _questions() -> AddParser:
-    from wisp.cli.answering.questions import add_parser
+def _watch() -> AddParser:
+    from wisp.cli.watching.command import add_parser
 
     return add_parser
 
