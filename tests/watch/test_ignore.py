@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from wisp.watch.ignore import GitIgnore, PassedOver
-from wisp.watch.watcher import lasting
+from wisp.watch.watcher import Pending, lasting
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -74,4 +74,27 @@ def test_a_file_made_and_gone_within_a_batch_is_no_change(tmp_path: Path) -> Non
     made_and_gone = str(tmp_path / "pytest-cache-files-x1" / "README.md")
     removed = str(tmp_path / "old.py")  # it was there before the batch: a change
     batch = {(1, made_and_gone), (2, str(tmp_path / "kept.py")), (3, removed)}
-    assert lasting(batch) == [tmp_path / "kept.py", tmp_path / "old.py"]
+    assert lasting(batch) == {tmp_path / "kept.py": False, tmp_path / "old.py": False}
+
+
+def test_a_file_made_and_gone_across_two_batches_is_no_change_either(tmp_path: Path) -> None:
+    made = tmp_path / "pytest-cache-files-x1"
+    made.mkdir()
+    pending = Pending()
+    pending.add(lasting({(1, str(made)), (2, str(tmp_path / "app.py"))}))  # still there
+    made.rmdir()  # renamed away before the run took the changes
+    pending.add(lasting({(3, str(made))}))
+    assert pending.take() == [tmp_path / "app.py"]
+
+
+def test_the_removal_of_a_file_made_and_gone_coming_after_the_run_took_it_is_no_change(
+    tmp_path: Path,
+) -> None:
+    made = tmp_path / "pytest-cache-files-x1"
+    made.mkdir()
+    pending = Pending()
+    pending.add(lasting({(1, str(made))}))
+    made.rmdir()
+    assert pending.take() == []
+    pending.add(lasting({(3, str(made))}))  # the removal's batch, late
+    assert not pending.arrived.is_set() and pending.take() == []

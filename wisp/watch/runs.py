@@ -95,12 +95,17 @@ class Watch:
     async def run(self, pending: Pending) -> None:
         """Run until ``end``: at start, then on each change and interval."""
         trigger: Trigger | None = "start"
+        restarted = False
         while trigger is not None:
             changed = pending.take()
+            if trigger == "change" and not changed and not restarted:
+                trigger = await self._next(pending)  # what came is gone already: no change
+                continue
             finished = await self._launch(pending)
             if self.ending.is_set():
                 return
-            if finished.stopped:  # a restart: the changes that stopped it start it again
+            restarted = finished.stopped
+            if restarted:  # the changes that stopped it start it again
                 self._say(restart_line(self.clock(), self._named(pending), finished))
                 trigger = "change"
                 continue

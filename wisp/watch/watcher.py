@@ -17,8 +17,8 @@ from wisp.watch.ignore import GitIgnore, PassedOver
 
 STEP_MS = 10
 """The quiet that closes a batch, and how often watchfiles looks: a change waits one to two
-steps before its run starts. watchfiles' default is 50; measured in bench/watch.py against
-entr, which starts at the first event."""
+steps before its run starts. watchfiles' default is 50: measured against entr, 10 starts a
+command about as soon as entr does."""
 DEBOUNCE_MS = 400
 """The longest a batch is held while changes keep coming (watchfiles' default is 1,600)."""
 
@@ -26,15 +26,23 @@ DEBOUNCE_MS = 400
 ADDED = 1
 """watchfiles' ``Change.added``."""
 
+Made = dict[Path, bool]
+"""Changed paths, each with whether it was made (its first change an addition) since it was
+last seen."""
 
-def lasting(batch: Iterable[tuple[int, str]]) -> list[Path]:
-    """The batch's paths, less those it added that are gone already: a file a tool made and
-    removed or renamed away (pytest's cache, made in a temporary folder then renamed; an
-    editor's scratch file) was never there for the command to see. A file that was there and
-    is gone now is a change like any other."""
-    added = {path for change, path in batch if change == ADDED}
+
+def lasting(batch: Iterable[tuple[int, str]]) -> Made:
+    """The batch's paths, less those it made that are gone already; each with whether it was
+    made. A file a tool made and removed or renamed away (pytest's cache, written in a
+    temporary folder then renamed into place; an editor's scratch file) was never there for the
+    command to see. A file that was there and is gone now is a change like any other."""
+    made = {path for change, path in batch if change == ADDED}
     paths = {path for _, path in batch}
-    return sorted(Path(path) for path in paths if path not in added or os.path.lexists(path))
+    return {
+        Path(path): path in made
+        for path in sorted(paths)
+        if path not in made or os.path.lexists(path)
+    }
 
 
 class Pending:
@@ -42,20 +50,31 @@ class Pending:
     set while there are any."""
 
     def __init__(self) -> None:
-        self._paths: dict[Path, None] = {}
+        self._paths: Made = {}
+        self._vanished: set[Path] = set()
+        """The paths the last take found made and gone: their removal, if it comes after, is
+        no news either."""
         self.arrived = asyncio.Event()
 
-    def add(self, paths: Sequence[Path]) -> None:
-        self._paths.update(dict.fromkeys(paths))
-        self.arrived.set()
+    def add(self, changed: Made) -> None:
+        for path, made in changed.items():
+            if not made and path in self._vanished and not os.path.lexists(path):
+                self._vanished.discard(path)
+                continue
+            self._paths.setdefault(path, made)
+        if self._paths:
+            self.arrived.set()
 
     def peek(self) -> list[Path]:
         """Every change so far, left pending."""
         return list(self._paths)
 
     def take(self) -> list[Path]:
-        """Every change so far, and none pending after."""
-        paths = list(self._paths)
+        """Every change so far, and none pending after; a path made meanwhile and gone by now
+        is none (a batch may close halfway through a tool's making and renaming, when the
+        machine is busy)."""
+        paths = [path for path, made in self._paths.items() if not made or os.path.lexists(path)]
+        self._vanished = set(self._paths).difference(paths)
         self._paths.clear()
         self.arrived.clear()
         return paths
@@ -137,8 +156,8 @@ class Watcher:
 
     async def _add(self, batch: set[tuple[Any, str]], pending: Pending) -> None:
         """The batch's lasting paths, less what git ignores, into ``pending``."""
-        paths = lasting(batch)
-        ignored = await self.git.ignored(paths)
-        kept = [path for path in paths if path not in ignored]
+        changed = lasting(batch)
+        ignored = await self.git.ignored(list(changed))
+        kept = {path: made for path, made in changed.items() if path not in ignored}
         if kept:
             pending.add(kept)
