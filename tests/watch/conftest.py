@@ -121,6 +121,21 @@ def watch_env(wisp_env: dict[str, str]) -> dict[str, str]:
 
 
 @pytest.fixture
+def put(tmp_path: Path) -> Callable[[Path, str], None]:
+    """Write a file at once, as an editor's save does: the text goes to a file outside the
+    watched tree, renamed over the one in it. The watch sees one change, never a file half
+    written (a writer paused between the truncation and the write, on a busy machine, would
+    be two changes and two runs)."""
+
+    def put(path: Path, text: str) -> None:
+        staged = tmp_path / ".staged"
+        staged.write_text(text)
+        os.replace(staged, path)
+
+    return put
+
+
+@pytest.fixture
 def tree(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
     tree.mkdir()

@@ -20,7 +20,7 @@ WATCH_RUN_FIELDS = {
 
 
 async def test_a_failing_test_fixed_and_broken_again_runs_on_each_write(
-    start_watch, tree: Path, audit_lines
+    start_watch, tree: Path, put, audit_lines
 ) -> None:
     (tree / "test_math.py").write_text(BROKEN)
     watching = await start_watch("--no-triage", "--", PYTHON, "-m", "pytest", "-q", "test_math.py")
@@ -28,13 +28,13 @@ async def test_a_failing_test_fixed_and_broken_again_runs_on_each_write(
     assert (first.number, first.trigger, first.changed, first.verdict) == (
         1, "start", None, "fail (exit 1)",
     )  # fmt: skip
-    (tree / "test_math.py").write_text(FIXED)
+    put(tree / "test_math.py", FIXED)
     second = await watching.run()
     assert "test_math.py:2: AssertionError" in first.under  # the output, under its line
     assert (second.number, second.trigger, second.changed, second.verdict) == (
         2, "change", "test_math.py", "pass",
     )  # fmt: skip
-    (tree / "test_math.py").write_text(BROKEN)
+    put(tree / "test_math.py", BROKEN)
     third = await watching.run()
     assert (third.number, third.changed, third.verdict) == (3, "test_math.py", "fail (exit 1)")
     code, stderr = await watching.stop()
@@ -50,13 +50,13 @@ async def test_a_failing_test_fixed_and_broken_again_runs_on_each_write(
 
 
 async def test_one_notification_for_each_change_of_state_and_none_besides(
-    start_watch, tree: Path, audit_lines
+    start_watch, tree: Path, put, audit_lines
 ) -> None:
     (tree / "state.txt").write_text("bad\n")
     watching = await start_watch("--no-triage", "--", "grep", "-q", "good", "state.txt")
     for number, text in enumerate(["bad again\n", "good\n", "good still\n", "bad\n"], 2):
         await watching.run(number - 1)
-        (tree / "state.txt").write_text(text)
+        put(tree / "state.txt", text)
     last = await watching.run(5)
     assert last.verdict == "fail (exit 1)"
     _, stderr = await watching.stop()
@@ -75,7 +75,7 @@ async def test_one_notification_for_each_change_of_state_and_none_besides(
 
 
 async def test_a_run_going_when_changes_come_is_finished_then_one_more_run_follows(
-    start_watch, tree: Path, tmp_path: Path
+    start_watch, tree: Path, tmp_path: Path, put
 ) -> None:
     gate = tmp_path / "gate.py"
     gate.write_text(GATE)
@@ -84,17 +84,16 @@ async def test_a_run_going_when_changes_come_is_finished_then_one_more_run_follo
         "--no-triage", "--", PYTHON, str(gate), str(started.path), str(release.path)
     )
     assert await started.line() == "started\n"
-    (tree / "a.txt").write_text("a")
-    (tree / "b.txt").write_text("b")
-    release.send("0")  # run 1 ends only now, both changes having come while it ran
+    put(tree / "a.txt", "a")
+    release.send("0")  # run 1 ends only now, the change having come while it ran
     first = await watching.run()
     assert (first.number, first.trigger, first.verdict) == (1, "start", "pass")
     assert await started.line() == "started\n"
     release.send("1")
     second = await watching.run()
-    assert (second.number, second.trigger, second.changed) == (2, "change", "2 files")
+    assert (second.number, second.trigger, second.changed) == (2, "change", "a.txt")
     assert second.verdict == "fail (exit 1)"
-    (tree / "c.txt").write_text("c")  # the next run is this change's: none was left over
+    put(tree / "c.txt", "c")  # the next run is this change's: none was left over
     assert await started.line() == "started\n"
     release.send("0")
     third = await watching.run()
@@ -116,7 +115,7 @@ async def test_the_interval_runs_the_command_again_when_nothing_changed(
     ]  # fmt: skip
 
 
-async def test_a_change_to_a_file_git_ignores_starts_nothing(start_watch, tree: Path) -> None:
+async def test_a_change_to_a_file_git_ignores_starts_nothing(start_watch, tree: Path, put) -> None:
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     (tree / ".gitignore").write_text("*.log\nbuild/\n")
     (tree / "build").mkdir()
@@ -126,7 +125,7 @@ async def test_a_change_to_a_file_git_ignores_starts_nothing(start_watch, tree: 
     (tree / "build" / "out.o").write_text("ignored, beneath an ignored folder")
     (tree / "__pycache__").mkdir()
     (tree / "__pycache__" / "x.pyc").write_text("passed over by name")
-    (tree / "notes.txt").write_text("seen")
+    put(tree / "notes.txt", "seen")
     second = await watching.run()
     # Had any of the first three started a run, this would be its, or name several files.
     assert (second.number, second.changed) == (2, "notes.txt")

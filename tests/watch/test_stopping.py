@@ -26,7 +26,7 @@ async def test_ctrl_c_ends_the_watch_and_its_command_leaving_no_process(
 
 
 async def test_restart_kills_a_long_run_and_starts_the_command_again(
-    start_watch, tree: Path, tmp_path: Path, audit_lines
+    start_watch, tree: Path, tmp_path: Path, put, audit_lines
 ) -> None:
     sleeper = tmp_path / "sleeper.py"
     sleeper.write_text(SLEEPER)
@@ -37,7 +37,7 @@ async def test_restart_kills_a_long_run_and_starts_the_command_again(
     assert await started.line() == "started\n"
     watch = watching.process.pid
     first = set(running(str(sleeper), but=watch))
-    (tree / "app.py").write_text("print('changed')\n")
+    put(tree / "app.py", "print('changed')\n")
     restart = await watching.until(" restart · ")
     assert "change: app.py" in restart
     assert await started.line() == "started\n"  # the command again, from its start

@@ -29,7 +29,7 @@ def failing(tree: Path) -> Path:
 
 
 async def test_the_model_s_reading_is_shown_under_the_run_and_counted(
-    start_watch, wisp_home: Path, tmp_path: Path, tree: Path, failing: Path, audit_lines
+    start_watch, wisp_home: Path, tmp_path: Path, tree: Path, put, failing: Path, audit_lines
 ) -> None:
     routed_to(wisp_home, tmp_path / "routed.json", [
         answer(
@@ -48,7 +48,7 @@ async def test_the_model_s_reading_is_shown_under_the_run_and_counted(
         "  app.py:3: name x is not defined",
         "  a place the output never names",
     ]
-    (tree / "notes.txt").write_text("a change that leaves the failure as it was")
+    put(tree / "notes.txt", "a change that leaves the failure as it was")
     second = await watching.run()
     await watching.until("triage: ")
     assert second.under[-1] == "triage: the same output as run 1's, read there"
