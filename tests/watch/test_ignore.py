@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from wisp.watch.ignore import GitIgnore, PassedOver
-from wisp.watch.watcher import Pending, lasting
+from wisp.watch.pending import Pending, Seen, counts, seen_in
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -69,21 +69,31 @@ async def test_a_folder_in_no_repository_ignores_nothing(tmp_path: Path) -> None
     assert await git.ignored([tmp_path / "a.log"]) == set()
 
 
+def counted(batch: set[tuple[int, str]]) -> dict[Path, Seen]:
+    return {path: seen for path, seen in seen_in(batch).items() if counts(path, seen)}
+
+
 def test_a_file_made_and_gone_within_a_batch_is_no_change(tmp_path: Path) -> None:
     (tmp_path / "kept.py").write_text("")
     made_and_gone = str(tmp_path / "pytest-cache-files-x1" / "README.md")
     removed = str(tmp_path / "old.py")  # it was there before the batch: a change
     batch = {(1, made_and_gone), (2, str(tmp_path / "kept.py")), (3, removed)}
-    assert lasting(batch) == {tmp_path / "kept.py": False, tmp_path / "old.py": False}
+    assert list(counted(batch)) == [tmp_path / "kept.py", tmp_path / "old.py"]
+
+
+def test_a_file_gone_with_a_folder_renamed_away_is_no_change_of_its_own(tmp_path: Path) -> None:
+    written = str(tmp_path / "build-tmp" / "out.txt")  # modified, never removed on its own
+    assert counted({(2, written)}) == {}
 
 
 def test_a_file_made_and_gone_across_two_batches_is_no_change_either(tmp_path: Path) -> None:
     made = tmp_path / "pytest-cache-files-x1"
     made.mkdir()
+    (tmp_path / "app.py").write_text("")
     pending = Pending()
-    pending.add(lasting({(1, str(made)), (2, str(tmp_path / "app.py"))}))  # still there
+    pending.add(counted({(1, str(made)), (2, str(tmp_path / "app.py"))}))  # still there
     made.rmdir()  # renamed away before the run took the changes
-    pending.add(lasting({(3, str(made))}))
+    pending.add(counted({(3, str(made))}))
     assert pending.take() == [tmp_path / "app.py"]
 
 
@@ -93,8 +103,8 @@ def test_the_removal_of_a_file_made_and_gone_coming_after_the_run_took_it_is_no_
     made = tmp_path / "pytest-cache-files-x1"
     made.mkdir()
     pending = Pending()
-    pending.add(lasting({(1, str(made))}))
+    pending.add(counted({(1, str(made))}))
     made.rmdir()
     assert pending.take() == []
-    pending.add(lasting({(3, str(made))}))  # the removal's batch, late
+    pending.add(counted({(3, str(made))}))  # the removal's batch, late
     assert not pending.arrived.is_set() and pending.take() == []

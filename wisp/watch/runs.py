@@ -26,8 +26,9 @@ from wisp.watch.lines import (
     same_failure_line,
     triage_lines,
 )
+from wisp.watch.pending import Pending
 from wisp.watch.types import Finished, Launch, Notifier, State, Triage, Triaged, Trigger
-from wisp.watch.watcher import Pending, Watcher
+from wisp.watch.watcher import Watcher
 
 _TIMES = re.compile(r"\d+(?:\.\d+)?\s?(?:ms|us|µs|s|secs?|seconds?)\b")
 """Durations in a command's output (``1 failed in 0.03s``): they differ on every run, and a

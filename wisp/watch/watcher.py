@@ -1,19 +1,20 @@
 """The changes under the watched folders (docs/watch.md, "Triggers"): inotify through watchfiles'
 ``awatch``, never polling; a batch closes once the folders have been quiet for ``STEP_MS`` (an
 editor's save is several writes and a rename), or after ``DEBOUNCE_MS`` of changes without a
-pause; what is passed over (``ignore.py``) never reaches the loop."""
+pause; what is passed over (``ignore.py``) and what was never there for a command to see
+(``pending.py``) never reaches the loop."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from wisp.errors import WispError
 from wisp.watch.ignore import GitIgnore, PassedOver
+from wisp.watch.pending import Pending, counts, seen_in
 
 STEP_MS = 10
 """The quiet that closes a batch, and how often watchfiles looks: a change waits one to two
@@ -21,63 +22,6 @@ steps before its run starts. watchfiles' default is 50: measured against entr, 1
 command about as soon as entr does."""
 DEBOUNCE_MS = 400
 """The longest a batch is held while changes keep coming (watchfiles' default is 1,600)."""
-
-
-ADDED = 1
-"""watchfiles' ``Change.added``."""
-
-Made = dict[Path, bool]
-"""Changed paths, each with whether it was made (its first change an addition) since it was
-last seen."""
-
-
-def lasting(batch: Iterable[tuple[int, str]]) -> Made:
-    """The batch's paths, less those it made that are gone already; each with whether it was
-    made. A file a tool made and removed or renamed away (pytest's cache, written in a
-    temporary folder then renamed into place; an editor's scratch file) was never there for the
-    command to see. A file that was there and is gone now is a change like any other."""
-    made = {path for change, path in batch if change == ADDED}
-    paths = {path for _, path in batch}
-    return {
-        Path(path): path in made
-        for path in sorted(paths)
-        if path not in made or os.path.lexists(path)
-    }
-
-
-class Pending:
-    """The changes that came since the last run began, in the order they came; ``arrived`` is
-    set while there are any."""
-
-    def __init__(self) -> None:
-        self._paths: Made = {}
-        self._vanished: set[Path] = set()
-        """The paths the last take found made and gone: their removal, if it comes after, is
-        no news either."""
-        self.arrived = asyncio.Event()
-
-    def add(self, changed: Made) -> None:
-        for path, made in changed.items():
-            if not made and path in self._vanished and not os.path.lexists(path):
-                self._vanished.discard(path)
-                continue
-            self._paths.setdefault(path, made)
-        if self._paths:
-            self.arrived.set()
-
-    def peek(self) -> list[Path]:
-        """Every change so far, left pending."""
-        return list(self._paths)
-
-    def take(self) -> list[Path]:
-        """Every change so far, and none pending after; a path made meanwhile and gone by now
-        is none (a batch may close halfway through a tool's making and renaming, when the
-        machine is busy)."""
-        paths = [path for path, made in self._paths.items() if not made or os.path.lexists(path)]
-        self._vanished = set(self._paths).difference(paths)
-        self._paths.clear()
-        self.arrived.clear()
-        return paths
 
 
 class WatchError(WispError):
@@ -155,9 +99,9 @@ class Watcher:
                 await self._add(batch, pending)
 
     async def _add(self, batch: set[tuple[Any, str]], pending: Pending) -> None:
-        """The batch's lasting paths, less what git ignores, into ``pending``."""
-        changed = lasting(batch)
+        """The batch's changes that count, less what git ignores, into ``pending``."""
+        changed = {path: seen for path, seen in seen_in(batch).items() if counts(path, seen)}
         ignored = await self.git.ignored(list(changed))
-        kept = {path: made for path, made in changed.items() if path not in ignored}
+        kept = {path: seen for path, seen in changed.items() if path not in ignored}
         if kept:
             pending.add(kept)

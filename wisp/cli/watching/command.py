@@ -131,8 +131,8 @@ async def _watch(
     roots: list[Path],
     model: str | None,
 ) -> int:
+    from wisp.watch.pending import Pending
     from wisp.watch.runs import watch_changes
-    from wisp.watch.watcher import Pending
 
     line = shlex.join(args.command)
     with command_session(context, "watch") as log, _signals() as ended_by:
