@@ -90,3 +90,18 @@ async def test_triage_on_the_embedded_model_for_real(
     (run,) = events(audit_lines, "watch.run")
     assert run["triageError"] is None and isinstance(run["findings"], int)
     assert verdict.endswith(f"{run['findings']} problem{'' if run['findings'] == 1 else 's'}")
+
+
+async def test_m_names_the_model_for_one_watch_over_the_setting(
+    start_watch, wisp_home: Path, tmp_path: Path, failing: Path, audit_lines
+) -> None:
+    routed_to(wisp_home, tmp_path / "configured.json", [answer(("", "from the setting"))])
+    named = tmp_path / "named.json"
+    named.write_text(json.dumps({"responses": [], "routed": {"triage": [answer(("", "named"))]}}))
+    watching = await start_watch("-m", f"script:{named}", "--", "sh", "fail.sh")
+    await watching.run()
+    await watching.until("  named")
+    await watching.stop()
+    (routed,) = events(audit_lines, "model.routed")
+    assert routed["task"] == "triage" and routed["model"] == f"script:{named}"
+    assert routed["reason"] == f"wisp watch -m script:{named} names it"
