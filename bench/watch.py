@@ -7,8 +7,10 @@ each spends idle-watching a tree of 10,000 files (docs/performance.md, "Watch: `
     python bench/watch.py --json          # one JSON document on stdout
 
 **The ways.** Each watches its own generated tree of ``--files`` files (10 × 10 folders of 100
-small files) and runs the same command, ``sh -c 'date +%s%N > stamps'``, from the folder
-holding the tree (``stamps``, a FIFO, is outside the tree, so a run never triggers another):
+small files; a git repository with a ``.gitignore``, the files committed, as a project is: wisp
+asks git which changes it ignores) and runs the same command, ``sh -c 'date +%s%N > stamps'``,
+from the folder holding the tree (``stamps``, a FIFO, is outside the tree, so a run never
+triggers another):
 
 * entr: ``entr -n sh -c …`` with the tree's files on stdin (``-n``: no TTY; neither ``-d``,
   the writes make no new files, nor ``-r``, the command is short; its default consolidation,
@@ -52,6 +54,7 @@ import random
 import shutil
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,6 +98,15 @@ def make_tree(root: Path, files: int) -> list[Path]:
         path.write_text(f'"""Part {number}."""\n\nVALUE = {number}\n')
         made.append(path)
     return made
+
+
+def make_repository(root: Path) -> None:
+    """``root`` as a project is: a git repository with a ``.gitignore``, its files committed,
+    so that wisp asks git about each change as it would in one (entr asks nothing)."""
+    (root / ".gitignore").write_text("*.log\nbuild/\n")
+    identity = ["-c", "user.name=bench", "-c", "user.email=bench"]  # not a real address
+    for words in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-q", "-m", "tree"]):
+        subprocess.run(["git", "-C", str(root), *words], check=True, capture_output=True)
 
 
 def rewrite(path: Path, generation: int) -> int:
@@ -284,6 +296,7 @@ def environment_of(name: str, folder: Path) -> dict[str, str]:
 async def start(name: str, folder: Path, files: int, wisp: Path) -> Way:
     folder.mkdir()
     made = make_tree(folder / "tree", files)
+    make_repository(folder / "tree")
     listing = folder / "files"
     listing.write_text("".join(f"{path}\n" for path in made))
     stamps = Stamps(folder / "stamps")
@@ -452,6 +465,8 @@ def main() -> int:
     names = [name.strip() for name in args.ways.split(",")]
     if unknown := set(names) - set(WAYS):
         parser.error(f"unknown ways: {', '.join(sorted(unknown))}")
+    if shutil.which("git") is None:
+        sys.exit("needs git: each tree is a repository, as a project is")
     if "entr" in names and shutil.which("entr") is None:
         sys.exit("entr is not installed (apt-get install entr), or leave it out: --ways")
     if any(name.startswith("wisp") for name in names) and not args.wisp.exists():

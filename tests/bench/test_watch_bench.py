@@ -3,31 +3,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.bench.scripts import load_bench
 from tests.hang import HANG
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "watch.py"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_watch", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_watch"] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load()
+bench = load_bench("watch")
 
 
 def figures(way: str, over_entr_ms: float | None, idle_percent: float) -> object:
