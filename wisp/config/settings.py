@@ -416,6 +416,30 @@ SETTINGS: dict[str, Setting] = {
             "where; unset is wisp's measured default for structured replies, else local.",
         ),
         Setting(
+            "routing.tasks.draft",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that writes wisp draft's texts (a commit message, a summary, a reply); "
+            "unset is wisp's measured default for a plain reply, else local.",
+        ),
+        Setting(
+            "routing.tasks.verify",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that checks a reply's claims against the turn; unset is wisp's measured "
+            "default for structured replies, else the conversation's model.",
+        ),
+        Setting(
+            "routing.tasks.classify",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that rates a command no rule covers; unset is wisp's measured default "
+            "for structured replies, else the conversation's model.",
+        ),
+        Setting(
             "notify.enabled",
             bool,
             False,
