@@ -9,11 +9,15 @@ import asyncio
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wisp.cli.context import Context
 from wisp.draft.prompts import Gathered
 from wisp.draft.tasks import DraftError, Gather
+
+if TYPE_CHECKING:
+    from wisp.sandbox.process import ProcessResult
+    from wisp.tools.command_runner import CommandRunner
 
 MOST_READ_BYTES = 4 << 20
 """An input is read this far at most, whatever the window: the prompt keeps far less."""
@@ -27,7 +31,7 @@ class Gatherer:
         self.context = context
         self.record = record
         self.directory = Path.cwd()
-        self._runner: Any = None
+        self._runner: CommandRunner | None = None
 
     async def gather(self, gathers: Sequence[Gather]) -> list[Gathered]:
         pieces: list[Gathered] = []
@@ -59,15 +63,19 @@ class Gatherer:
         if not isinstance(outcome, Ran):
             failure = f"{line}: {outcome.reason}"
         elif outcome.result.exit_status != 0:
-            said = next((s for s in outcome.result.stderr.splitlines() if s.strip()), "")
-            failure = f"{line} failed (exit {outcome.result.exit_status})" + (
-                f": {said.strip()}" if said else ""
-            )
+            failure = _failed(line, outcome.result)
         else:
             return _bounded(outcome.result.stdout)
         if gather.optional:
             return ""
         raise DraftError(failure)
+
+
+def _failed(line: str, result: ProcessResult) -> str:
+    """``LINE failed (exit N): the first line it wrote to stderr``."""
+    said = next((text.strip() for text in result.stderr.splitlines() if text.strip()), None)
+    failed = f"{line} failed (exit {result.exit_status})"
+    return f"{failed}: {said}" if said else failed
 
 
 def _file_text(path: Path) -> str:
