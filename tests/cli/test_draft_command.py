@@ -241,3 +241,20 @@ def test_help_shows_the_tasks_and_examples(run_wisp) -> None:
     assert helped.returncode == 0
     assert "git commit -F <(wisp draft commit)" in helped.stdout
     assert "draft.tasks.NAME" in helped.stdout
+
+
+def test_a_model_that_fails_or_writes_nothing_usable_exits_2(
+    run_wisp, wisp_home: Path, tmp_path: Path
+) -> None:
+    script = routed(wisp_home, tmp_path, {"error": "the server went away"})
+    failed = run_wisp("draft", "summary", "-", input="Some notes.\n")
+    assert (failed.returncode, failed.stdout) == (2, "")
+    assert failed.stderr.splitlines()[-1] == (
+        f"wisp: the model (script:{script}) could not write it: the server went away"
+    )
+    routed(wisp_home, tmp_path, {"text": "```\n```"})  # each run replays from the first
+    empty = run_wisp("draft", "summary", "-", input="Some notes.\n")
+    assert (empty.returncode, empty.stdout) == (2, "")
+    assert empty.stderr.splitlines()[-1] == (
+        f"wisp: script:{script} wrote nothing to use (its reply: '```\\n```')"
+    )

@@ -38,6 +38,29 @@ class _Told:
         return self.log.record(details)
 
 
+class _Shown:
+    """The reply cleaned as it streams, and on a terminal written to stdout as it comes."""
+
+    def __init__(self, task: DraftTask, context: Context, *, streaming: bool) -> None:
+        self.cleaner = Cleaner(task.shape)
+        self.stdout = context.stdout if streaming else None
+        self.written: list[str] = []
+
+    def piece(self, text: str) -> None:
+        self._show(self.cleaner.feed(text))
+
+    def end(self) -> str:
+        """The whole draft, cleaned."""
+        self._show(self.cleaner.finish())
+        return "".join(self.written)
+
+    def _show(self, cleaned: str) -> None:
+        self.written.append(cleaned)
+        if self.stdout is not None and cleaned:
+            self.stdout.write(cleaned)
+            self.stdout.flush()
+
+
 async def write(
     task: DraftTask,
     pieces: Sequence[Gathered],
@@ -51,8 +74,7 @@ async def write(
     choice = ModelChoice(context, NamedModel(LOCAL, TASK), lambda: config, log.record)
     router = Router(lambda: config, choice.resolve)
     prompt = DraftPrompt(task, pieces)
-    cleaner = Cleaner(task.shape)
-    written: list[str] = []
+    shown = _Shown(task, context, streaming=streaming)
 
     def fitted(window: int | None) -> ChatRequest:
         request = prompt.request(window)
@@ -64,27 +86,16 @@ async def write(
             )
         return request
 
-    def shown(piece: str) -> None:
-        written.append(cleaned := cleaner.feed(piece))
-        if streaming and cleaned:
-            context.stdout.write(cleaned)
-            context.stdout.flush()
-
     try:
         calls = SideCalls(_Told(log, context), router, lambda: None)
-        answer = await calls.ask(TASK, fitted, shown=shown)
+        answer = await calls.ask(TASK, fitted, shown=shown.piece)
     finally:
         await router.aclose()
         await choice.aclose()
-    written.append(rest := cleaner.finish())
-    if streaming and rest:
-        context.stdout.write(rest)
-        context.stdout.flush()
+    text = shown.end()
     if answer.failure is not None:
-        raise DraftError(
-            f"the model ({answer.model or 'none'}) could not write it: {answer.failure}"
-        )
-    text = "".join(written)
+        model = answer.model or "none"
+        raise DraftError(f"the model ({model}) could not write it: {answer.failure}")
     if not text.strip():
         raise DraftError(f"{answer.model} wrote nothing to use (its reply: {answer.text[:80]!r})")
     return text
