@@ -28,6 +28,7 @@ examples:
   wisp chat                             a conversation at the terminal
   wisp models pull hf:lmstudio-community/Qwen2.5-1.5B-Instruct-GGUF
                                         a small model that can use tools (local cannot)
+  git commit -F <(wisp draft commit)    a commit message for the staged changes
   wisp config set audit.keepFiles 3     change a setting (recorded in the audit log)
   wisp logs --last 20                   the newest audit events, one line each
   wisp logs --kind config.change --json the stored lines themselves
@@ -66,6 +67,12 @@ def _chat() -> AddParser:
 
 def _config() -> AddParser:
     from wisp.cli.config import add_parser
+
+    return add_parser
+
+
+def _draft() -> AddParser:
+    from wisp.cli.drafting.command import add_parser
 
     return add_parser
 
@@ -135,6 +142,7 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "approvals": _approvals,
     "chat": _chat,
     "config": _config,
+    "draft": _draft,
     "facts": _facts,
     "logs": _logs,
     "mcp": _mcp,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -21,6 +21,9 @@ from wisp.sandbox.cache import prepare, sweep_in_background
 from wisp.sandbox.plan import probe
 from wisp.sandbox.writable import WritableSet
 from wisp.tools.command_runner import CommandRunner, CommandSettings
+
+if TYPE_CHECKING:
+    from wisp.cli.context import Context
 
 ReadLine = Callable[[], Awaitable[str | None]]
 
@@ -95,6 +98,25 @@ def build_runner(
         warn(network.note)
     _warn_once(runner, options, warn, working_directory)
     return runner
+
+
+def typed_runner(
+    context: Context, working_directory: Path, record: Callable[[Any], Any]
+) -> CommandRunner:
+    """A runner for the commands a person names on a command line outside a conversation
+    (``wisp scan -- COMMAND``, ``wisp draft``'s inputs): each runs through ``run_typed`` as a
+    typed ``!`` command does, through the lists and the sandbox; typing it was the approval,
+    so nobody is asked."""
+    return build_runner(
+        config=context.load_config(),
+        home=context.home.root,
+        environ=context.environ,
+        working_directory=working_directory,
+        record=record,
+        options=CommandOptions(),
+        approver=NobodyApprover(),
+        warn=context.warn,
+    )
 
 
 def _open_cache(
