@@ -154,25 +154,15 @@ async def _built(
 ) -> tuple[Watch, Watcher]:
     """The watch, on the session's runner and notifier, and the watcher of its paths."""
     # Imported here: `wisp watch --help` loads none of it.
-    from wisp.cli.building.runner import CommandOptions, build_runner
+    from wisp.cli.building.runner import typed_runner
     from wisp.cli.watching.launch import TypedLaunch
     from wisp.notify.notifier import build_notifier
-    from wisp.policy.approvers import NobodyApprover
     from wisp.watch.ignore import GitIgnore, PassedOver
     from wisp.watch.runs import Watch, WatchOptions
     from wisp.watch.watcher import Watcher
 
     config = context.load_config()
-    runner = build_runner(
-        config=config,
-        home=context.home.root,
-        environ=context.environ,
-        working_directory=directory,
-        record=log.record,
-        options=CommandOptions(),
-        approver=NobodyApprover(),
-        warn=context.warn,
-    )
+    runner = typed_runner(context, directory, log.record)
     notifier = build_notifier(
         lambda: config.settings.notify, log.record, env=context.environ, terminal=context.stderr
     )
