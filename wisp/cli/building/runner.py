@@ -104,9 +104,9 @@ def typed_runner(
     context: Context, working_directory: Path, record: Callable[[Any], Any]
 ) -> CommandRunner:
     """A runner for the commands a person names on a command line outside a conversation
-    (``wisp scan -- COMMAND``, ``wisp draft``'s inputs): each runs through ``run_typed`` as a
-    typed ``!`` command does, through the lists and the sandbox; typing it was the approval,
-    so nobody is asked."""
+    (``wisp scan -- COMMAND``, ``wisp draft``'s inputs, ``wisp watch``'s command): each runs
+    through ``run_typed`` as a typed ``!`` command does, through the lists and the sandbox;
+    typing it was the approval, so nobody is asked."""
     return build_runner(
         config=context.load_config(),
         home=context.home.root,
