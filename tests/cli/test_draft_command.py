@@ -102,7 +102,7 @@ def test_git_commit_takes_the_cleaned_message_through_process_substitution(
     assert (chosen["task"], chosen["reason"]) == ("draft", "routing.tasks.draft names it")
     # The repository's style and its staged change were gathered, each run confined.
     commands = [event["command"] for event in events(audit_lines, "policy.decision")]
-    assert [command.split()[:2] for command in commands] == [["git", "log"], ["git", "diff"]]
+    assert [command.split()[:2] for command in commands] == [["git", "diff"], ["git", "log"]]
 
 
 def test_stdout_is_the_message_alone_and_notes_go_to_stderr(

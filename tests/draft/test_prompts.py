@@ -34,7 +34,7 @@ def test_a_long_input_is_cut_at_a_line_to_what_the_short_ones_leave() -> None:
 
 def test_the_budget_follows_the_window_within_bounds() -> None:
     assert input_budget(COMMIT, 2048) < input_budget(COMMIT, 8192)
-    assert input_budget(COMMIT, 512) == LEAST_INPUT_BYTES
+    assert input_budget(COMMIT, 256) == LEAST_INPUT_BYTES
     assert input_budget(COMMIT, 1_000_000) == MOST_INPUT_BYTES
     assert input_budget(COMMIT, None) == input_budget(COMMIT, 4096)
 

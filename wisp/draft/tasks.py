@@ -42,6 +42,9 @@ class Gather(msgspec.Struct, frozen=True, kw_only=True):
     """A command that fails gives nothing, rather than stopping the draft."""
     if_empty: str | None = None
     """The error when it gives nothing (a commit with nothing staged)."""
+    style: bool = False
+    """The output is commit subjects, given to the model as their style in words, never
+    themselves (``wisp.draft.style``)."""
 
 
 class DraftTask(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,23 +68,23 @@ COMMIT = DraftTask(
     name="commit",
     instructions=(
         "You write git commit messages. Write the commit message for the staged changes "
-        "below. Its first line is a summary of what the change does, at most 72 characters, "
-        "in the style of the repository's recent commit subjects (the imperative mood, "
-        "'Fix …', 'Add …', when they show no other). When the change needs more explaining, "
+        "below: its first line says what the change does, at most 72 characters, in the "
+        "repository's commit style when it is given. When the change needs more explaining, "
         "add an empty line and then a few short lines on what changed and why. " + ONLY_THE_TEXT
     ),
     gathers=(
         Gather(
             kind="command",
-            value="git log -n 10 --no-color --format=%s",
-            label="The repository's last commit subjects, newest first (their style)",
-            optional=True,  # a repository with no commit yet has none
-        ),
-        Gather(
-            kind="command",
             value="git diff --cached --no-color --no-ext-diff --stat --patch",
             label="The staged changes",
             if_empty="nothing is staged to commit: stage the changes first (git add)",
+        ),
+        Gather(
+            kind="command",
+            value="git log -n 10 --no-color --format=%s",
+            label="This repository's commit style",
+            optional=True,  # a repository with no commit yet has none
+            style=True,
         ),
     ),
     ask="Write the commit message for the staged changes above.",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from wisp.cli.context import Context
 from wisp.draft.prompts import Gathered
+from wisp.draft.style import describe_style
 from wisp.draft.tasks import DraftError, Gather
 
 if TYPE_CHECKING:
@@ -45,7 +46,10 @@ class Gatherer:
                     text = await asyncio.to_thread(_stdin_text)
             if gather.if_empty is not None and not text.strip():
                 raise DraftError(gather.if_empty)
-            pieces.append(Gathered(gather.label, text))
+            if gather.style:
+                text = describe_style(text.splitlines())
+            if text.strip() or not gather.style:
+                pieces.append(Gathered(gather.label, text))
         return pieces
 
     async def _command(self, gather: Gather) -> str:
