@@ -1,5 +1,5 @@
 """A repository's commit style in words, read from its last commit subjects (docs/draft.md,
-"commit").
+"Sizes").
 
 A small model shown the subjects themselves writes one of them again: "Add the calculator" for a
 diff that adds a subtraction, seen on Qwen2.5-Coder 0.5B and 1.5B alike. Told the style in
