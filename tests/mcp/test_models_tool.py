@@ -18,7 +18,7 @@ import pytest
 
 from tests.hang import HANG
 from tests.mcp.conftest import Connect, approvals, waiting_request, write_config, write_script
-from tests.models.conftest import free_port
+from tests.models.conftest import free_port, ollama_pull_lines
 from tests.models.fake_hub import FakeHub, HubFile, HubRepo, serving
 
 REPO = "acme/Tiny-GGUF"
@@ -157,6 +157,70 @@ async def test_a_pull_the_model_asks_for_waits_on_the_person_and_records_their_a
     [listing] = listed.structured_content["calls"]
     assert f"{PULL}: pulled hf:{REPO}/{FILE} as local:{NAME}" in listing["output"]
     assert any(line.startswith(f"local:{NAME} · ") for line in listing["output"].splitlines())
+
+
+async def test_a_trusted_publishers_pull_is_still_asked_and_recorded_as_trusted(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    terminal: int,
+    audit_lines: AuditLines,
+) -> None:
+    write_config(wisp_home, {"models": {"tool": True, "trustedPublishers": ["ACME"]}})
+    script = write_script(tmp_path, [call({"action": "pull", "name": f"hf:{REPO}"}), {"text": "."}])
+    async with connect(["-m", f"script:{script}"]) as client:
+        started = asyncio.create_task(client.call_tool("respond", {"prompt": "Pull it."}))
+        request = await waiting_request(wisp_home)
+        assert any("whom models.trustedPublishers lists" in r for r in request.reasons)
+        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        await started
+        [pulled] = await recorded(audit_lines, "model.pull")
+
+    events = audit_lines()
+    approval = details(events, "approval.decided")[0]["approvalID"]
+    [publisher] = details(events, "model.publisher")
+    assert (publisher["decision"], publisher["reason"], publisher["approval"]) == (
+        "trusted",
+        "listed in models.trustedPublishers",
+        approval,
+    )
+    assert (pulled["details"]["outcome"], pulled["details"]["approval"]) == ("fetched", approval)
+    # The model's pull never adds to the trusted publishers.
+    assert stored(wisp_home)["models"]["trustedPublishers"] == ["ACME"]
+
+
+async def test_an_ollama_pull_runs_in_the_background_once_approved(
+    connect: Connect,
+    tmp_path: Path,
+    wisp_home: Path,
+    wisp_env: dict[str, str],
+    ollama: Any,
+    terminal: int,
+    audit_lines: AuditLines,
+) -> None:
+    layer = "sha256:" + "3f2a9c1e" * 8
+    ollama.pull_with(ollama_pull_lines((layer, 5_000, 1_000)))
+    write_config(wisp_home, {"models": {"tool": True}, "ollama": {"baseURL": ollama.base_url}})
+    script = write_script(
+        tmp_path, [call({"action": "pull", "name": "ollama:qwen3:8b"}), {"text": "."}]
+    )
+    async with connect(["-m", f"script:{script}"]) as client:
+        started = asyncio.create_task(client.call_tool("respond", {"prompt": "Pull qwen3."}))
+        request = await waiting_request(wisp_home)
+        assert request.command == "models pull ollama:qwen3:8b"
+        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        await started
+        [pulled] = await recorded(audit_lines, "model.pull")
+
+    approval = details(audit_lines(), "approval.decided")[0]["approvalID"]
+    assert {key: pulled["details"][key] for key in ("model", "outcome", "source", "approval")} == {
+        "model": "ollama:qwen3:8b",
+        "outcome": "fetched",
+        "source": "tool",
+        "approval": approval,
+    }
+    assert ollama.server.requests_to("/api/pull")[0].body == {"model": "qwen3:8b", "stream": True}
 
 
 async def test_a_refused_pull_fetches_nothing_and_the_model_is_told(

@@ -109,12 +109,14 @@ def trust_publisher(context: Context, plan: Plan, *, yes: bool, record: Record) 
 def approved_publisher(context: Context, plan: Plan, origin: Origin) -> ModelPublisher:
     """``model.publisher`` for a pull the person approved (the models tool's request):
     ``trusted`` when ``models.trustedPublishers`` lists the publisher, else ``once``, since the
-    person approved that pull alone. The model's say-so never adds to the setting."""
+    person approved that pull alone. The model's say-so never adds to the setting. ``asked``:
+    the approval's question, which named the publisher, was put to the person."""
     event = _publisher_event(plan, origin)
+    event.asked = True
     if is_trusted(context, plan.publisher):
         event.reason = f"listed in {TRUSTED}"
     else:
-        event.decision, event.asked = "once", True
+        event.decision = "once"
         event.reason = f"not in {TRUSTED}: the person approved this pull alone"
     return event
 
