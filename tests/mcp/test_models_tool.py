@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,9 @@ def call(arguments: dict[str, str]) -> dict[str, Any]:
     return {"tool_calls": [{"name": "models", "arguments": arguments}]}
 
 
+DONE = {"text": "Done."}
+
+
 def details(events: list[dict], kind: str) -> list[dict]:
     return [event["details"] for event in events if event["kind"] == kind]
 
@@ -85,37 +89,68 @@ def stored(wisp_home: Path) -> dict[str, Any]:
     return msgspec.json.decode((wisp_home / "config.json").read_bytes())
 
 
+Asking = Callable[..., Any]
+
+
+@pytest.fixture
+def asking(connect: Connect, tmp_path: Path, wisp_home: Path) -> Asking:
+    """``async with asking(responses, settings) as (client, call)``: a ``wisp mcp`` whose
+    config has ``models.tool`` on (and ``settings``), its thread ``m`` asked once, ``call``
+    the running ``respond``, its model a script of ``responses``."""
+
+    @asynccontextmanager
+    async def thread(
+        responses: list[dict[str, Any]], settings: dict[str, Any] | None = None
+    ) -> AsyncIterator[tuple[Any, asyncio.Task[Any]]]:
+        settings = settings or {}
+        models = {"tool": True, **settings.get("models", {})}
+        write_config(wisp_home, {**settings, "models": models})
+        script = write_script(tmp_path, responses)
+        async with connect(["-m", f"script:{script}"]) as client:
+            asked = client.call_tool("respond", {"prompt": "Do it.", "thread_id": "m"})
+            yield client, asyncio.create_task(asked)
+
+    return thread
+
+
+class Person:
+    """The person, answering the thread's requests with ``wisp approvals`` at a terminal."""
+
+    def __init__(self, home: Path, env: dict[str, str], terminal: int) -> None:
+        self.home, self.env, self.terminal = home, env, terminal
+
+    async def waiting(self) -> Any:
+        """The request the thread filed, once it is filed."""
+        return await waiting_request(self.home)
+
+    async def answers(self, verb: str, request: Any) -> str:
+        return await approvals(self.env, verb, request.id, stdin=self.terminal)
+
+
+@pytest.fixture
+def person(wisp_home: Path, wisp_env: dict[str, str], terminal: int) -> Person:
+    return Person(wisp_home, wisp_env, terminal)
+
+
 # -- pull --------------------------------------------------------------------------------------
 
 
 async def test_a_pull_the_model_asks_for_waits_on_the_person_and_records_their_approval(
-    connect: Connect,
-    tmp_path: Path,
-    wisp_home: Path,
-    wisp_env: dict[str, str],
-    hf_home: Path,
-    terminal: int,
-    audit_lines: AuditLines,
+    asking: Asking, person: Person, wisp_home: Path, hf_home: Path, audit_lines: AuditLines
 ) -> None:
-    write_config(wisp_home, {"models": {"tool": True}})
-    script = write_script(
-        tmp_path,
-        [
-            call({"action": "pull", "name": f"hf:{REPO}"}),
-            {"text": "The pull has started."},
-            call({"action": "list"}),
-            {"text": "It is pulled."},
-        ],
-    )
-    async with connect(["-m", f"script:{script}"]) as client:
-        asked = {"prompt": "Pull the tiny model.", "thread_id": "m"}
-        started = asyncio.create_task(client.call_tool("respond", asked))
-        request = await waiting_request(wisp_home)
+    pulling = [
+        call({"action": "pull", "name": f"hf:{REPO}"}),
+        {"text": "The pull has started."},
+        call({"action": "list"}),
+        {"text": "It is pulled."},
+    ]
+    async with asking(pulling) as (client, started):
+        request = await person.waiting()
         assert not started.done()  # the call waits on the person
         assert (request.command, request.level) == (PULL, "dangerous")
         assert any("published by acme" in reason for reason in request.reasons)
-        assert PULL in await approvals(wisp_env, "pending", stdin=terminal)
-        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        assert PULL in await approvals(person.env, "pending", stdin=person.terminal)
+        await person.answers("approve", request)
         first = await started
         [pulled] = await recorded(audit_lines, "model.pull")
         listed = await client.call_tool("respond", {"prompt": "Is it done?", "thread_id": "m"})
@@ -160,20 +195,14 @@ async def test_a_pull_the_model_asks_for_waits_on_the_person_and_records_their_a
 
 
 async def test_a_trusted_publishers_pull_is_still_asked_and_recorded_as_trusted(
-    connect: Connect,
-    tmp_path: Path,
-    wisp_home: Path,
-    wisp_env: dict[str, str],
-    terminal: int,
-    audit_lines: AuditLines,
+    asking: Asking, person: Person, wisp_home: Path, audit_lines: AuditLines
 ) -> None:
-    write_config(wisp_home, {"models": {"tool": True, "trustedPublishers": ["ACME"]}})
-    script = write_script(tmp_path, [call({"action": "pull", "name": f"hf:{REPO}"}), {"text": "."}])
-    async with connect(["-m", f"script:{script}"]) as client:
-        started = asyncio.create_task(client.call_tool("respond", {"prompt": "Pull it."}))
-        request = await waiting_request(wisp_home)
+    trusting = {"models": {"trustedPublishers": ["ACME"]}}
+    pulling = [call({"action": "pull", "name": f"hf:{REPO}"}), DONE]
+    async with asking(pulling, trusting) as (_, started):
+        request = await person.waiting()
         assert any("whom models.trustedPublishers lists" in r for r in request.reasons)
-        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        await person.answers("approve", request)
         await started
         [pulled] = await recorded(audit_lines, "model.pull")
 
@@ -191,25 +220,15 @@ async def test_a_trusted_publishers_pull_is_still_asked_and_recorded_as_trusted(
 
 
 async def test_an_ollama_pull_runs_in_the_background_once_approved(
-    connect: Connect,
-    tmp_path: Path,
-    wisp_home: Path,
-    wisp_env: dict[str, str],
-    ollama: Any,
-    terminal: int,
-    audit_lines: AuditLines,
+    asking: Asking, person: Person, ollama: Any, audit_lines: AuditLines
 ) -> None:
     layer = "sha256:" + "3f2a9c1e" * 8
     ollama.pull_with(ollama_pull_lines((layer, 5_000, 1_000)))
-    write_config(wisp_home, {"models": {"tool": True}, "ollama": {"baseURL": ollama.base_url}})
-    script = write_script(
-        tmp_path, [call({"action": "pull", "name": "ollama:qwen3:8b"}), {"text": "."}]
-    )
-    async with connect(["-m", f"script:{script}"]) as client:
-        started = asyncio.create_task(client.call_tool("respond", {"prompt": "Pull qwen3."}))
-        request = await waiting_request(wisp_home)
+    pulling = [call({"action": "pull", "name": "ollama:qwen3:8b"}), DONE]
+    async with asking(pulling, {"ollama": {"baseURL": ollama.base_url}}) as (_, started):
+        request = await person.waiting()
         assert request.command == "models pull ollama:qwen3:8b"
-        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        await person.answers("approve", request)
         await started
         [pulled] = await recorded(audit_lines, "model.pull")
 
@@ -224,24 +243,15 @@ async def test_an_ollama_pull_runs_in_the_background_once_approved(
 
 
 async def test_a_refused_pull_fetches_nothing_and_the_model_is_told(
-    connect: Connect,
-    tmp_path: Path,
+    asking: Asking,
+    person: Person,
     wisp_home: Path,
-    wisp_env: dict[str, str],
     hf_home: Path,
     hub: FakeHub,
-    terminal: int,
     audit_lines: AuditLines,
 ) -> None:
-    write_config(wisp_home, {"models": {"tool": True}})
-    script = write_script(
-        tmp_path, [call({"action": "pull", "name": f"hf:{REPO}"}), {"text": "Refused."}]
-    )
-    async with connect(["-m", f"script:{script}"]) as client:
-        asked = client.call_tool("respond", {"prompt": "Pull the tiny model."})
-        started = asyncio.create_task(asked)
-        request = await waiting_request(wisp_home)
-        await approvals(wisp_env, "deny", request.id, stdin=terminal)
+    async with asking([call({"action": "pull", "name": f"hf:{REPO}"}), DONE]) as (_, started):
+        await person.answers("deny", await person.waiting())
         result = await started
 
     [said] = result.structured_content["calls"]
@@ -266,22 +276,13 @@ async def test_a_refused_pull_fetches_nothing_and_the_model_is_told(
 
 
 async def test_an_approved_enable_records_the_change_with_the_approval(
-    connect: Connect,
-    tmp_path: Path,
-    wisp_home: Path,
-    wisp_env: dict[str, str],
-    terminal: int,
-    audit_lines: AuditLines,
+    asking: Asking, person: Person, wisp_home: Path, audit_lines: AuditLines
 ) -> None:
-    write_config(wisp_home, {"models": {"tool": True, "disabled": ["ollama:qwen3"]}})
-    script = write_script(
-        tmp_path, [call({"action": "enable", "name": "ollama:qwen3"}), {"text": "On."}]
-    )
-    async with connect(["-m", f"script:{script}"]) as client:
-        started = asyncio.create_task(client.call_tool("respond", {"prompt": "Enable qwen3."}))
-        request = await waiting_request(wisp_home)
+    enabling = [call({"action": "enable", "name": "ollama:qwen3"}), DONE]
+    async with asking(enabling, {"models": {"disabled": ["ollama:qwen3"]}}) as (_, started):
+        request = await person.waiting()
         assert request.command == "models enable ollama:qwen3:latest"
-        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        await person.answers("approve", request)
         result = await started
 
     [said] = result.structured_content["calls"]
@@ -300,21 +301,13 @@ async def test_an_approved_enable_records_the_change_with_the_approval(
 
 
 async def test_an_approved_check_records_model_verified_with_the_approval(
-    connect: Connect,
-    tmp_path: Path,
-    wisp_home: Path,
-    wisp_env: dict[str, str],
-    terminal: int,
-    audit_lines: AuditLines,
+    asking: Asking, person: Person, audit_lines: AuditLines
 ) -> None:
     pytest.importorskip("llama_cpp", reason="the check loads the embedded model: the local extra")
-    write_config(wisp_home, {"models": {"tool": True}})
-    script = write_script(tmp_path, [call({"action": "check", "name": "local"}), {"text": "Done."}])
-    async with connect(["-m", f"script:{script}"]) as client:
-        started = asyncio.create_task(client.call_tool("respond", {"prompt": "Check local."}))
-        request = await waiting_request(wisp_home)
+    async with asking([call({"action": "check", "name": "local"}), DONE]) as (_, started):
+        request = await person.waiting()
         assert (request.command, request.level) == ("models check local", "moderate")
-        await approvals(wisp_env, "approve", request.id, stdin=terminal)
+        await person.answers("approve", request)
         result = await started
 
     [said] = result.structured_content["calls"]
@@ -338,7 +331,7 @@ async def test_an_approved_check_records_model_verified_with_the_approval(
 async def test_the_tool_is_off_by_default(
     connect: Connect, tmp_path: Path, audit_lines: AuditLines
 ) -> None:
-    script = write_script(tmp_path, [call({"action": "list"}), {"text": "No tool."}])
+    script = write_script(tmp_path, [call({"action": "list"}), DONE])
     async with connect(["-m", f"script:{script}"]) as client:
         result = await client.call_tool("respond", {"prompt": "Which models are there?"})
 
@@ -348,16 +341,13 @@ async def test_the_tool_is_off_by_default(
     assert started and all("models" not in start["tools"] for start in started)
 
 
-async def test_list_needs_no_approval(
-    connect: Connect, tmp_path: Path, wisp_home: Path, audit_lines: AuditLines
-) -> None:
+async def test_list_needs_no_approval(asking: Asking, audit_lines: AuditLines) -> None:
     refused_url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    nowhere = {"baseURL": refused_url}
-    runtimes = {name: nowhere for name in ("ollama", "llamacpp", "lmstudio", "openai")}
-    write_config(wisp_home, {"models": {"tool": True}, **runtimes})
-    script = write_script(tmp_path, [call({"action": "list"}), {"text": "Listed."}])
-    async with connect(["-m", f"script:{script}"]) as client:
-        result = await client.call_tool("respond", {"prompt": "Which models are there?"})
+    nowhere = {
+        name: {"baseURL": refused_url} for name in ("ollama", "llamacpp", "lmstudio", "openai")
+    }
+    async with asking([call({"action": "list"}), DONE], nowhere) as (_, started):
+        result = await started
 
     [said] = result.structured_content["calls"]
     lines = said["output"].splitlines()
