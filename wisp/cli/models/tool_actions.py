@@ -1,5 +1,5 @@
 """The ``wisp models`` commands as the model's ``models`` tool runs them
-(``wisp.tools.models.ModelActions``): the catalog in a few words a model, and each change (a
+(``wisp.tools.models.ModelActions``): the catalog, a line a model, and each change (a
 check, an enable, a pull) made with the command line's own functions once the person approved
 it, recorded in the asking conversation's log with ``source: tool`` and the approval's id
 (docs/models.md, "The models tool").
