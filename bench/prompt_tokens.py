@@ -55,6 +55,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import msgspec
@@ -83,6 +84,7 @@ from wisp.notify.notifier import Notifier
 from wisp.policy.types import Asker
 from wisp.store import ConversationStore, PendingEntry
 from wisp.tools.command_runner import CommandRunner
+from wisp.tools.models import ModelActions
 from wisp.tools.registry import default_tools
 
 SMALL, LARGE = 8192, 32768
@@ -93,6 +95,8 @@ REPLY_TOKENS = 48
 ASSESSED_BUDGET = 500
 NOTIFY_QUESTION = "Send me a notification saying the backup is done."
 """A question whose one tool is ``notify`` (with ``notify.enabled`` on)."""
+MODELS_QUESTION = "Pull a small model from Hugging Face that can call tools."
+"""A question whose one tool is ``models`` (with ``models.tool`` on)."""
 UNSETTLED = "What is the capital of France?"
 """A question no rule settles: the assessment asks a model."""
 TYPICAL = (
@@ -115,14 +119,20 @@ TOOLS_POSTSCRIPT = (
 """Qwen 2.5's chat template places tools so (Hermes' and many fine-tunes' alike)."""
 
 
-def chat_tools(*, memory: bool, notify: bool = False) -> list[Tool]:
-    """The built-in tools a chat offers (``notify`` with ``notify.enabled`` on); the runner,
-    asker and notifier are never called, only the tools' schemas are read."""
-    data = {"context": {"memory": memory}, "notify": {"enabled": notify}}
+def chat_tools(*, memory: bool, notify: bool = False, models: bool = False) -> list[Tool]:
+    """The built-in tools a chat offers (``notify`` with ``notify.enabled`` on, ``models`` with
+    ``models.tool`` on); the runner, its gate, the asker, the notifier and the models commands
+    are never called, only the tools' schemas are read."""
+    data = {
+        "context": {"memory": memory},
+        "notify": {"enabled": notify},
+        "models": {"tool": models},
+    }
     config = Config(Path("/nonexistent/config.json"), data)
-    runner, asker = cast(CommandRunner, object()), cast(Asker, object())
-    notifier = cast(Notifier, object())
-    return default_tools(config, runner=runner, asker=asker, notifier=notifier)
+    runner = cast(CommandRunner, SimpleNamespace(gate=object()))
+    asker, notifier = cast(Asker, object()), cast(Notifier, object())
+    commands = cast(ModelActions, object())
+    return default_tools(config, runner=runner, asker=asker, notifier=notifier, models=commands)
 
 
 def wire(spec: ToolSpec) -> dict[str, Any]:
@@ -135,18 +145,23 @@ def tools_json(specs: list[ToolSpec]) -> str:
 
 
 def counts(
-    count: Callable[[str], int], *, memory: bool, window: int, notify: bool = False
+    count: Callable[[str], int],
+    *,
+    memory: bool,
+    window: int,
+    notify: bool = False,
+    models: bool = False,
 ) -> tuple[int, int]:
-    tools = chat_tools(memory=memory, notify=notify)
+    tools = chat_tools(memory=memory, notify=notify, models=models)
     instructions = count(instructions_for(tools))
     return instructions, count(tools_json(tool_specs(tools, window)))
 
 
 def first_request(
-    window: int, question: str = QUESTION, *, notify: bool = False
+    window: int, question: str = QUESTION, *, notify: bool = False, models: bool = False
 ) -> tuple[list[Message], list[ToolSpec]]:
     """The messages and tools of a new chat's first request, as the agent composes them."""
-    tools = chat_tools(memory=False, notify=notify)
+    tools = chat_tools(memory=False, notify=notify, models=models)
     instructions = instructions_for(tools)
     store = ConversationStore()
     store.add(PendingEntry("instructions", instructions), turn=None, origin="carried", time=None)
@@ -194,20 +209,26 @@ def report_assessment(render: Callable[[list[Message], list[ToolSpec]], int], la
         f"{every} tokens"
     )
     print(f"  the same, the rules' tools: {assessed} tokens (<= {ASSESSED_BUDGET}: {mark})")
-    report_notify(render)
+    report_switched_on(render, "notify.enabled", NOTIFY_QUESTION, notify=True)
+    report_switched_on(render, "models.tool", MODELS_QUESTION, models=True)
 
 
-def report_notify(render: Callable[[list[Message], list[ToolSpec]], int]) -> None:
-    """With ``notify.enabled`` on: every tool offered, the one-tool question, and a question
-    that asks for a notification, whose one tool is ``notify``."""
-    for question in (QUESTION, NOTIFY_QUESTION):
-        messages, specs = first_request(SMALL, question, notify=True)
+def report_switched_on(
+    render: Callable[[list[Message], list[ToolSpec]], int],
+    setting: str,
+    own_question: str,
+    **switched: bool,
+) -> None:
+    """With ``setting`` on (a tool off by default: ``notify``, ``models``): every tool
+    offered, the one-tool question, and ``own_question``, whose one tool is the setting's."""
+    for question in (QUESTION, own_question):
+        messages, specs = first_request(SMALL, question, **switched)
         ruled = chosen(specs, question)
         assessed = render(messages, ruled)
         mark = "met" if assessed <= ASSESSED_BUDGET else "missed"
         names = ", ".join(spec.name for spec in ruled)
         print(
-            f'  notify.enabled on, "{question}": every tool ({len(specs)}) '
+            f'  {setting} on, "{question}": every tool ({len(specs)}) '
             f"{render(messages, specs)} tokens; the rules' tools ({names}) {assessed} tokens "
             f"(<= {ASSESSED_BUDGET}: {mark})"
         )
@@ -375,11 +396,16 @@ def main() -> int:
     print("| window | tools | instructions | tools | total | within 800 |")
     print("|---:|---|---:|---:|---:|---|")
     for window in (SMALL, LARGE):
-        for memory, notify in ((False, False), (True, False), (False, True)):
-            instructions, tools = counts(count, memory=memory, window=window, notify=notify)
+        for memory, notify, models in (
+            (False, False, False), (True, False, False), (False, True, False),
+            (False, False, True),
+        ):  # fmt: skip
+            instructions, tools = counts(
+                count, memory=memory, window=window, notify=notify, models=models
+            )
             total = instructions + tools
             which = {False: "default (7)", True: "default + memory"}[memory]
-            which = "default + notify" if notify else which
+            which = "default + notify" if notify else "default + models" if models else which
             mark = ("yes" if total <= BUDGET else "no") if window <= SMALL else "(not asked)"
             print(f"| {window:,} | {which} | {instructions} | {tools:,} | {total:,} | {mark} |")
 

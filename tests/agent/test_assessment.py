@@ -18,7 +18,8 @@ from wisp.audit import MemorySink
 from wisp.tools.current_date import CurrentDateTool
 
 TOOLS = [
-    "read_file", "edit_file", "run_command", "current_date", "system_info", "inspect", "memory",
+    "read_file", "edit_file", "run_command", "current_date", "system_info", "inspect", "models",
+    "memory",
 ]  # fmt: skip
 
 
@@ -35,6 +36,9 @@ TOOLS = [
         ("What does git status say?", ["run_command"]),
         ("How much free space is on the disk?", ["system_info"]),
         ("Show wisp's settings", ["inspect"]),
+        ("Which models can you use?", ["models"]),
+        ("Get me a small model from Hugging Face", ["models"]),
+        ("Is the Ollama model qwen3 enabled?", ["models"]),
     ],
 )
 def test_rules_choose_the_tools_of_typical_prompts(prompt: str, tools: list[str]) -> None:

@@ -16,6 +16,10 @@ import pytest
 from tests.conftest import WISP
 from tests.hang import HANG
 
+# A loopback Ollama, shared with tests/models: pytest gives a conftest's fixtures to its own
+# folder only, so this one takes them in by name.
+from tests.models.conftest import loopback, ollama  # noqa: F401
+
 LEGACY = "legacy"
 """The SDK's initialize handshake (up to 2025-11-25): a server may ask mid-call."""
 STATELESS = "2026-07-28"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -13,7 +13,9 @@ from wisp.config.sections import Notify
 from wisp.errors import ConfigValueError
 from wisp.notify.notifier import Notifier
 from wisp.tools import BUILTIN_TOOLS, ToolRegistry, default_tools, register
+from wisp.tools.command_runner import CommandRunner
 from wisp.tools.edit_file import EditFileTool
+from wisp.tools.models import ModelActions
 
 NOTIFY_ON = Notify(enabled=True, routes=["app"], per_minute=5, per_turn=2)
 
@@ -32,28 +34,62 @@ def test_memory_comes_last_when_the_config_asks_for_it() -> None:
     assert names[-1] == "memory"
 
 
-def test_run_command_notify_and_ask_take_their_places_when_the_face_gives_what_they_need() -> None:
-    from wisp.policy.asking import NobodyAsker
+def runner_with_gate(home: Path) -> CommandRunner:
+    from wisp.policy.approvals import ApprovalStore
+    from wisp.policy.approvers import NobodyApprover
+    from wisp.policy.gate import ApprovalGate
     from wisp.policy.patterns import CommandPatterns
     from wisp.sandbox.plan import SandboxSupport
     from wisp.sandbox.writable import WritableSet
-    from wisp.tools.command_runner import CommandRunner, CommandSettings
+    from wisp.tools.command_runner import CommandSettings
 
-    runner = CommandRunner(
+    gate = ApprovalGate(
+        "moderate", NobodyApprover(), ApprovalStore(home / "approvals.json"), record=lambda e: ""
+    )
+    return CommandRunner(
         patterns=CommandPatterns.compile(),
-        gate=None,
-        writable=WritableSet.build(working_directory="/tmp", home="/tmp/h", environ={}),
+        gate=gate,
+        writable=WritableSet.build(working_directory="/tmp", home=str(home), environ={}),
         support=SandboxSupport(landlock_abi=None),
         settings=CommandSettings(),
         environ={},
     )
+
+
+MODELS = cast(ModelActions, object())
+"""The face's models commands: the registry only hands them to the tool."""
+
+
+def test_the_face_given_tools_take_their_places_when_the_face_gives_what_they_need(
+    tmp_path: Path,
+) -> None:
+    from wisp.policy.asking import NobodyAsker
+
+    runner = runner_with_gate(tmp_path)
     notifier = Notifier({}, record=lambda event: None, settings=lambda: NOTIFY_ON)
-    on = config({"context": {"memory": True}, "notify": {"enabled": True}})
-    tools = default_tools(on, runner=runner, asker=NobodyAsker(), notifier=notifier)
+    on = config(
+        {"context": {"memory": True}, "notify": {"enabled": True}, "models": {"tool": True}}
+    )
+    tools = default_tools(on, runner=runner, asker=NobodyAsker(), notifier=notifier, models=MODELS)
     assert [tool.name for tool in tools] == list(BUILTIN_TOOLS)
     # notify.enabled is off by default: the face's notifier alone does not offer it.
     tools = default_tools(config(), runner=runner, asker=NobodyAsker(), notifier=notifier)
     assert "notify" not in [tool.name for tool in tools]
+
+
+def test_models_is_offered_only_with_models_tool_on_and_a_gate_to_ask_through(
+    tmp_path: Path,
+) -> None:
+    runner = runner_with_gate(tmp_path)
+    on = config({"models": {"tool": True}})
+
+    def offered(config: Config, runner: CommandRunner | None) -> bool:
+        tools = default_tools(config, runner=runner, models=MODELS)
+        return "models" in [tool.name for tool in tools]
+
+    assert offered(on, runner)
+    assert not offered(config(), runner)  # off by default
+    assert not offered(on, None)  # no gate: no one to ask
 
 
 def test_edit_file_gets_the_configured_writable_roots() -> None:

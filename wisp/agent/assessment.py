@@ -94,6 +94,7 @@ RULES: tuple[Rule, ...] = (
         ("system_info",),
     ),
     Rule("wisp itself", _words("wisp|audit|approvals?|settings"), ("inspect",)),
+    Rule("a model", _words("models?|llms?|gguf|hf|hugging ?face|ollama"), ("models",)),
     Rule(
         "a notification",
         _words("notify|notification|alert me|let me know|ping me|remind me"),

@@ -63,6 +63,9 @@ class Models(msgspec.Struct, frozen=True, rename="camel"):
     disabled: list[str]
     trusted_publishers: list[str]
     """Hub publishers ``wisp models pull hf:…`` fetches from without asking."""
+    tool: bool
+    """Whether conversations offer the model the ``models`` tool (docs/models.md, "The models
+    tool")."""
 
 
 class ModelChoices(msgspec.Struct, frozen=True):

@@ -118,6 +118,14 @@ SETTINGS: dict[str, Setting] = {
             "asking; another's is asked about on a terminal, refused elsewhere unless --yes.",
         ),
         Setting(
+            "models.tool",
+            bool,
+            False,
+            "true or false",
+            "Offer the model the models tool: it lists the models, and asks the person before "
+            "it checks, enables or pulls one.",
+        ),
+        Setting(
             "ollama.baseURL",
             _URL,
             "http://127.0.0.1:11434",

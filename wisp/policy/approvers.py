@@ -182,7 +182,7 @@ class TerminalApprover:
             lines.append("  network: approved, it runs with the network on")
         lines.extend(f"  - {escape_controls(_cut(reason))}" for reason in question.reasons)
         lines.append(f"  remembered as: {escape_controls(question.pattern)}")
-        if question.outside_sandbox:
+        if question.outside_sandbox or question.once_only:
             keys = "  [y]once  [n]o › "
         else:
             days = f"{self.persist_days}d"

@@ -11,6 +11,11 @@ Each part is cleared in this order, and the first step that decides wins:
    ``cached-always``;
 6. ask the approver: ``approval.requested``, then ``approval.decided``.
 
+A request asked each time (``ASKED_EACH_TIME``: the model's ``models`` tool) goes straight to
+step 6 whatever the threshold; approved, it holds once and is remembered nowhere, and its
+``approval.decided`` carries an id of its own, which the caller is handed to record with what
+the approval allowed (docs/policy.md, "Requests asked each time").
+
 Any part refused refuses the whole line. What is cleared is a ``Segment`` (``segments``), what
 is remembered sits in an ``ApprovalCache`` (``approval_cache``) or the approvals file, and what
 is recorded is written by ``gate_events``. A line of thousands of parts stays linear in its
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +73,9 @@ class GateResult(msgspec.Struct, frozen=True):
 
     approved: bool
     reason: str = ""
+    approval_id: str | None = None
+    """The id ``approval.decided`` gave the approval that cleared it, where it has one (a
+    request asked each time, a standing approval); None otherwise."""
 
 
 class Refusal(msgspec.Struct, frozen=True):
@@ -81,6 +90,7 @@ class _Outcome(msgspec.Struct, frozen=True):
     decided: bool = False
     """Whether a decision past the threshold was made (and recorded)."""
     reason: str = ""
+    approval_id: str | None = None
 
 
 _ALLOWED = _Outcome(approved=True)
@@ -155,11 +165,12 @@ class ApprovalGate:
             self._events.verdict(line_segment, 0.0)
         first = self._first_segment(whole, segments, line_segment, outside_sandbox, is_compound)
         is_line_cleared = False
+        approval_id = None
         if first is not None:
             outcome = await self._clear(first, directory, is_line_cleared=False)
             if not outcome.approved:
                 return self._refuse(first, outcome.reason, is_compound)
-            is_line_cleared = outcome.decided
+            is_line_cleared, approval_id = outcome.decided, outcome.approval_id
         if first is None or is_compound:
             for index, segment in enumerate(segments):
                 if await is_stopped(index, stop):
@@ -167,9 +178,10 @@ class ApprovalGate:
                 outcome = await self._clear(segment, directory, is_line_cleared=is_line_cleared)
                 if not outcome.approved:
                     return self._refuse(segment, outcome.reason, is_compound)
+                approval_id = outcome.approval_id or approval_id
         if stop is not None and stop.is_set():  # set while an answer was awaited
             return GateResult(approved=False, reason=STOPPED)
-        return GateResult(approved=True)
+        return GateResult(approved=True, approval_id=approval_id)
 
     def _begin_turn(self, turn: int) -> None:
         if turn != self._turn:
@@ -226,6 +238,8 @@ class ApprovalGate:
 
     async def _clear(self, segment: Segment, directory: Path, *, is_line_cleared: bool) -> _Outcome:
         """Steps 2–6 of the module's order for one segment."""
+        if segment.is_asked_each_time:
+            return await self._ask(segment, directory)
         if (
             not segment.outside_sandbox
             and not segment.network
@@ -246,7 +260,7 @@ class ApprovalGate:
                 expires_at=_iso(standing.expires_at),
             )
             self._events.decided(segment, decision)
-            return _DECIDED
+            return _Outcome(approved=True, decided=True, approval_id=standing.id)
         if is_line_cleared:
             self._events.decided(segment, Decision("covered-line"))
             return _DECIDED
@@ -293,6 +307,7 @@ class ApprovalGate:
             network=segment.network,
             is_unreadable=segment.is_unreadable,
             only_person=segment.assessment.metadata.get(ONLY_PERSON),
+            once_only=segment.is_once_only,
         )
         self._events.requested(segment)
         try:
@@ -311,8 +326,8 @@ class ApprovalGate:
             return self._deny(segment, "denied", "no answer came")
         if answer == "deny":
             return self._deny(segment, "denied", DECLINED)
-        await self._approve(segment, directory, answer)
-        return _DECIDED
+        decision = await self._approve(segment, directory, answer)
+        return _Outcome(approved=True, decided=True, approval_id=decision.approval_id)
 
     async def _answer(self, question: ApprovalQuestion) -> Answer | None:
         if not self.approver.can_ask:
@@ -329,19 +344,20 @@ class ApprovalGate:
         self._events.decided(segment, Decision(decision, reason=reason))
         return _Outcome(approved=False, decided=True, reason=reason)
 
-    async def _approve(self, segment: Segment, directory: Path, answer: Scope) -> None:
+    async def _approve(self, segment: Segment, directory: Path, answer: Scope) -> Decision:
         """Remember the approval for its scope and record it."""
         scope: Scope = answer
         decision = Decision("approved")
-        if segment.outside_sandbox and answer != "once":
-            scope, decision.downgraded_from = (
-                "once",
-                answer,
-            )  # outside the sandbox: once or never
+        if segment.is_once_only and answer != "once":
+            # Outside the sandbox, or asked each time: once or never.
+            scope, decision.downgraded_from = "once", answer
         elif segment.level == "dangerous" and answer in ("project", "always"):
             scope, decision.downgraded_from = "session", answer  # dangerous: never persisted
         decision.scope = scope
         match scope:
+            case "once" if segment.is_asked_each_time:
+                # Remembered nowhere; what it allows records this id with what it did.
+                decision.approval_id = secrets.token_hex(4)
             case "once":
                 self._turn_cache.remember(segment, directory)
             case "session":
@@ -349,6 +365,7 @@ class ApprovalGate:
             case "project" | "always":
                 await self._persist(segment, directory, scope, decision)
         self._events.decided(segment, decision)
+        return decision
 
     async def _persist(
         self, segment: Segment, directory: Path, scope: StandingScope, decision: Decision

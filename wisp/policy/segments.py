@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 
-from wisp.policy.types import LEVEL_ORDER, Assessment, Level, SimpleCommand
+from wisp.policy.types import ASKED_EACH_TIME, LEVEL_ORDER, Assessment, Level, SimpleCommand
 
 __all__ = ["NETWORK_MARK", "Segment", "combined", "distinct_segments"]
 
@@ -59,6 +59,17 @@ class Segment(msgspec.Struct, frozen=True):
     @property
     def level(self) -> Level:
         return self.assessment.level
+
+    @property
+    def is_asked_each_time(self) -> bool:
+        """Asked whatever the threshold, never remembered, approved once at most
+        (``ASKED_EACH_TIME``)."""
+        return ASKED_EACH_TIME in self.assessment.metadata
+
+    @property
+    def is_once_only(self) -> bool:
+        """An approval of it covers this request alone."""
+        return self.outside_sandbox or self.is_asked_each_time
 
     def exact_key(self, directory: Path) -> str:
         # "directory \0 mark text": a run outside the sandbox has its own mark, so only an

@@ -69,6 +69,13 @@ ONLY_PERSON = "onlyPerson"
 """The key of an ``Assessment``'s metadata naming why only a person may approve the command
 (``ApprovalQuestion.only_person``)."""
 
+ASKED_EACH_TIME = "askedEachTime"
+"""The key of an ``Assessment``'s metadata naming why the request is asked of the person every
+time, whatever the threshold, and approved once at most: no cache, no standing approval and no
+scope wider than once covers it (the model's ``models`` tool: a check, an enable, a pull). Such
+an approval has its own id, which what it allows records (docs/policy.md, "Requests asked
+each time")."""
+
 
 class ApprovalQuestion(msgspec.Struct, frozen=True):
     """What the person is asked about one command (or a whole line)."""
@@ -89,6 +96,9 @@ class ApprovalQuestion(msgspec.Struct, frozen=True):
     only_person: str | None = None
     """Why only a person may approve it, never ``--yes`` (a tool ``mcpServers.NAME.deny``
     lists); None for most."""
+    once_only: bool = False
+    """Whether an approval holds for this one request alone (a run outside the sandbox, a
+    request asked each time): a wider scope answered is taken as once."""
 
 
 Answer = Literal["once", "session", "project", "always", "deny"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from wisp.agent.types import Tool
 from wisp.config import Config
 from wisp.notify.notifier import Notifier
+from wisp.policy.gate import ApprovalGate
 from wisp.policy.types import Asker
 from wisp.tools.ask import AskTool
 from wisp.tools.command_runner import CommandRunner
@@ -21,6 +22,7 @@ from wisp.tools.current_date import CurrentDateTool
 from wisp.tools.edit_file import EditFileTool
 from wisp.tools.inspect import InspectTool
 from wisp.tools.memory import MemoryTool
+from wisp.tools.models import ModelActions, ModelsTool
 from wisp.tools.notify import NotifyTool
 from wisp.tools.read_file import ReadFileTool
 from wisp.tools.run_command import RunCommandTool
@@ -30,11 +32,12 @@ ToolFactory = Callable[[Config], Tool | None]
 """Makes a tool from the config in force; None leaves it out of this conversation."""
 
 BUILTIN_TOOLS = (
-    "current_date", "run_command", "read_file", "edit_file", "inspect", "notify", "system_info",
-    "ask", "memory",
+    "current_date", "run_command", "read_file", "edit_file", "inspect", "models", "notify",
+    "system_info", "ask", "memory",
 )  # fmt: skip
 """The built-ins this wisp has, in the order they are offered to the model. ``run_command``,
-``notify`` and ``ask`` need what the face provides: a command runner, a notifier, an asker."""
+``models``, ``notify`` and ``ask`` need what the face provides: a command runner, the models
+commands (and the runner's gate to ask the person), a notifier, an asker."""
 
 
 class ToolRegistry:
@@ -72,15 +75,20 @@ def register(
     runner: CommandRunner | None = None,
     asker: Asker | None = None,
     notifier: Notifier | None = None,
+    models: ModelActions | None = None,
 ) -> None:
     """Register the built-in tools, in ``BUILTIN_TOOLS``'s order. Without a ``runner`` there is no
-    ``run_command``, without a ``notifier`` no ``notify``, and without an ``asker`` no ``ask``."""
+    ``run_command``, without ``models`` and a runner's gate no ``models``, without a
+    ``notifier`` no ``notify``, and without an ``asker`` no ``ask``."""
     registry.register("current_date", lambda config: CurrentDateTool())
     if runner is not None:
         registry.register("run_command", lambda config: RunCommandTool(runner))
     registry.register("read_file", lambda config: ReadFileTool())
     registry.register("edit_file", _edit_file)
     registry.register("inspect", lambda config: InspectTool())
+    if models is not None and runner is not None and runner.gate is not None:
+        gate = runner.gate
+        registry.register("models", lambda config: _models(config, models, gate))
     if notifier is not None:
         registry.register("notify", lambda config: _notify(config, notifier))
     registry.register("system_info", lambda config: SystemInfoTool())
@@ -95,10 +103,11 @@ def default_tools(
     runner: CommandRunner | None = None,
     asker: Asker | None = None,
     notifier: Notifier | None = None,
+    models: ModelActions | None = None,
 ) -> list[Tool]:
     """The built-in tools this config gives a conversation."""
     registry = ToolRegistry()
-    register(registry, runner=runner, asker=asker, notifier=notifier)
+    register(registry, runner=runner, asker=asker, notifier=notifier, models=models)
     return registry.tools(config)
 
 
@@ -113,6 +122,11 @@ def _notify(config: Config, notifier: Notifier) -> Tool | None:
     # Off by default: a small model offered it calls it when it should answer.
     notify = config.settings.notify
     return NotifyTool(notifier, notify.per_turn) if notify.enabled else None
+
+
+def _models(config: Config, models: ModelActions, gate: ApprovalGate) -> Tool | None:
+    # Off by default: a model offered it could fill the disk with pulls the person must answer.
+    return ModelsTool(models, gate) if config.settings.models.tool else None
 
 
 def _memory(config: Config) -> Tool | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import msgspec
 
@@ -42,6 +42,9 @@ from wisp.routing.router import Router
 from wisp.store import ConversationStore, PendingEntry
 from wisp.tools.command_runner import CommandRunner
 from wisp.tools.registry import default_tools
+
+if TYPE_CHECKING:
+    from wisp.cli.models.tool_actions import ModelsCommands
 
 Record = Callable[[Any], Any]
 
@@ -84,6 +87,8 @@ class SessionBuilder:
         self.guidance: SessionGuidance | None = None
         """The guidance files read at the session's start (``read_guidance``), and which of
         them the conversations use."""
+        self._models: ModelsCommands | None = None
+        """What the ``models`` tool runs, and the pulls it started (``models_commands``)."""
 
     @property
     def extension(self) -> str | None:
@@ -178,15 +183,33 @@ class SessionBuilder:
         return ServerTools(lease, runner.gate, record, warn, problems=problems)
 
     async def aclose(self) -> None:
-        """Stops the servers the session started."""
+        """Stops the servers the session started, and the pulls the models tool started (each
+        recorded as cancelled)."""
+        if self._models is not None:
+            await self._models.aclose()
         await self.pool.aclose()
 
     def tools(
         self, runner: CommandRunner | None, asker: Asker, notifier: Notifier | None = None
     ) -> list[Tool]:
         """The tools the config gives, their questions put to ``asker``, their notifications
-        to ``notifier`` (without one, no ``notify``)."""
-        return default_tools(self.config, runner=runner, asker=asker, notifier=notifier)
+        to ``notifier`` (without one, no ``notify``), the ``models`` tool's changes asked
+        through ``runner``'s gate."""
+        return default_tools(
+            self.config, runner=runner, asker=asker, notifier=notifier,
+            models=self.models_commands(),
+        )  # fmt: skip
+
+    def models_commands(self) -> ModelsCommands | None:
+        """The models commands the ``models`` tool runs, one for the session's conversations;
+        None while ``models.tool`` is off (they are imported only when it is on)."""
+        if not self.config.settings.models.tool:
+            return None
+        if self._models is None:
+            from wisp.cli.models.tool_actions import ModelsCommands
+
+            self._models = ModelsCommands(self.context)
+        return self._models
 
     def notifier(
         self, record: Record, *, host: Route | None = None, terminal: TextIO | None = None

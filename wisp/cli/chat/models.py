@@ -97,10 +97,11 @@ class ChatModels:
     async def check(self, name: str, say: Callable[[str], None]) -> None:
         """/models check NAME: the capability check, its progress said as notes."""
         from wisp.cli.models.check import Uncheckable, check_and_record, outcome_message
+        from wisp.cli.models.session import CHAT
 
         try:
             result = await check_and_record(
-                self.session.context, name, trigger="check", source="chat",
+                self.session.context, name, trigger="check", origin=CHAT,
                 record=self.session.recorder.record, say=say, client=self.session.choice.http(),
             )  # fmt: skip
         except Uncheckable as exc:

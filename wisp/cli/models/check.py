@@ -20,7 +20,7 @@ from wisp.audit.kinds import CapabilityCheck, ConfigChange, ModelVerified
 from wisp.cli.context import Context
 from wisp.cli.models.disabled import canonical, disabled_list, toggle
 from wisp.cli.models.files import ConfigModelFiles
-from wisp.cli.models.session import Record, Say
+from wisp.cli.models.session import CLI, Origin, Record, Say
 from wisp.config import (
     Config,
     locked_config,
@@ -60,7 +60,7 @@ async def check_and_record(
     selection: str,
     *,
     trigger: str,
-    source: str,
+    origin: Origin,
     record: Record,
     say: Say,
     client: httpx.AsyncClient,
@@ -69,7 +69,10 @@ async def check_and_record(
     """Check one model, saying each step; ``Uncheckable`` when it cannot be resolved."""
     config = context.load_config()
     # The check is the person's word on a local:PATH file: its checksum is recorded anew.
-    files = ConfigModelFiles(context, source=source, record=record, trusts_changes=True)
+    files = ConfigModelFiles(
+        context, source=origin.source, record=record, trusts_changes=True,
+        approval=origin.approval,
+    )  # fmt: skip
     try:
         model = await resolve_model(
             selection, config=config, environ=context.environ, client=client, model_files=files
@@ -82,7 +85,7 @@ async def check_and_record(
     finally:
         await model.backend.aclose()
     key = declaration_key(model.selection, model.asset)
-    declaration = _record(context, result, key, trigger=trigger, source=source, record=record)
+    declaration = _record(context, result, key, trigger=trigger, origin=origin, record=record)
     if key is not None and declaration is not None:
         for line in _recorded_lines(model.selection, key, declaration):
             say(line)
@@ -127,7 +130,7 @@ async def check_all(context: Context, selections: list[str], *, record: Record, 
                 continue
             try:
                 result = await check_and_record(
-                    context, selection, trigger="check", source="cli", record=record, say=say,
+                    context, selection, trigger="check", origin=CLI, record=record, say=say,
                     client=client,
                 )  # fmt: skip
             except Uncheckable as exc:
@@ -140,32 +143,43 @@ async def check_all(context: Context, selections: list[str], *, record: Record, 
 
 
 async def enable_checked(
-    context: Context, selections: list[str], *, record: Record, say: Say
+    context: Context,
+    selections: list[str],
+    *,
+    record: Record,
+    say: Say,
+    origin: Origin = CLI,
 ) -> int:
-    """``wisp models enable``: enable, then the checks; exit 1 when one stays disabled."""
+    """``wisp models enable`` (and the models tool's): enable, then the checks; exit 1 when
+    one stays disabled."""
     import httpx
 
     checks = [s for s in selections if needs_check(context.load_config(), s)]
     with locked_config(context.home.config_file) as config:
         hold = frozenset(canonical(s) for s in checks)
         notes = toggle(
-            config, enable=selections, disable=[], record=record, source="cli", hold=hold
+            config, enable=selections, disable=[], record=record, origin=origin, hold=hold
         )
     _say_all(say, notes)
     code = 0
     async with httpx.AsyncClient() as client:
         for selection in checks:
-            if not await _enable_one(context, selection, client, record=record, say=say):
+            if not await _enable_one(context, selection, client, record, say, origin):
                 code = 1
     return code
 
 
 async def _enable_one(
-    context: Context, selection: str, client: httpx.AsyncClient, *, record: Record, say: Say
+    context: Context,
+    selection: str,
+    client: httpx.AsyncClient,
+    record: Record,
+    say: Say,
+    origin: Origin,
 ) -> bool:
     try:
         result = await check_and_record(
-            context, selection, trigger="enable", source="cli", record=record, say=say,
+            context, selection, trigger="enable", origin=origin, record=record, say=say,
             client=client,
         )  # fmt: skip
     except Uncheckable as exc:
@@ -178,10 +192,10 @@ async def _enable_one(
                 say(f"{why}; it is the default model, so it cannot be disabled")
                 return False
             was_off = canonical(selection) in {canonical(s) for s in disabled_list(config)}
-            toggle(config, enable=[], disable=[selection], record=record, source="cli")
+            toggle(config, enable=[], disable=[selection], record=record, origin=origin)
             say(f"{why}; it {'stays' if was_off else 'is now'} disabled")
             return False
-        notes = toggle(config, enable=[selection], disable=[], record=record, source="cli")
+        notes = toggle(config, enable=[selection], disable=[], record=record, origin=origin)
     if result.outcome == "text only":
         say(outcome_message(selection, result))
     _say_all(say, notes)
@@ -197,7 +211,7 @@ def _record(
     key: Key | None,
     *,
     trigger: str,
-    source: str,
+    origin: Origin,
     record: Record,
 ) -> Declaration | None:
     """``model.verified``, then the declaration and its ``config.change`` when one is made."""
@@ -206,7 +220,7 @@ def _record(
         declaration = (
             settle_declaration(previous, result, datetime.date.today()) if key is not None else None
         )
-        record(_verified(result, declaration, trigger=trigger, source=source))
+        record(_verified(result, declaration, trigger=trigger, origin=origin))
         if key is None or declaration is None:
             return None
         store_model_entry(config, *key, declaration.entry)
@@ -216,15 +230,15 @@ def _record(
                 path=model_path(*key),
                 old=previous.stored or None,
                 new=declaration.entry.stored,
-                source=source,
-                approval=None,
+                source=origin.source,
+                approval=origin.approval,
             )
         )
     return declaration
 
 
 def _verified(
-    result: CheckResult, declaration: Declaration | None, *, trigger: str, source: str
+    result: CheckResult, declaration: Declaration | None, *, trigger: str, origin: Origin
 ) -> ModelVerified:
     return ModelVerified(
         model=result.selection,
@@ -239,8 +253,8 @@ def _verified(
         removed=declaration.removed if declaration else [],
         unchecked=list(UNCHECKED),
         seconds=result.seconds,
-        source=source,
-        approval=None,
+        source=origin.source,
+        approval=origin.approval,
     )
 
 

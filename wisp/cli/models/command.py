@@ -23,7 +23,7 @@ import msgspec
 from wisp.agent.types import CAPABILITY_WORDS
 from wisp.cli.context import Context
 from wisp.cli.models.disabled import canonical, check_names, disabled_list, set_disabled, toggle
-from wisp.cli.models.session import audited_session, say_all, say_on
+from wisp.cli.models.session import CLI, audited_session, say_all, say_on
 from wisp.cli.models.table import (
     muted,
     piped_lines,
@@ -210,7 +210,7 @@ def run_disable(args: argparse.Namespace, context: Context) -> int:
     check_names(args.models)
     with audited_session(context, args.models[0]) as record:
         with locked_config(context.home.config_file) as config:
-            notes = toggle(config, enable=[], disable=args.models, record=record, source="cli")
+            notes = toggle(config, enable=[], disable=args.models, record=record, origin=CLI)
         say_all(context, notes)
     return 0
 

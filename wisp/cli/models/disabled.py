@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from wisp.audit.kinds import ConfigChange
 from wisp.cli.context import Context
-from wisp.cli.models.session import Record
+from wisp.cli.models.session import Origin, Record
 from wisp.config import MISSING, Config, locked_config, save_config, set_value, unset_value
 from wisp.errors import WispError
 from wisp.models.selection import canonical_selection, parse_selection
@@ -52,7 +52,7 @@ def set_disabled(
         was_off = {canonical(selection) for selection in current}
         enable = [s for s in current if canonical(s) not in off]
         disable = sorted(s for s in selections_off if canonical(s) not in was_off)
-        return toggle(config, enable=enable, disable=disable, record=record, source=source)
+        return toggle(config, enable=enable, disable=disable, record=record, origin=Origin(source))
 
 
 def check_names(selections: Iterable[str]) -> None:
@@ -72,10 +72,11 @@ def toggle(
     enable: Iterable[str],
     disable: Iterable[str],
     record: Record,
-    source: str,
+    origin: Origin,
     hold: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """Enable and disable on a locked config: write, record ``config.change``, say what.
+    """Enable and disable on a locked config: write, record ``config.change`` (from
+    ``origin``), say what.
 
     A name in both lists counts as enabled. ``hold`` (canonical) stays disabled for now: a
     check decides. The caller holds the lock; this saves.
@@ -92,7 +93,7 @@ def toggle(
     notes = [_enabled_note(s, key in held) for key, s in enabling.items() if key not in hold]
     notes += [_disabled_note(s, key in held) for key, s in disabling.items()]
     if new != old:
-        _write_disabled(config, new, record=record, source=source)
+        _write_disabled(config, new, record=record, origin=origin)
     return notes
 
 
@@ -106,7 +107,7 @@ def _disabled_note(selection: str, was_disabled: bool) -> str:
     return f"disabled {selection}: hidden from /model and refused until enabled"
 
 
-def _write_disabled(config: Config, new: list[str], *, record: Record, source: str) -> None:
+def _write_disabled(config: Config, new: list[str], *, record: Record, origin: Origin) -> None:
     change = set_value(config, DISABLED_KEY, new) if new else unset_value(config, DISABLED_KEY)
     save_config(config)
     record(
@@ -114,7 +115,7 @@ def _write_disabled(config: Config, new: list[str], *, record: Record, source: s
             path=DISABLED_KEY,
             old=None if change.old is MISSING else change.old,
             new=None if change.new is MISSING else change.new,
-            source=source,
-            approval=None,
+            source=origin.source,
+            approval=origin.approval,
         )
     )

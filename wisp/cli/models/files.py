@@ -22,10 +22,19 @@ class ConfigModelFiles:
     """``ModelFiles`` in config.json, read fresh each time (another wisp may have recorded)."""
 
     def __init__(
-        self, context: Context, *, source: str, record: Record, trusts_changes: bool = False
+        self,
+        context: Context,
+        *,
+        source: str,
+        record: Record,
+        trusts_changes: bool = False,
+        approval: str | None = None,
     ) -> None:
         self.context = context
         self.source = source
+        self.approval = approval
+        """The id of the approval the change was made under (the models tool's); None for the
+        person's own command."""
         self.record_event = record
         self.trusts_changes = trusts_changes
 
@@ -56,6 +65,6 @@ class ConfigModelFiles:
                     old=old,
                     new=record.sha256,
                     source=self.source,
-                    approval=None,
+                    approval=self.approval,
                 )
             )

@@ -19,7 +19,7 @@ from typing import TextIO
 from wisp.agent.types import ModelError
 from wisp.audit.kinds import ModelPull
 from wisp.cli.context import Context
-from wisp.cli.models.session import Record
+from wisp.cli.models.session import CLI, Origin, Record
 from wisp.config import Config
 from wisp.models.catalog import human_bytes
 from wisp.models.ollama_pull import PullProgress, new_progress, pull
@@ -104,43 +104,71 @@ def summary_line(selection: str, progress: PullProgress, seconds: float) -> str:
 
 
 async def pull_model(context: Context, config: Config, name: str, *, record: Record) -> int:
-    """Pull ``name`` (the part after ``ollama:``); ``model.pull`` records how it ended."""
+    """Pull ``name`` (the part after ``ollama:``), its progress on stderr; ``model.pull``
+    records how it ended."""
+    view = new_view(context)
+    is_cancelled = False
+    try:
+        summary = await pull_recorded(
+            config, name, record=record, origin=CLI, on_update=view.update,
+            cancelled="interrupted (Ctrl-C)",
+        )  # fmt: skip
+    except asyncio.CancelledError:
+        is_cancelled = True
+        raise
+    finally:
+        view.finish()
+        if is_cancelled:
+            context.warn("pull cancelled: Ollama keeps what arrived and resumes from it next time")
+    print(summary, file=context.stdout, flush=True)
+    return 0
+
+
+async def pull_recorded(
+    config: Config,
+    name: str,
+    *,
+    record: Record,
+    origin: Origin,
+    on_update: Callable[[PullProgress], None],
+    cancelled: str,
+) -> str:
+    """Have Ollama pull ``name``; ``model.pull`` records how it ended, as asked by ``origin``
+    (``cancelled``: why, should the task be cancelled); the summary line."""
     import httpx
 
     selection = canonical_selection(f"ollama:{name}")
     progress = new_progress(name)
-    view = new_view(context)
     outcome, reason = "failed", None
     try:
         async with httpx.AsyncClient() as client:
-            await pull(client, config.settings.ollama, progress, on_update=view.update)
+            await pull(client, config.settings.ollama, progress, on_update=on_update)
         outcome = progress.outcome()
     except asyncio.CancelledError:
-        outcome, reason = "cancelled", "interrupted (Ctrl-C)"
+        outcome, reason = "cancelled", cancelled
         raise
     except ModelError as exc:
         reason = str(exc)
         raise
     finally:
-        view.finish()
         seconds = round(time.monotonic() - progress.started, 3)
-        record(_pull_event(selection, name, progress, outcome, reason, seconds))
-        if outcome == "cancelled":
-            context.warn("pull cancelled: Ollama keeps what arrived and resumes from it next time")
-    print(summary_line(selection, progress, seconds), file=context.stdout, flush=True)
-    return 0
+        record(ollama_pull_event(selection, name, progress, outcome, reason, seconds, origin))
+    return summary_line(selection, progress, seconds)
 
 
-def _pull_event(
+def ollama_pull_event(
     selection: str,
     name: str,
     progress: PullProgress,
     outcome: str,
     reason: str | None,
     seconds: float,
+    origin: Origin,
 ) -> ModelPull:
+    """``model.pull`` for an Ollama pull of ``name`` that ended so."""
     event = ModelPull(
         model=selection,
+        source=origin.source,
         repository=name,
         # Null for an Ollama pull: the kind has these fields for pulls that name a directory
         # and a cache, and Ollama keeps both to itself.
@@ -155,12 +183,8 @@ def _pull_event(
         link=None,
         outcome=outcome,
         seconds=seconds,
-        source="cli",
-        approval=None,
     )
-    if reason is not None:
-        event.reason = reason
-    return event
+    return origin.ended(event, reason)
 
 
 def _short(digest: str) -> str:

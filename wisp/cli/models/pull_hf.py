@@ -5,33 +5,26 @@ to ``models.trustedPublishers`` (``model.publisher``), and it is fetched into th
 with the same progress line as an Ollama pull (``wisp.models.hub_pull``). Its SHA-256, checked
 against the Hub's, is recorded beside its entry ``local.models."NAME"`` with the file it is, so
 ``local:NAME`` loads it and a later change to it is refused (``wisp.models.local_files``).
-``model.pull`` records how it ended. See docs/models.md, "Pulling from the Hub".
+``model.pull`` records how it ended (``wisp.cli.models.hub_fetch``). See docs/models.md,
+"Pulling from the Hub".
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
-from wisp.audit.kinds import ConfigChange, ModelPublisher, ModelPull
+from wisp.audit.kinds import ConfigChange, ModelPublisher
 from wisp.cli.context import Context
-from wisp.cli.models.files import ConfigModelFiles
+from wisp.cli.models.hub_fetch import HubFetch, record_model
 from wisp.cli.models.pull import PullView, new_view
-from wisp.cli.models.session import Record
-from wisp.config import locked_config, save_config, set_value, store_model_entry
-from wisp.config.model_entry import Hub
+from wisp.cli.models.session import CLI, Origin, Record
+from wisp.config import locked_config, save_config, set_value
 from wisp.config.paths import shell_word
 from wisp.errors import WispError
-from wisp.models.catalog import human_bytes
-from wisp.models.hub_pull import HubRef, Plan, Pulled
-from wisp.models.local_files import FileRecord, FileStamp
-from wisp.models.ollama_pull import PullLine, PullProgress, new_progress
-from wisp.models.selection import LOCAL
+from wisp.models.hub_pull import HubRef, Plan
 
 TRUSTED = "models.trustedPublishers"
 
@@ -43,34 +36,22 @@ def pull_from_hub(context: Context, name: str, *, yes: bool, record: Record) -> 
     plan = hub_pull.plan(HubRef.parse(name))
     context.warn(f"hf:{plan.repository}: {plan.filename} ({plan.why})")
     trust_publisher(context, plan, yes=yes, record=record)
-    progress = new_progress(plan.filename)
     view = new_view(context)
-
-    def on_progress(completed: int, total: int, status: str = "pulling") -> None:
-        progress.take(PullLine(status, plan.filename, total or completed, completed))
-        view.update(progress)
-
-    outcome, reason, pulled = "failed", None, None
+    fetching = HubFetch(plan, on_update=view.update)
     try:
         with _resumes_said(context, view):
-            pulled = hub_pull.fetch(plan, on_progress)
-        on_progress(pulled.size, pulled.size, "checked")  # a last line, whole
-        outcome = "linked" if pulled.reused else "fetched"
+            pulled = fetching.fetch()
     except KeyboardInterrupt:
-        outcome, reason = "cancelled", "interrupted (Ctrl-C)"
-        raise
-    except (WispError, OSError) as exc:
-        reason = str(exc)
+        fetching.cancel("interrupted (Ctrl-C)")
         raise
     finally:
         view.finish()
-        seconds = round(time.monotonic() - progress.started, 3)
-        record(_pull_event(plan, pulled, progress, outcome, reason, seconds))
-        if outcome == "cancelled":
+        record(fetching.event(CLI))
+        if fetching.outcome == "cancelled":
             context.warn("pull cancelled: what arrived is kept; pull again to resume from it")
-    assert pulled is not None
-    _record_model(context, plan, pulled, record)
-    print(_summary(plan, pulled, seconds), file=context.stdout, flush=True)
+    record_model(context, plan, pulled, record, CLI)
+    print(fetching.summary(), file=context.stdout)
+    print(f"use it: wisp -m local:{plan.stem}", file=context.stdout, flush=True)
     return 0
 
 
@@ -105,19 +86,8 @@ def _resumes_said(context: Context, view: PullView) -> Iterator[None]:
 def trust_publisher(context: Context, plan: Plan, *, yes: bool, record: Record) -> None:
     """Go on when ``plan``'s publisher is trusted, or trusted now (``--yes``, or asked on a
     terminal); else ``WispError`` naming the setting. Records ``model.publisher`` either way."""
-    trusted = context.load_config().settings.models.trusted_publishers
-    event = ModelPublisher(
-        repository=plan.repository,
-        publisher=plan.publisher,
-        decision="trusted",
-        asked=False,
-        licence=plan.licence,
-        bytes=plan.size,
-        reason=None,
-        source="cli",
-        approval=None,
-    )
-    if any(plan.publisher.casefold() == known.casefold() for known in trusted):
+    event = _publisher_event(plan, CLI)
+    if is_trusted(context, plan.publisher):
         event.reason = f"listed in {TRUSTED}"
     elif yes:
         event.decision, event.approval, event.reason = "once", "--yes", "trusted once with --yes"
@@ -134,6 +104,42 @@ def trust_publisher(context: Context, plan: Plan, *, yes: bool, record: Record) 
         _add_trusted(context, plan.publisher, record)
     if event.decision == "refused":
         raise WispError(_refusal(plan, asked=event.asked))
+
+
+def approved_publisher(context: Context, plan: Plan, origin: Origin) -> ModelPublisher:
+    """``model.publisher`` for a pull the person approved (the models tool's request):
+    ``trusted`` when ``models.trustedPublishers`` lists the publisher, else ``once``, since the
+    person approved that pull alone. The model's say-so never adds to the setting. ``asked``:
+    the approval's question, which named the publisher, was put to the person."""
+    event = _publisher_event(plan, origin)
+    event.asked = True
+    if is_trusted(context, plan.publisher):
+        event.reason = f"listed in {TRUSTED}"
+    else:
+        event.decision = "once"
+        event.reason = f"not in {TRUSTED}: the person approved this pull alone"
+    return event
+
+
+def is_trusted(context: Context, publisher: str) -> bool:
+    """Whether ``models.trustedPublishers`` lists ``publisher`` (without regard to case)."""
+    trusted = context.load_config().settings.models.trusted_publishers
+    return any(publisher.casefold() == known.casefold() for known in trusted)
+
+
+def _publisher_event(plan: Plan, origin: Origin) -> ModelPublisher:
+    """``trusted``, not asked: the decision is the caller's to change."""
+    return ModelPublisher(
+        repository=plan.repository,
+        publisher=plan.publisher,
+        decision="trusted",
+        asked=False,
+        licence=plan.licence,
+        bytes=plan.size,
+        reason=None,
+        source=origin.source,
+        approval=origin.approval,
+    )
 
 
 def _on_terminal() -> bool:
@@ -175,67 +181,3 @@ def _add_trusted(context: Context, publisher: str, record: Record) -> None:
         set_value(config, TRUSTED, new)
         save_config(config)
     record(ConfigChange(path=TRUSTED, old=old, new=new, source="cli", approval=None))
-
-
-# -- the records -------------------------------------------------------------------------------
-
-
-def _record_model(context: Context, plan: Plan, pulled: Pulled, record: Record) -> None:
-    """``local.models."NAME"``: the file, where it came from, and its checked SHA-256."""
-    real = os.path.realpath(pulled.path)
-    with locked_config(context.home.config_file) as config:
-        hub = Hub(repository=plan.repository, file=plan.filename, revision=pulled.commit)
-        entry = config.model_entries(LOCAL).entry(plan.stem)
-        entry = entry.with_fields(file=str(pulled.path), hub=hub)
-        store_model_entry(config, LOCAL, plan.stem, entry)
-        save_config(config)
-    files = ConfigModelFiles(context, source="cli", record=record, trusts_changes=True)
-    files.record(plan.stem, FileRecord(real, pulled.sha256, FileStamp.of(os.stat(real))))
-
-
-def _pull_event(
-    plan: Plan,
-    pulled: Pulled | None,
-    progress: PullProgress,
-    outcome: str,
-    reason: str | None,
-    seconds: float,
-) -> ModelPull:
-    from wisp.models.hub_pull import cache_folder
-
-    fetched = pulled.fetched if pulled is not None else progress.fetched
-    event = ModelPull(
-        model=f"{LOCAL}:{plan.stem}",
-        repository=plan.repository,
-        directory=str(Path(pulled.path).parent) if pulled is not None else None,
-        cache=str(cache_folder()),
-        files=1,
-        bytes=pulled.size if pulled is not None else (plan.size or progress.total),
-        reused=1 if pulled is not None and pulled.reused else 0,
-        seeded=0,
-        fetched_files=1 if fetched > 0 else 0,
-        fetched=fetched,
-        link=str(pulled.path) if pulled is not None else None,
-        outcome=outcome,
-        seconds=seconds,
-        source="cli",
-        approval=None,
-    )
-    if reason is not None:
-        event.reason = reason
-    return event
-
-
-def _summary(plan: Plan, pulled: Pulled, seconds: float) -> str:
-    """``pulled hf:OWNER/REPO/FILE as local:NAME: 98 MB fetched in 3.1 s`` and how to use it."""
-    if pulled.reused:
-        what = f"already in the Hub's cache ({human_bytes(pulled.size)}), checked"
-    else:
-        resumed = pulled.size - pulled.fetched
-        what = f"{human_bytes(pulled.fetched)} fetched"
-        if resumed > 0:
-            what += f", {human_bytes(resumed)} resumed from an earlier pull"
-    return (
-        f"pulled hf:{plan.repository}/{plan.filename} as local:{plan.stem}: {what}, "
-        f"in {seconds:.1f} s\nuse it: wisp -m local:{plan.stem}"
-    )
