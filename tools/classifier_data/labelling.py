@@ -127,7 +127,8 @@ def _verbs(program: str, default: Level, **levels: str) -> None:
 
 
 _verbs(
-    "git", MODERATE,
+    "git",
+    MODERATE,
     safe="status log diff show blame shortlog describe rev-parse ls-files ls-tree ls-remote "
     "cat-file rev-list merge-base grep count-objects name-rev for-each-ref show-ref "
     "check-ignore var version help whatchanged show-branch cherry reflog range-diff "
@@ -138,77 +139,129 @@ _verbs(
     "force-clone undo daemon send-email credential credential-store credential-cache secret",
 )
 _verbs(
-    "docker", MODERATE,
-    safe="ps images inspect logs top stats diff port version info search history events "
-    "ls df",
+    "docker",
+    MODERATE,
+    safe="ps images inspect logs top stats diff port version info search history events ls df",
     dangerous="login secret swarm node",
 )
 _verbs("podman", MODERATE, safe="ps images inspect logs top stats diff port version info search")
 _verbs(
-    "kubectl", MODERATE,
+    "kubectl",
+    MODERATE,
     safe="get describe logs top explain version cluster-info api-resources api-versions diff "
     "events auth wait",
     dangerous="delete drain cordon taint replace certificate",
 )
-_verbs("helm", MODERATE, safe="list ls status history show get search template lint version "
-       "env", dangerous="uninstall delete rollback")
-_verbs("npm", MODERATE, safe="ls list view info outdated search root prefix bin help docs "
-       "home repo bugs explain why query whoami ping doctor fund sbom config audit version",
-       dangerous="publish unpublish deprecate owner token access adduser login dist-tag team "
-       "org hook star unstar")
-_verbs("yarn", MODERATE, safe="list info outdated why audit config licenses versions help",
-       dangerous="publish npm")
+_verbs(
+    "helm",
+    MODERATE,
+    safe="list ls status history show get search template lint version env",
+    dangerous="uninstall delete rollback",
+)
+_verbs(
+    "npm",
+    MODERATE,
+    safe="ls list view info outdated search root prefix bin help docs "
+    "home repo bugs explain why query whoami ping doctor fund sbom config audit version",
+    dangerous="publish unpublish deprecate owner token access adduser login dist-tag team "
+    "org hook star unstar",
+)
+_verbs(
+    "yarn",
+    MODERATE,
+    safe="list info outdated why audit config licenses versions help",
+    dangerous="publish npm",
+)
 _verbs("pnpm", MODERATE, safe="list ls outdated why audit root bin", dangerous="publish")
-_verbs("pip", MODERATE, safe="list show freeze check search help debug inspect index",
-       dangerous="")
+_verbs("pip", MODERATE, safe="list show freeze check search help debug inspect index", dangerous="")
 _verbs("pip3", MODERATE, safe="list show freeze check search help debug inspect index")
 _verbs("pipx", MODERATE, safe="list environment")
 _verbs("uv", MODERATE, safe="tree version help", dangerous="publish")
 _verbs("poetry", MODERATE, safe="show check about version env search config", dangerous="publish")
-_verbs("cargo", MODERATE, safe="check tree search metadata locate-project pkgid "
-       "verify-project version help info report read-manifest",
-       dangerous="publish yank owner login logout")
+_verbs(
+    "cargo",
+    MODERATE,
+    safe="check tree search metadata locate-project pkgid "
+    "verify-project version help info report read-manifest",
+    dangerous="publish yank owner login logout",
+)
 _verbs("go", MODERATE, safe="doc env list version vet help bug")
-_verbs("gem", MODERATE, safe="list search info query specification contents environment "
-       "help dependency which outdated", dangerous="push yank owner signin")
+_verbs(
+    "gem",
+    MODERATE,
+    safe="list search info query specification contents environment help dependency which outdated",
+    dangerous="push yank owner signin",
+)
 _verbs("bundle", MODERATE, safe="list show check outdated info platform doctor")
-_verbs("composer", MODERATE, safe="show info search outdated validate licenses why why-not "
-       "depends prohibits check-platform-reqs diagnose audit")
+_verbs(
+    "composer",
+    MODERATE,
+    safe="show info search outdated validate licenses why why-not "
+    "depends prohibits check-platform-reqs diagnose audit",
+)
 _verbs("conda", MODERATE, safe="list info search compare doctor notices")
-_verbs("dotnet", MODERATE, safe="--info --version --list-sdks --list-runtimes help",
-       dangerous="nuget")
-_verbs("terraform", MODERATE, safe="plan show validate fmt output version graph providers "
-       "state", dangerous="apply destroy import taint untaint force-unlock")
-_verbs("tofu", MODERATE, safe="plan show validate output version graph providers",
-       dangerous="apply destroy import")
+_verbs(
+    "dotnet", MODERATE, safe="--info --version --list-sdks --list-runtimes help", dangerous="nuget"
+)
+_verbs(
+    "terraform",
+    MODERATE,
+    safe="plan show validate fmt output version graph providers state",
+    dangerous="apply destroy import taint untaint force-unlock",
+)
+_verbs(
+    "tofu",
+    MODERATE,
+    safe="plan show validate output version graph providers",
+    dangerous="apply destroy import",
+)
 _verbs("pulumi", MODERATE, safe="preview stack config about whoami", dangerous="up destroy")
-_verbs("gh", MODERATE, safe="status browse search help version", dangerous="secret ssh-key "
-       "gpg-key auth api")
+_verbs(
+    "gh",
+    MODERATE,
+    safe="status browse search help version",
+    dangerous="secret ssh-key gpg-key auth api",
+)
 _verbs("glab", MODERATE, safe="help version", dangerous="auth api")
-_verbs("systemctl", DANGEROUS, safe="status show list-units list-unit-files list-timers "
-       "list-sockets list-dependencies list-jobs list-machines is-active is-enabled is-failed "
-       "is-system-running cat get-default --failed help --version show-environment")
+_verbs(
+    "systemctl",
+    DANGEROUS,
+    safe="status show list-units list-unit-files list-timers "
+    "list-sockets list-dependencies list-jobs list-machines is-active is-enabled is-failed "
+    "is-system-running cat get-default --failed help --version show-environment",
+)
 _verbs("journalctl", SAFE)
 _verbs("service", DANGEROUS, safe="--status-all")
 _verbs("apt", DANGEROUS, safe="list search show policy depends rdepends changelog help")
 _verbs("apt-get", DANGEROUS, safe="check changelog source download")
 _verbs("apt-cache", SAFE)
-_verbs("dnf", DANGEROUS, safe="list search info provides repolist repoquery history check-update "
-       "deplist help")
+_verbs(
+    "dnf",
+    DANGEROUS,
+    safe="list search info provides repolist repoquery history check-update deplist help",
+)
 _verbs("yum", DANGEROUS, safe="list search info provides repolist history check-update deplist")
 _verbs("snap", DANGEROUS, safe="list find info version help connections services changes")
 _verbs("flatpak", DANGEROUS, safe="list search info remotes history ps documents")
 _verbs("zypper", DANGEROUS, safe="search se info if list-updates lu repos lr patches packages")
 _verbs("apk", DANGEROUS, safe="search info list policy")
-_verbs("brew", MODERATE, safe="list info search outdated deps uses leaves doctor config "
-       "home --version help", dangerous="")
+_verbs(
+    "brew",
+    MODERATE,
+    safe="list info search outdated deps uses leaves doctor config home --version help",
+    dangerous="",
+)
 _verbs("ip", SAFE, dangerous="")
 _verbs("nmcli", DANGEROUS, safe="general monitor help")
 _verbs("hostnamectl", DANGEROUS, safe="status")
 _verbs("timedatectl", DANGEROUS, safe="status show list-timezones timesync-status")
 _verbs("localectl", DANGEROUS, safe="status list-locales list-keymaps list-x11-keymap-layouts")
-_verbs("loginctl", DANGEROUS, safe="list-sessions list-users list-seats show-session "
-       "show-user session-status user-status seat-status")
+_verbs(
+    "loginctl",
+    DANGEROUS,
+    safe="list-sessions list-users list-seats show-session "
+    "show-user session-status user-status seat-status",
+)
 _verbs("resolvectl", DANGEROUS, safe="status query statistics dns domain")
 _verbs("networkctl", DANGEROUS, safe="list status lldp")
 _verbs("ufw", DANGEROUS, safe="status app")
@@ -216,8 +269,11 @@ _verbs("firewall-cmd", DANGEROUS)
 _verbs("zfs", DANGEROUS, safe="list get")
 _verbs("zpool", DANGEROUS, safe="list status iostat get history")
 _verbs("btrfs", DANGEROUS)
-_verbs("virsh", DANGEROUS, safe="list dominfo domstate net-list pool-list vol-list version "
-       "capabilities nodeinfo")
+_verbs(
+    "virsh",
+    DANGEROUS,
+    safe="list dominfo domstate net-list pool-list vol-list version capabilities nodeinfo",
+)
 _verbs("lxc", DANGEROUS, safe="list info image")
 _verbs("incus", DANGEROUS, safe="list info")
 _verbs("multipass", MODERATE, safe="list info find version", dangerous="delete purge")
@@ -225,8 +281,7 @@ _verbs("tailscale", DANGEROUS, safe="status ip netcheck version whois ping")
 _verbs("minikube", MODERATE, safe="status ip version profile service", dangerous="delete")
 _verbs("kind", MODERATE, safe="get version", dangerous="delete")
 _verbs("k3d", MODERATE, dangerous="")
-_verbs("vagrant", MODERATE, safe="status global-status ssh-config box version",
-       dangerous="destroy")
+_verbs("vagrant", MODERATE, safe="status global-status ssh-config box version", dangerous="destroy")
 _verbs("ansible", DANGEROUS, safe="--version")
 _verbs("ansible-playbook", DANGEROUS)
 _verbs("nix", MODERATE, safe="search show-config eval why-depends path-info log", dangerous="")
@@ -237,11 +292,16 @@ _verbs("openssl", SAFE)
 _verbs("tmux", MODERATE, safe="ls list-sessions list-windows list-panes list-keys")
 _verbs("sqlite3", MODERATE)
 _verbs("ssh-keygen", MODERATE)
-_verbs("restic", MODERATE, safe="snapshots ls stats check diff find version", dangerous="forget "
-       "prune")
+_verbs(
+    "restic", MODERATE, safe="snapshots ls stats check diff find version", dangerous="forget prune"
+)
 _verbs("borg", MODERATE, safe="list info check diff", dangerous="delete prune compact")
-_verbs("rclone", MODERATE, safe="ls lsd lsl lsf tree size about config listremotes check "
-       "version", dangerous="delete purge deletefile rmdirs sync cleanup")
+_verbs(
+    "rclone",
+    MODERATE,
+    safe="ls lsd lsl lsf tree size about config listremotes check version",
+    dangerous="delete purge deletefile rmdirs sync cleanup",
+)
 
 SAFE_CUES = _names(
     "list show display print view search find check get count compare query inspect read "
@@ -265,8 +325,10 @@ SECRET_PATH = re.compile(
     r"\.password-store|\.config/gh/hosts|keyring|\.pypirc|\.npmrc)",
     re.IGNORECASE,
 )
-SYSTEM_PATH = re.compile(r"^(?:/etc|/usr|/boot|/bin|/sbin|/lib|/lib64|/sys|/proc/sys|/var/lib|"
-                         r"/opt|/root|/dev/(?:sd|nvme|hd|vd|mmcblk|disk|mapper|md|dm-|loop))")
+SYSTEM_PATH = re.compile(
+    r"^(?:/etc|/usr|/boot|/bin|/sbin|/lib|/lib64|/sys|/proc/sys|/var/lib|"
+    r"/opt|/root|/dev/(?:sd|nvme|hd|vd|mmcblk|disk|mapper|md|dm-|loop))"
+)
 EVERYTHING = re.compile(r"^(?:/|/\*|~|~/|~/\*|\$HOME/?|\*|\.\*|\./\*|\.\.)$")
 
 
@@ -344,8 +406,9 @@ def _by_verb(program: str, args: list[str], cue: str) -> Level:
     if program in ("docker", "podman"):
         return _container(args, level, cue)
     if program == "ip":
-        return SAFE if not set(args) & _names("add del delete set flush change replace") \
-            else DANGEROUS
+        return (
+            SAFE if not set(args) & _names("add del delete set flush change replace") else DANGEROUS
+        )
     if level == MODERATE and any(_is_global(arg) for arg in args) and program in _GLOBAL_AWARE:
         return DANGEROUS  # installs for the whole system
     return level
@@ -374,10 +437,41 @@ def _cloud(args: list[str], description: str) -> Level:
     return MODERATE
 
 
-_CLOUD_DANGEROUS = ("delete", "remove", "rm", "rb", "purge", "destroy", "terminate", "drop",
-                    "deregister", "revoke", "detach", "disable", "reset", "wipe")
-_CLOUD_SAFE = ("list", "ls", "describe", "get", "show", "info", "query", "lookup", "status",
-               "whoami", "account", "check", "validate", "logs", "tail", "search", "estimate")
+_CLOUD_DANGEROUS = (
+    "delete",
+    "remove",
+    "rm",
+    "rb",
+    "purge",
+    "destroy",
+    "terminate",
+    "drop",
+    "deregister",
+    "revoke",
+    "detach",
+    "disable",
+    "reset",
+    "wipe",
+)
+_CLOUD_SAFE = (
+    "list",
+    "ls",
+    "describe",
+    "get",
+    "show",
+    "info",
+    "query",
+    "lookup",
+    "status",
+    "whoami",
+    "account",
+    "check",
+    "validate",
+    "logs",
+    "tail",
+    "search",
+    "estimate",
+)
 _GLOBAL_AWARE = _names("npm pnpm yarn pip pip3 gem composer")
 
 
@@ -389,45 +483,67 @@ def _git(args: list[str], level: Level) -> Level:
     joined = " ".join(args)
     if re.search(r"(?:^|\s)(?:push)\b.*(?:\s--force\b|\s-f\b|\s\+\S)", joined):
         return DANGEROUS
-    if re.search(r"\breset\b.*--hard|\bclean\b.*-\w*f|\bbranch\b.*\s-D\b|\bcheckout\b.*\s--\s|"
-                 r"\bstash\s+(?:drop|clear)|\breflog\s+(?:expire|delete)|\bupdate-ref\s+-d|"
-                 r"\btag\s+(?:-d|--delete)|\bpush\b.*(?:--delete|\s:\S)|\brestore\b(?!.*--staged)|"
-                 r"\bworktree\s+remove\b.*--force|\bsubmodule\b.*deinit.*-f", joined):
+    if re.search(
+        r"\breset\b.*--hard|\bclean\b.*-\w*f|\bbranch\b.*\s-D\b|\bcheckout\b.*\s--\s|"
+        r"\bstash\s+(?:drop|clear)|\breflog\s+(?:expire|delete)|\bupdate-ref\s+-d|"
+        r"\btag\s+(?:-d|--delete)|\bpush\b.*(?:--delete|\s:\S)|\brestore\b(?!.*--staged)|"
+        r"\bworktree\s+remove\b.*--force|\bsubmodule\b.*deinit.*-f",
+        joined,
+    ):
         return DANGEROUS
-    if re.search(r"\bbranch\b(?:\s+(?:-a|-r|--list|-l|-v|-vv|--all|--merged|--no-merged|"
-                 r"--show-current|--contains)\b|\s*$)", joined):
+    if re.search(
+        r"\bbranch\b(?:\s+(?:-a|-r|--list|-l|-v|-vv|--all|--merged|--no-merged|"
+        r"--show-current|--contains)\b|\s*$)",
+        joined,
+    ):
         return SAFE
-    if re.search(r"\b(?:tag|stash|remote|config|worktree|notes|submodule)\s*$|"
-                 r"\btag\s+(?:-l|--list)|\bstash\s+(?:list|show)|\bremote\s+(?:-v|show|get-url)|"
-                 r"\bconfig\s+(?:--get|--list|-l|--show-origin)|\bworktree\s+list|"
-                 r"\bsubmodule\s+status|\bconfig\b(?:\s+--\w+)*\s+[\w.]+\s*$", joined):
+    if re.search(
+        r"\b(?:tag|stash|remote|config|worktree|notes|submodule)\s*$|"
+        r"\btag\s+(?:-l|--list)|\bstash\s+(?:list|show)|\bremote\s+(?:-v|show|get-url)|"
+        r"\bconfig\s+(?:--get|--list|-l|--show-origin)|\bworktree\s+list|"
+        r"\bsubmodule\s+status|\bconfig\b(?:\s+--\w+)*\s+[\w.]+\s*$",
+        joined,
+    ):
         return SAFE
     return level
 
 
 def _container(args: list[str], level: Level, cue: str) -> Level:
     joined = " ".join(args)
-    if re.search(r"\b(?:system|volume|image|container|network|builder|buildx)\s+prune\b|"
-                 r"\bvolume\s+(?:rm|remove)\b|--privileged|-v\s+/:|--volume[= ]/:|"
-                 r"--pid[= ]host|--net(?:work)?[= ]host.*--privileged|\brmi\b.*-f|"
-                 r"\brm\b.*(?:-f|--force|-v|--volumes)\b", joined):
+    if re.search(
+        r"\b(?:system|volume|image|container|network|builder|buildx)\s+prune\b|"
+        r"\bvolume\s+(?:rm|remove)\b|--privileged|-v\s+/:|--volume[= ]/:|"
+        r"--pid[= ]host|--net(?:work)?[= ]host.*--privileged|\brmi\b.*-f|"
+        r"\brm\b.*(?:-f|--force|-v|--volumes)\b",
+        joined,
+    ):
         return DANGEROUS
-    if re.search(r"\b(?:container|image|volume|network|context|buildx|compose)\s+"
-                 r"(?:ls|list|inspect|ps|logs|top|history|config|version|du|stats)\b", joined):
+    if re.search(
+        r"\b(?:container|image|volume|network|context|buildx|compose)\s+"
+        r"(?:ls|list|inspect|ps|logs|top|history|config|version|du|stats)\b",
+        joined,
+    ):
         return SAFE
     return level
 
 
 def _writes_output(args: list[str]) -> bool:
-    return any(arg in ("-o", "-out", "--output", "-w", "--write", "-i", "--in-place") or
-               arg.startswith(("--output=", "-o=")) or arg.startswith(">") for arg in args)
+    return any(
+        arg in ("-o", "-out", "--output", "-w", "--write", "-i", "--in-place")
+        or arg.startswith(("--output=", "-o="))
+        or arg.startswith(">")
+        for arg in args
+    )
 
 
 def _network(args: list[str], cue: str) -> Level:
     joined = " ".join(args)
-    if re.search(r"(?:^|\s)(?:-d|--data\S*|-F|--form|-T|--upload-file|--post-file|--post-data|"
-                 r"--body-file|--json)(?:\s|=|$)|@\S|(?:^|\s)-X\s*(?:POST|PUT|PATCH|DELETE)|"
-                 r"--method[= ](?:POST|PUT|PATCH|DELETE)|\s(?:POST|PUT|PATCH|DELETE)\s", joined):
+    if re.search(
+        r"(?:^|\s)(?:-d|--data\S*|-F|--form|-T|--upload-file|--post-file|--post-data|"
+        r"--body-file|--json)(?:\s|=|$)|@\S|(?:^|\s)-X\s*(?:POST|PUT|PATCH|DELETE)|"
+        r"--method[= ](?:POST|PUT|PATCH|DELETE)|\s(?:POST|PUT|PATCH|DELETE)\s",
+        joined,
+    ):
         return DANGEROUS  # sends local data, or changes a remote resource
     return MODERATE
 
@@ -485,7 +601,7 @@ def _tar(args: list[str], description: str) -> Level:
     if "t" in mode or "--list" in args:
         return SAFE
     if any(arg in ("-C", "--directory") for arg in args):
-        target = args[args.index("-C" if "-C" in args else "--directory") + 1:][:1]
+        target = args[args.index("-C" if "-C" in args else "--directory") + 1 :][:1]
         if target and (SYSTEM_PATH.match(target[0]) or target[0] == "/"):
             return DANGEROUS
     return MODERATE
@@ -517,7 +633,7 @@ def _scp(args: list[str], description: str) -> Level:
 def _kill(args: list[str], description: str) -> Level:
     if args[:1] in (["-l"], ["-L"], ["--list"]):
         return SAFE
-    if any(arg in ("-1", "1") for arg in args[-1:]) or "-9" in args and "-1" in args:
+    if any(arg in ("-1", "1") for arg in args[-1:]) or ("-9" in args and "-1" in args):
         return DANGEROUS
     return MODERATE
 
@@ -561,7 +677,7 @@ def _mv_cp(args: list[str], description: str) -> Level:
 
 
 def _pkill(args: list[str], description: str) -> Level:
-    return DANGEROUS if "-9" in args or "--signal" in args and "9" in args else MODERATE
+    return DANGEROUS if "-9" in args or ("--signal" in args and "9" in args) else MODERATE
 
 
 def _journalctl(args: list[str], description: str) -> Level:
@@ -572,7 +688,7 @@ def _journalctl(args: list[str], description: str) -> Level:
 
 def _python(args: list[str], description: str) -> Level:
     if "-m" in args:
-        module = args[args.index("-m") + 1:][:1]
+        module = args[args.index("-m") + 1 :][:1]
         if module and module[0] == "http.server":
             return DANGEROUS if "--bind" not in args and "-b" not in args else MODERATE
         if module and module[0] in ("json.tool", "pydoc", "this", "timeit", "site", "tokenize"):
@@ -583,14 +699,29 @@ def _python(args: list[str], description: str) -> Level:
 
 
 def _dpkg(args: list[str], description: str) -> Level:
-    safe = ("-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search",
-            "--get-selections", "-c", "--contents", "-I", "--info", "--print-architecture")
+    safe = (
+        "-l",
+        "--list",
+        "-L",
+        "--listfiles",
+        "-s",
+        "--status",
+        "-S",
+        "--search",
+        "--get-selections",
+        "-c",
+        "--contents",
+        "-I",
+        "--info",
+        "--print-architecture",
+    )
     return SAFE if any(a in safe for a in args) else DANGEROUS
 
 
 def _rpm(args: list[str], description: str) -> Level:
-    return SAFE if any(re.fullmatch(r"-q\w*|--query|-V\w*|--verify", a) for a in args) \
-        else DANGEROUS
+    return (
+        SAFE if any(re.fullmatch(r"-q\w*|--query|-V\w*|--verify", a) for a in args) else DANGEROUS
+    )
 
 
 def _pacman(args: list[str], description: str) -> Level:

@@ -40,10 +40,11 @@ _SECRET = re.compile(
     re.IGNORECASE,
 )
 _EXTENSION = re.compile(r"\.([a-z0-9]{1,5})$")
-_WRAPPERS = frozenset(
-    "sudo doas su pkexec run0 runuser setpriv env nice nohup time timeout xargs ionice setsid "
-    "chroot unshare nsenter busybox stdbuf exec command".split()
-)
+_WRAPPERS = frozenset([
+    "sudo", "doas", "su", "pkexec", "run0", "runuser", "setpriv", "env", "nice", "nohup", "time",
+    "timeout", "xargs", "ionice", "setsid", "chroot", "unshare", "nsenter", "busybox", "stdbuf",
+    "exec", "command",
+])  # fmt: skip
 _EVERYTHING = frozenset({"/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}", "*", ".*", "./*"})
 
 
