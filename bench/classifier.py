@@ -36,8 +36,9 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from wisp.policy.classifier.examples import Example, bundled_examples
-from wisp.policy.classifier.opinion import SecondOpinion, TrainedJudge
+from wisp.policy.classifier.opinion import SecondOpinion
 from wisp.policy.classifier.scorer import TrainedModel
+from wisp.policy.classifier.trained_judge import TrainedJudge
 from wisp.policy.classifier.training import train
 from wisp.policy.rules import NO_RULE_REASON, assess
 from wisp.policy.split import split_line

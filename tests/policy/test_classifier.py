@@ -19,8 +19,8 @@ from wisp.models.script import resolve
 from wisp.policy.classifier.examples import Example, bundled_examples
 from wisp.policy.classifier.features import FEATURES_VERSION, command_features
 from wisp.policy.classifier.model_judge import ModelJudge
-from wisp.policy.classifier.opinion import TrainedJudge
 from wisp.policy.classifier.scorer import TrainedModel, UnusableModel
+from wisp.policy.classifier.trained_judge import TrainedJudge
 from wisp.policy.classifier.training import Trained, featurise, train
 from wisp.policy.rules import NO_RULE_REASON, assess
 from wisp.policy.split import split_line
@@ -122,7 +122,8 @@ def test_scoring_at_run_time_never_imports_scikit_learn(tmp_path: Path) -> None:
 import asyncio, sys
 from pathlib import Path
 import wisp.cli.building.runner, wisp.tools.command_runner
-from wisp.policy.classifier.opinion import SecondOpinion, TrainedJudge
+from wisp.policy.classifier.opinion import SecondOpinion
+from wisp.policy.classifier.trained_judge import TrainedJudge
 from wisp.policy.rules import assess
 from wisp.policy.split import split_line
 parts = split_line("seq 3")

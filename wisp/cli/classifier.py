@@ -14,7 +14,7 @@ from wisp.cli.context import Context, command_session
 from wisp.errors import WispError
 from wisp.home import ensure_private_dir, replace_atomically
 from wisp.policy.classifier.examples import BUNDLED, Example, bundled_examples, read_examples
-from wisp.policy.classifier.opinion import model_path
+from wisp.policy.classifier.trained_judge import model_path
 
 EPILOG = """\
 examples:

@@ -15,7 +15,8 @@ from wisp.config.sections import Classifier
 from wisp.policy.approval_cache import SessionApprovals
 from wisp.policy.approvals import ApprovalStore
 from wisp.policy.approvers import NobodyApprover, TerminalApprover, YesApprover
-from wisp.policy.classifier.opinion import SecondOpinion, TrainedJudge, model_path
+from wisp.policy.classifier.opinion import SecondOpinion
+from wisp.policy.classifier.trained_judge import TrainedJudge, model_path
 from wisp.policy.gate import ApprovalGate
 from wisp.policy.patterns import CommandPatterns
 from wisp.policy.types import Approver

@@ -1,9 +1,9 @@
 """A second opinion on the commands the rules do not know (docs/policy.md, "The classifier").
 
 The rules rate a command no rule covers and no known-safe form fits a flat ``moderate`` ("not in
-the rules"). A judge (the trained model, ``TrainedJudge``; or the conversation's model,
-``model_judge.ModelJudge``) rates those commands again, and ``combined`` decides what its word
-changes:
+the rules"). A judge (the trained model, ``trained_judge.TrainedJudge``; or the conversation's
+model, ``model_judge.ModelJudge``) rates those commands again, and ``combined`` decides what its
+word changes:
 
 * it may raise the level: ``dangerous`` stands whatever else is set;
 * it lowers ``moderate`` to ``safe`` only with ``commandPolicy.classifier.mayLower`` on, only
@@ -19,41 +19,29 @@ saying why in the metadata (``trained.fallback``, ``classifier.failure``).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import msgspec
 
-from wisp.policy.classifier.scorer import TrainedModel, UnusableModel
 from wisp.policy.rules import NO_RULE_REASON
 from wisp.policy.types import Assessment, Level, SimpleCommand
 
 __all__ = [
     "LOWER_CONFIDENCE",
-    "MODES",
-    "ClassifierMode",
     "Judge",
     "Opinion",
     "Reviewed",
     "SecondOpinion",
-    "TrainedJudge",
     "combined",
-    "model_path",
+    "is_not_in_the_rules",
 ]
 
-ClassifierMode = Literal["off", "trained", "model"]
-MODES: tuple[ClassifierMode, ...] = ("off", "trained", "model")
 LOWER_CONFIDENCE = 0.8
 """How sure the trained model must be of ``safe`` to lower a command (with ``mayLower``)."""
 NOT_IN_THE_RULES = "no rule covers this command"
-
-
-def model_path(home: Path) -> Path:
-    """Where ``wisp classifier train`` writes the model, under ``WISP_HOME``."""
-    return home / "classifier" / "model.json"
 
 
 class Opinion(msgspec.Struct, frozen=True):
@@ -145,8 +133,8 @@ def combined(
         if refusal is None:
             reason = f"{said}; commandPolicy.classifier.mayLower lets it lower the rules' moderate"
             return Assessment("safe", [reason], sources, metadata)
-        return Assessment("moderate", [NOT_IN_THE_RULES, f"{said}, but {refusal}"], sources,
-                          metadata)  # fmt: skip
+        reasons = [f"{said}, but {refusal}", NOT_IN_THE_RULES]
+        return Assessment("moderate", reasons, sources, metadata)
     return Assessment(opinion.label, [said, NOT_IN_THE_RULES], sources, metadata)
 
 
@@ -161,50 +149,9 @@ def _said(opinion: Opinion) -> str:
 
 def _why_not_lowered(opinion: Opinion, command: SimpleCommand, *, may_lower: bool) -> str | None:
     if not may_lower:
-        return "commandPolicy.classifier.mayLower is off, so it never lowers a level"
+        return "commandPolicy.classifier.mayLower is off"
     if not command.readable or command.executable is None or command.has_computed_folder:
-        return "its program is only known when the line runs, so it is never lowered"
+        return "its program is only known when the line runs"
     if opinion.confidence is not None and opinion.confidence < LOWER_CONFIDENCE:
         return f"lowering needs it {LOWER_CONFIDENCE:.0%} sure"
     return None
-
-
-class TrainedJudge:
-    """The model ``wisp classifier train`` wrote, read on first use (off the event loop)."""
-
-    source = "trained"
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._model: TrainedModel | None = None
-        self._failure: str | None = None
-        self._lock = asyncio.Lock()
-
-    async def judge(self, command: SimpleCommand, directory: Path, side_calls: Any) -> Opinion:
-        model = await self._loaded()
-        where = {"trained.model": str(self.path)}
-        if model is None:
-            failure = self._failure or "no model"
-            return Opinion(self.source, None, {**where, "trained.fallback": failure},
-                           failure=failure)  # fmt: skip
-        prediction = model.predict(command)
-        metadata: dict[str, Any] = {
-            **where,
-            "trained.version": model.model.version,
-            "trained.label": prediction.label,
-            "trained.confidence": round(prediction.confidence, 3),
-        }
-        if prediction.known_features == 0:
-            failure = "the model has learnt nothing about any part of this command"
-            metadata["trained.fallback"] = failure
-            return Opinion(self.source, None, metadata, failure=failure)
-        return Opinion(self.source, prediction.label, metadata, prediction.confidence)
-
-    async def _loaded(self) -> TrainedModel | None:
-        async with self._lock:
-            if self._model is None and self._failure is None:
-                try:
-                    self._model = await asyncio.to_thread(TrainedModel.load, self.path)
-                except UnusableModel as exc:
-                    self._failure = str(exc)
-            return self._model
