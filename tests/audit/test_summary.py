@@ -96,3 +96,14 @@ def test_an_mcp_result_shows_the_tool_and_its_text() -> None:
 def test_a_parked_question_shows_how_long_it_waited() -> None:
     line = summary_line(event("inquiry.parked", inquiry="q1", question="Which?", waitedSeconds=45))
     assert line.endswith('after 45.00s: "Which?"')
+
+
+def test_a_watch_run_shows_its_state_and_the_state_it_changed_from() -> None:
+    details = {
+        "command": "pytest -q", "run": 3, "trigger": "change", "exitStatus": 1,
+        "timedOut": False, "state": "fail", "previous": "pass", "changed": True, "seconds": 1.2,
+    }  # fmt: skip
+    line = summary_line(event("watch.run", **details))
+    assert line.endswith("run 3 change: fail (exit 1, was pass) 1.20s pytest -q")
+    same = summary_line(event("watch.run", **{**details, "previous": "fail", "changed": False}))
+    assert same.endswith("run 3 change: fail (exit 1) 1.20s pytest -q")

@@ -9,26 +9,13 @@ asserted, only that every figure is there.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "context.py"
+from tests.bench.scripts import load_bench
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_context", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_context"] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load()
+bench = load_bench("context")
 
 
 def script(path: Path, responses: list[dict[str, Any]], window: int) -> str:

@@ -10,29 +10,20 @@ through today's wisp, so they are judged on runs made by hand.
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.bench.scripts import load_bench
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "tasks.py"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_tasks", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_tasks"] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
-
-
-tasks = _load()
+tasks = load_bench("tasks")
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:

@@ -25,12 +25,16 @@ class WispCli(Protocol):
 
 @pytest.fixture
 def bare_env(wisp_home: Path, tmp_path: Path) -> dict[str, str]:
-    """PATH, a HOME of its own and the fresh WISP_HOME: nothing else of the caller's."""
-    return {
+    """PATH, a HOME of its own and the fresh WISP_HOME: nothing else of the caller's but
+    PYTHONPATH, which says whose wisp is tested (a git worktree's, not the installed one's)."""
+    env = {
         "PATH": os.environ.get("PATH", os.defpath),
         "HOME": str(tmp_path / "user"),
         "WISP_HOME": str(wisp_home),
     }
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 @pytest.fixture

@@ -7,12 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from wisp.agent.types import ModelUnavailable, ResolvedModel
 from wisp.config import Config
+from wisp.config.sections import RoutingTasks
 from wisp.models.script import resolve as resolve_script
-from wisp.routing.router import Router, measured_default
+from wisp.routing.router import TASKS, Router, measured_default, routes, task_routes
 
 
 def verified(*passed: str, date: str = "2026-12-01") -> dict[str, Any]:
@@ -165,3 +167,29 @@ async def test_with_no_conversation_the_task_runs_on_local(tmp_path: Path, scrip
     routed = await router.model_for("assess", structured=False, input_bytes=1, conversation=None)
     assert loaded == ["local"]
     assert routed.routed.reason.endswith(": the default local model")
+
+
+def test_every_routing_tasks_setting_is_a_routed_task_and_back() -> None:
+    fields = [field.encode_name for field in msgspec.structs.fields(RoutingTasks)]
+    assert sorted(task.name for task in TASKS) == sorted(fields)
+
+
+def test_the_routes_shown_are_the_first_a_call_would_try(tmp_path: Path) -> None:
+    settings = config(tmp_path, SERVED)
+    shown = {route.task: route for route in task_routes(settings, "ollama:qwen3")}
+    for task in TASKS:
+        conversation = "ollama:qwen3" if task.in_conversation else None
+        tried = routes(settings, task.name, structured=task.structured, conversation=conversation)
+        assert (shown[task.name].model, shown[task.name].reason) == (
+            tried[0].model,
+            tried[0].reason,
+        )
+    # A JSON answer wants a model whose check passed structured replies; a plain one does not.
+    assert shown["scan"].model == "llamacpp:qwen2.5-coder-0.5b" and shown["scan"].structured
+    assert shown["draft"].model == "llamacpp:smollm-0.1b" and not shown["draft"].structured
+
+
+def test_routing_tasks_draft_overrides_the_measured_default(tmp_path: Path) -> None:
+    settings = config(tmp_path, {**SERVED, "routing": {"tasks": {"draft": "ollama:qwen3"}}})
+    (draft,) = [route for route in task_routes(settings, None) if route.task == "draft"]
+    assert (draft.model, draft.reason) == ("ollama:qwen3", "routing.tasks.draft names it")

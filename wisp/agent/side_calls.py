@@ -30,6 +30,13 @@ if TYPE_CHECKING:
     from wisp.agent.assessment import Router
     from wisp.agent.recorder import Recorder
 
+FitRequest = Callable[[int | None], ChatRequest]
+"""A request made for the routed model's window (its tokens; None when it is unknown): a
+caller whose input may be long cuts it to fit the model it gets (``wisp draft``)."""
+
+Shown = Callable[[str], None]
+"""Handed each piece of a side call's reply text as it streams (``wisp draft`` on a terminal)."""
+
 
 class SideAnswer(msgspec.Struct, kw_only=True):
     """What one side call gave: its answer, or why there is none."""
@@ -64,48 +71,84 @@ class SideCalls:
         self._conversation = conversation
 
     async def ask(
-        self, task: str, request: ChatRequest, *, schema: dict[str, Any] | None = None
+        self,
+        task: str,
+        request: ChatRequest | FitRequest,
+        *,
+        schema: dict[str, Any] | None = None,
+        shown: Shown | None = None,
     ) -> SideAnswer:
         """``request`` (its ``task`` set to ``task``) on the model routed for ``task``, held to
-        ``schema`` where the model can be; the answer, or why none came. Never raises a model's
-        failure: a side call that fails leaves the turn going on."""
+        ``schema`` where the model can be; the answer, or why none came. ``request`` may be
+        made for the routed model's window (``FitRequest``); ``shown`` is handed the reply's
+        text as it streams. Never raises a model's failure: a side call that fails leaves the
+        turn going on."""
         started = time.monotonic()
-        request = msgspec.structs.replace(request, task=task)
-        answer = SideAnswer(bytes=sum(message_bytes(message) for message in request.messages))
+        answer = SideAnswer()
         try:
-            model = await self._model(task, structured=schema is not None, size=answer.bytes)
+            model, request = await self._routed(
+                task, request, structured=schema is not None, answer=answer
+            )
+            request = msgspec.structs.replace(request, task=task)
             answer.model = model.selection
             if "reasoning" in model.capabilities:
                 answer.think = False  # a thinking model is asked not to, as side calls are
                 request = msgspec.structs.replace(request, think=False)
             if schema is not None and "guidedGeneration" in model.capabilities:
                 request = msgspec.structs.replace(request, schema=schema)
-            answer.text = await reply_text(model, request)
+            answer.text = await reply_text(model, request, shown)
         except ModelError as exc:
             answer.failure = str(exc) or type(exc).__name__
         answer.seconds = round(time.monotonic() - started, 3)
         return answer
 
-    async def _model(self, task: str, *, structured: bool, size: int) -> ResolvedModel:
+    async def _routed(
+        self, task: str, request: ChatRequest | FitRequest, *, structured: bool, answer: SideAnswer
+    ) -> tuple[ResolvedModel, ChatRequest]:
+        """The model routed for ``task`` and the request, made for its window when it is a
+        ``FitRequest``; ``model.routed`` recorded with the request's bytes (in ``answer``)."""
+        if isinstance(request, ChatRequest):
+            answer.bytes = request_bytes(request)
         conversation = self._conversation()
         if self.router is None:  # no router handed in (a test's conversation): its own model
             if conversation is None:
                 raise ModelUnavailable(f"no model to route {task} to")
-            return conversation
+            return conversation, _fitted(request, conversation, answer)
         routed = await self.router.model_for(
-            task, structured=structured, input_bytes=size, conversation=conversation
+            task, structured=structured, input_bytes=answer.bytes, conversation=conversation
         )
+        fitted = _fitted(request, routed.model, answer)
+        routed.routed.input_bytes = answer.bytes
         self.recorder.record(routed.routed)
-        return routed.model
+        return routed.model, fitted
 
 
-async def reply_text(model: ResolvedModel, request: ChatRequest) -> str:
-    """The reply's text; a call or thinking in it is no answer and is passed over."""
+def _fitted(
+    request: ChatRequest | FitRequest, model: ResolvedModel, answer: SideAnswer
+) -> ChatRequest:
+    """The request as sent to ``model``, its bytes put in ``answer``."""
+    if isinstance(request, ChatRequest):
+        return request
+    fitted = request(model.context_size)
+    answer.bytes = request_bytes(fitted)
+    return fitted
+
+
+def request_bytes(request: ChatRequest) -> int:
+    """A request's prompt, in UTF-8 bytes as it is carried."""
+    return sum(message_bytes(message) for message in request.messages)
+
+
+async def reply_text(model: ResolvedModel, request: ChatRequest, shown: Shown | None = None) -> str:
+    """The reply's text, each piece handed to ``shown`` as it comes; a call or thinking in it
+    is no answer and is passed over."""
     parts: list[str] = []
     async with contextlib.aclosing(model.backend.stream(request)) as events:
         async for event in events:
             if isinstance(event, TextDelta):
                 parts.append(event.text)
+                if shown is not None:
+                    shown(event.text)
     return "".join(parts)
 
 

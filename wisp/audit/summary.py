@@ -129,6 +129,15 @@ def _policy_decision(d: Details) -> str:
     return f"{d.get('verdict')}{sandbox} {d.get('command')}"
 
 
+def _watch_run(d: Details) -> str:
+    ended = "timed out" if d.get("timedOut") else f"exit {d.get('exitStatus')}"
+    was = f", was {d.get('previous')}" if d.get("changed") else ""
+    return (
+        f"run {d.get('run')} {d.get('trigger')}: {d.get('state')} ({ended}{was})"
+        f"{_seconds(d)} {d.get('command')}"
+    )
+
+
 def _config_change(d: Details) -> str:
     old, new = d.get("old"), d.get("new")
     change = f"unset (was {_json(old)})" if new is None else f"{_json(old)} → {_json(new)}"
@@ -178,6 +187,7 @@ _FORMATTERS: dict[str, Callable[[Details], str]] = {
         f"{_seconds(d)}: {_quote(d.get('text', ''))}"
     ),
     "notification": _fields("outcome", "title", "body"),
+    "watch.run": _watch_run,
     "classifier.verdict": _fields("level", "command"),
     "config.change": _config_change,
     "file.write": _file_write,

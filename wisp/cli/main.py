@@ -28,6 +28,7 @@ examples:
   wisp chat                             a conversation at the terminal
   wisp models pull hf:lmstudio-community/Qwen2.5-1.5B-Instruct-GGUF
                                         a small model that can use tools (local cannot)
+  git commit -F <(wisp draft commit)    a commit message for the staged changes
   wisp config set audit.keepFiles 3     change a setting (recorded in the audit log)
   wisp logs --last 20                   the newest audit events, one line each
   wisp logs --kind config.change --json the stored lines themselves
@@ -72,6 +73,12 @@ def _classifier() -> AddParser:
 
 def _config() -> AddParser:
     from wisp.cli.config import add_parser
+
+    return add_parser
+
+
+def _draft() -> AddParser:
+    from wisp.cli.drafting.command import add_parser
 
     return add_parser
 
@@ -130,12 +137,19 @@ def _questions() -> AddParser:
     return add_parser
 
 
+def _watch() -> AddParser:
+    from wisp.cli.watching.command import add_parser
+
+    return add_parser
+
+
 COMMANDS: dict[str, Callable[[], AddParser]] = {
     "acp": _acp,
     "approvals": _approvals,
     "chat": _chat,
     "classifier": _classifier,
     "config": _config,
+    "draft": _draft,
     "facts": _facts,
     "logs": _logs,
     "mcp": _mcp,
@@ -145,6 +159,7 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "questions": _questions,
     "redact": _redact,
     "scan": _scan,
+    "watch": _watch,
 }
 """Each command's name, and the loader of the function that adds its parser."""
 

@@ -182,6 +182,8 @@ class RoutingTasks(msgspec.Struct, frozen=True, rename="camel"):
     scan: str | None
     redact: str | None
     triage: str | None
+    draft: str | None
+    verify: str | None
     classify: str | None
 
 

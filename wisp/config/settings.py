@@ -416,6 +416,22 @@ SETTINGS: dict[str, Setting] = {
             "where; unset is wisp's measured default for structured replies, else local.",
         ),
         Setting(
+            "routing.tasks.draft",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that writes wisp draft's texts (a commit message, a summary, a reply); "
+            "unset is wisp's measured default for a plain reply, else local.",
+        ),
+        Setting(
+            "routing.tasks.verify",
+            Annotated[str, msgspec.Meta(min_length=1)] | None,
+            None,
+            "a model selection such as local, ollama:NAME or openai:NAME",
+            "The model that checks a reply's claims against the turn; unset is wisp's measured "
+            "default for structured replies, else the conversation's model.",
+        ),
+        Setting(
             "routing.tasks.classify",
             Annotated[str, msgspec.Meta(min_length=1)] | None,
             None,
@@ -823,6 +839,36 @@ MCP_SERVER_FIELDS: dict[str, Setting] = {field.path: field for field in _MCP_SER
 """The fields of an MCP server's entry ``mcpServers.<name>`` (docs/mcp.md, "MCP servers as
 tools")."""
 
+DRAFT_TASKS = ("draft", "tasks")
+"""Where the person's own ``wisp draft`` tasks live: ``draft.tasks.<name>``."""
+
+_DRAFT_INPUT = Annotated[
+    dict[Literal["command", "file"], Annotated[str, msgspec.Meta(min_length=1)]],
+    msgspec.Meta(min_length=1, max_length=1),
+]
+"""One thing a draft task gathers: ``{"command": LINE}`` or ``{"file": PATH}``."""
+
+_DRAFT_TASK_FIELDS = (
+    Setting(
+        "instructions",
+        Annotated[str, msgspec.Meta(min_length=1)],
+        None,
+        "a non-empty string",
+        "What the model is to write, in words; a task has it.",
+    ),
+    Setting(
+        "inputs",
+        list[_DRAFT_INPUT],
+        [],
+        'a list of objects, each {"command": LINE} or {"file": PATH}',
+        "What the task gathers for the model, in order: a command's output (run confined, as a "
+        "typed ! command is, in the working folder) or a file's text.",
+    ),
+)
+DRAFT_TASK_FIELDS: dict[str, Setting] = {field.path: field for field in _DRAFT_TASK_FIELDS}
+"""The fields of a draft task's entry ``draft.tasks.<name>`` (docs/draft.md, "Tasks of your
+own")."""
+
 Names = tuple[str, ...]
 
 
@@ -837,8 +883,14 @@ def setting_for(key: str | Names) -> Setting | None:
     path = join_path(names)
     if path in SETTINGS:
         return SETTINGS[path]
-    field = _model_field(names) or _mcp_server_field(names)
+    field = _model_field(names) or _mcp_server_field(names) or _draft_task_field(names)
     return None if field is None else msgspec.structs.replace(field, path=path)
+
+
+def _draft_task_field(names: Names) -> Setting | None:
+    if len(names) != 4 or names[:2] != DRAFT_TASKS:
+        return None
+    return DRAFT_TASK_FIELDS.get(names[3])
 
 
 def _mcp_server_field(names: Names) -> Setting | None:
@@ -863,6 +915,8 @@ def is_section(key: str | Names) -> bool:
     names = names_of(key)
     if names in _SECTIONS or (names[:1] == (MCP_SERVERS,) and len(names) in (1, 2)):
         return True
+    if names[:2] == DRAFT_TASKS[: len(names)] and 0 < len(names) <= 3:
+        return True  # draft, draft.tasks and a task's entry
     if len(names) < 2 or names[1] != "models" or names[0] not in MODEL_FIELDS:
         return False
     below = names[3:]

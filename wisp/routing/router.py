@@ -1,8 +1,9 @@
 """The model each routed task runs on (docs/models.md, "Routed tasks").
 
-A routed task is a call wisp makes to a model of its own accord: the assessment of a turn's
-tools now; distillation, the running summary, scan's thorough pass, watch's triage, drafts and
-verification as they come. Every one asks ``Router.model_for``, which chooses, in order:
+A routed task is a call wisp makes to a model of its own accord (``TASKS``): the assessment of
+a turn's tools, distillation, the running summary, memory's reading, scan's thorough pass,
+drafts; watch's triage, verification and the command classifier as they come. Every one asks
+``Router.model_for``, which chooses, in order:
 
 1. ``routing.tasks.<task>``, the model the person named for the task (a disabled one refused);
 2. wisp's measured default: the smallest enabled model whose recorded capability check
@@ -12,7 +13,8 @@ verification as they come. Every one asks ``Router.model_for``, which chooses, i
 4. ``local``.
 
 A model that cannot be loaded passes the choice on down the list, and the reason says so. The
-reason of each choice goes into the ``model.routed`` the caller records.
+reason of each choice goes into the ``model.routed`` the caller records. ``routes`` is the same
+choice read from the settings alone, loading nothing: what ``wisp models`` shows.
 """
 
 from __future__ import annotations
@@ -50,6 +52,44 @@ class Route(msgspec.Struct, frozen=True):
     reason: str
 
 
+class RoutedTask(msgspec.Struct, frozen=True):
+    """A task wisp asks of a model of its own accord, and what its callers need of the model."""
+
+    name: str
+    structured: bool
+    """Its callers ask for JSON held to a schema (``structured=True`` to ``model_for``), so its
+    measured default must have passed structured replies; else a plain reply will do."""
+    in_conversation: bool
+    """It runs inside a conversation, whose model is its fallback; else ``local`` is (a
+    command of its own: ``wisp scan --thorough``, ``wisp draft``, ``wisp watch``)."""
+
+
+TASKS: tuple[RoutedTask, ...] = (
+    RoutedTask("assess", structured=True, in_conversation=True),
+    RoutedTask("distill", structured=True, in_conversation=True),
+    RoutedTask("summary", structured=False, in_conversation=True),
+    RoutedTask("summarise", structured=False, in_conversation=True),
+    RoutedTask("condense", structured=False, in_conversation=True),
+    RoutedTask("scan", structured=True, in_conversation=False),
+    RoutedTask("redact", structured=True, in_conversation=False),
+    RoutedTask("triage", structured=True, in_conversation=False),
+    RoutedTask("draft", structured=False, in_conversation=False),
+    RoutedTask("verify", structured=True, in_conversation=True),
+    RoutedTask("classify", structured=True, in_conversation=True),
+)
+"""Every routed task (one ``routing.tasks.<task>`` each), as its callers ask for it."""
+
+
+class TaskRoute(msgspec.Struct, frozen=True, rename="camel"):
+    """Where a task's next call would go, and why: a row of ``wisp models``' routed tasks."""
+
+    task: str
+    model: str
+    reason: str
+    structured: bool
+    """The task wants structured replies (JSON held to a schema), not a plain reply."""
+
+
 class Candidate(msgspec.Struct, frozen=True):
     """A model whose recorded check vouches for a task, with the size it is ranked by."""
 
@@ -71,28 +111,7 @@ class Router:
 
     def choose(self, task: str, *, structured: bool, conversation: str | None) -> list[Route]:
         """The models ``task`` may run on, best first, each with its reason."""
-        settings = self._config().settings
-        named = getattr(settings.routing.tasks, task, None)
-        if named is not None:
-            return [Route(named, f"routing.tasks.{task} names it")]
-        routes: list[Route] = []
-        need = "structured replies" if structured else "a plain reply"
-        best = measured_default(self._config(), structured=structured)
-        if best is not None:
-            size = "" if best.size is None else f", about {best.size / 1e6:,.0f} MB"
-            reason = (
-                f"wisp's measured default: the smallest enabled model whose capability check "
-                f"({best.date}) passed {need}{size}"
-            )
-            routes.append(Route(best.selection, reason))
-        else:
-            why = f"no enabled model's recorded capability check passed {need}"
-        if conversation is not None:
-            routes.append(Route(conversation, "the conversation's model"))
-        routes.append(Route(LOCAL, "the default local model"))
-        if best is None:
-            routes = [Route(r.model, f"{why}: {r.reason}") for r in routes]
-        return routes
+        return routes(self._config(), task, structured=structured, conversation=conversation)
 
     async def model_for(
         self,
@@ -139,6 +158,43 @@ class Router:
         if wanted not in self._loaded:
             self._loaded[wanted] = await self._resolve(selection)
         return self._loaded[wanted]
+
+
+def routes(config: Config, task: str, *, structured: bool, conversation: str | None) -> list[Route]:
+    """The models ``task`` may run on, best first, each with its reason: what
+    ``Router.model_for`` tries in order, read from the settings alone (nothing is loaded)."""
+    settings = config.settings
+    named = getattr(settings.routing.tasks, task, None)
+    if named is not None:
+        return [Route(named, f"routing.tasks.{task} names it")]
+    chosen: list[Route] = []
+    need = "structured replies" if structured else "a plain reply"
+    best = measured_default(config, structured=structured)
+    if best is not None:
+        size = "" if best.size is None else f", about {best.size / 1e6:,.0f} MB"
+        reason = (
+            f"wisp's measured default: the smallest enabled model whose capability check "
+            f"({best.date}) passed {need}{size}"
+        )
+        chosen.append(Route(best.selection, reason))
+    if conversation is not None:
+        chosen.append(Route(conversation, "the conversation's model"))
+    chosen.append(Route(LOCAL, "the default local model"))
+    if best is None:
+        why = f"no enabled model's recorded capability check passed {need}"
+        chosen = [Route(r.model, f"{why}: {r.reason}") for r in chosen]
+    return chosen
+
+
+def task_routes(config: Config, conversation: str | None) -> list[TaskRoute]:
+    """Where each task of ``TASKS`` would go now, as its callers ask for it: the first of its
+    ``routes``, a conversation's task with ``conversation`` as the conversation's model."""
+    shown: list[TaskRoute] = []
+    for task in TASKS:
+        current = conversation if task.in_conversation else None
+        first = routes(config, task.name, structured=task.structured, conversation=current)[0]
+        shown.append(TaskRoute(task.name, first.model, first.reason, task.structured))
+    return shown
 
 
 def _same(selection: str, model: ResolvedModel) -> bool:

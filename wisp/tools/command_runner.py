@@ -228,9 +228,10 @@ class CommandRunner:
         record: Record,
         stop: asyncio.Event | None = None,
         kill_now: asyncio.Event | None = None,
+        timeout: float | None = None,
     ) -> Ran | Refused:
         """A ``!`` command: the lists and the sandbox, no classifier and no approval (typing it
-        is the approval), no time limit."""
+        is the approval), no time limit unless the caller sets one (``wisp watch --timeout``)."""
         refusal = line_refusal(line)
         if refusal:
             return self._refuse(
@@ -248,7 +249,7 @@ class CommandRunner:
             line,
             directory,
             record,
-            timeout=None,
+            timeout=timeout,
             stop=stop,
             kill_now=kill_now,
             origin="person",

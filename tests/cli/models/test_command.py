@@ -58,6 +58,18 @@ async def wisp(env: dict[str, str], *args: str) -> Done:
     return done
 
 
+def model_lines(out: str) -> list[str]:
+    """The piped listing's models table: the lines before the routed tasks' (an empty line)."""
+    return out.split("\n\n", 1)[0].splitlines()
+
+
+def route_rows(out: str) -> list[list[str]]:
+    """The piped listing's routed tasks: a row of cells a task, under their headings."""
+    headings, *rows = [line.split("\t") for line in out.split("\n\n", 1)[1].splitlines()]
+    assert headings == ["TASK", "MODEL", "WHY"]
+    return rows
+
+
 def write_config(home: Path, data: dict[str, Any]) -> None:
     home.mkdir(mode=0o700, exist_ok=True)
     (home / "config.json").write_text(json.dumps(data))
@@ -96,7 +108,7 @@ async def test_models_lists_local_and_both_runtimes_models(
 ) -> None:
     done = await wisp(env, "models")
     assert done.code == 0
-    headings, *rows = [line.split("\t") for line in done.out.splitlines()]
+    headings, *rows = [line.split("\t") for line in model_lines(done.out)]
     assert headings == HEADINGS  # piped too, the columns are named
     assert [row[0] for row in rows] == [
         "* local",
@@ -170,7 +182,7 @@ async def test_with_no_server_running_local_and_a_line_per_runtime_come_in(
     write_config(wisp_home, {scheme: {"baseURL": refused_url} for scheme in schemes})
     done = await wisp(bare_env, "models")  # how soon: bench/models_listing.py
     assert done.code == 0
-    assert [line.split("\t")[0] for line in done.out.splitlines()] == ["MODEL", "* local"]
+    assert [line.split("\t")[0] for line in model_lines(done.out)] == ["MODEL", "* local"]
     lines = done.err.splitlines()
     assert [line.split(" at ")[0] for line in lines] == [
         "Ollama",
@@ -179,6 +191,52 @@ async def test_with_no_server_running_local_and_a_line_per_runtime_come_in(
         "OpenAI-compatible",
     ]
     assert all(line.endswith("is unreachable: connection refused") for line in lines)
+
+
+ROUTED_TASKS = [
+    "assess", "distill", "summary", "summarise", "condense", "scan", "redact", "triage", "draft",
+    "verify", "classify",
+]  # fmt: skip
+
+
+async def test_under_the_models_each_routed_task_names_its_model_and_why(
+    bare_env: dict[str, str], wisp_home: Path, refused_url: str
+) -> None:
+    schemes = ("ollama", "llamacpp", "lmstudio", "openai")
+    write_config(
+        wisp_home, {"model": "ollama:qwen3", **{s: {"baseURL": refused_url} for s in schemes}}
+    )
+    done = await wisp(bare_env, "models")
+    assert done.code == 0, done.err
+    routes = {row[0]: row[1:] for row in route_rows(done.out)}
+    assert list(routes) == ROUTED_TASKS
+    nothing_checked = "no enabled model's recorded capability check passed"
+    # A conversation's task falls back to its model (the default here); a command's to local.
+    assert routes["assess"] == [
+        "ollama:qwen3",
+        f"{nothing_checked} structured replies: the conversation's model",
+    ]
+    assert routes["draft"] == ["local", f"{nothing_checked} a plain reply: the default local model"]
+
+
+async def test_routing_tasks_draft_overrides_the_default_in_the_listing_and_its_json(
+    bare_env: dict[str, str], wisp_home: Path, refused_url: str
+) -> None:
+    schemes = ("ollama", "llamacpp", "lmstudio", "openai")
+    config: dict[str, Any] = {scheme: {"baseURL": refused_url} for scheme in schemes}
+    write_config(wisp_home, {**config, "routing": {"tasks": {"draft": "ollama:qwen3:8b"}}})
+    routes = {row[0]: row[1:] for row in route_rows((await wisp(bare_env, "models")).out)}
+    assert routes["draft"] == ["ollama:qwen3:8b", "routing.tasks.draft names it"]
+    assert routes["summary"][0] == "local"  # the other tasks keep theirs
+    listing = json.loads((await wisp(bare_env, "models", "--json")).out)
+    assert [route["task"] for route in listing["routes"]] == ROUTED_TASKS
+    draft = next(route for route in listing["routes"] if route["task"] == "draft")
+    assert draft == {
+        "task": "draft",
+        "model": "ollama:qwen3:8b",
+        "reason": "routing.tasks.draft names it",
+        "structured": False,
+    }
 
 
 # -- enable and disable ------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -24,6 +24,9 @@ from wisp.sandbox.cache import prepare, sweep_in_background
 from wisp.sandbox.plan import probe
 from wisp.sandbox.writable import WritableSet
 from wisp.tools.command_runner import CommandRunner, CommandSettings
+
+if TYPE_CHECKING:
+    from wisp.cli.context import Context
 
 ReadLine = Callable[[], Awaitable[str | None]]
 
@@ -115,6 +118,25 @@ def second_opinion(section: Classifier, home: Path) -> SecondOpinion | None:
 
             return SecondOpinion(ModelJudge(), may_lower=section.may_lower)
     return None
+
+
+def typed_runner(
+    context: Context, working_directory: Path, record: Callable[[Any], Any]
+) -> CommandRunner:
+    """A runner for the commands a person names on a command line outside a conversation
+    (``wisp scan -- COMMAND``, ``wisp draft``'s inputs, ``wisp watch``'s command): each runs
+    through ``run_typed`` as a typed ``!`` command does, through the lists and the sandbox;
+    typing it was the approval, so nobody is asked."""
+    return build_runner(
+        config=context.load_config(),
+        home=context.home.root,
+        environ=context.environ,
+        working_directory=working_directory,
+        record=record,
+        options=CommandOptions(),
+        approver=NobodyApprover(),
+        warn=context.warn,
+    )
 
 
 def _open_cache(

@@ -18,6 +18,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from wisp.agent.types import CAPABILITY_WORDS
 from wisp.cli.context import Context
 from wisp.cli.models.disabled import canonical, check_names, disabled_list, set_disabled, toggle
@@ -25,7 +27,9 @@ from wisp.cli.models.session import audited_session, say_all, say_on
 from wisp.cli.models.table import (
     muted,
     piped_lines,
+    piped_route_lines,
     terminal_lines,
+    terminal_route_lines,
     unreachable_line,
 )
 from wisp.config import locked_config
@@ -36,7 +40,8 @@ from wisp.models.suggested import suggestion_lines
 if TYPE_CHECKING:
     import httpx
 
-    from wisp.models.catalog import Catalog
+    from wisp.models.catalog import Catalog, ModelRow, Unreachable
+    from wisp.routing.router import TaskRoute
 
 # What others take from here: main's parser, and chat's /models (wisp.cli.chat.session).
 __all__ = ["add_parser", "canonical", "disabled_list", "picker_rows", "set_disabled"]
@@ -49,7 +54,7 @@ configured ones. Enable, disable, check or pull one (from the Hugging Face Hub o
 EPILOG = """\
 examples:
   wisp models                         every model, * marking the default
-  wisp models --json                  {"models": [...], "unreachable": [...]}
+  wisp models --json                  {"models": [...], "unreachable": [...], "routes": [...]}
   wisp models disable ollama:qwen3    hidden from /model and refused until enabled
   wisp models enable ollama:qwen3     a model with no recorded capabilities is checked first
   wisp models check local             ask three short questions; record what it can do
@@ -57,8 +62,12 @@ examples:
                                       a GGUF from the Hugging Face Hub, then -m local:NAME
   wisp models pull ollama:qwen3:8b    have Ollama download a model, with progress
 
-A runtime that does not answer within about a second is one line on stderr saying so. The
-commands that change something (enable, disable, check, pull) are recorded in the audit log.
+Under the models, the routed tasks: the model each call wisp makes of its own accord (assess,
+draft, scan, …) would go to now, and why: routing.tasks.<task>, else the smallest enabled model
+whose recorded check passed what the task needs, else the conversation's model (the default,
+for a conversation's tasks), else local. A runtime that does not answer within about a second
+is one line on stderr saying so. The commands that change something (enable, disable, check,
+pull) are recorded in the audit log.
 
 capabilities, and their names in config.json (<scheme>.models.<name>.capabilities):
 """ + "\n".join(f"  {word:<20}{name}" for name, word in CAPABILITY_WORDS.items())
@@ -127,6 +136,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 # -- list --------------------------------------------------------------------------------------
 
 
+class Listing(msgspec.Struct, kw_only=True):
+    """``wisp models --json``: every model, every runtime that did not answer, and where each
+    routed task would go."""
+
+    models: list[ModelRow]
+    unreachable: list[Unreachable]
+    routes: list[TaskRoute]
+
+
 async def picker_rows(
     config: Any,
     environ: Any,
@@ -148,21 +166,24 @@ async def picker_rows(
 def run_list(args: argparse.Namespace, context: Context) -> int:
     import asyncio
 
-    import msgspec
+    from wisp.routing.router import task_routes
 
     config = context.load_config()
     catalog = asyncio.run(picker_rows(config, context.environ, in_use=config.settings.model))
+    routes = task_routes(config, config.settings.model)
     if args.json:
-        print(msgspec.json.encode(catalog).decode(), file=context.stdout, flush=True)
+        listing = Listing(models=catalog.models, unreachable=catalog.unreachable, routes=routes)
+        print(msgspec.json.encode(listing).decode(), file=context.stdout, flush=True)
         return 0
     if context.stdout.isatty():
-        width = _terminal_width(context)
-        lines = terminal_lines(catalog.models, width, color=_has_color(context))
+        width, color = _terminal_width(context), _has_color(context)
+        lines = terminal_lines(catalog.models, width, color=color)
+        lines += terminal_route_lines(routes, width, color=color)
     else:
-        lines = piped_lines(catalog.models)
+        lines = piped_lines(catalog.models) + piped_route_lines(routes)
     if context.stdout.isatty():
         # For a person, not for a pipe: what to pull for a model that can use tools.
-        lines += [muted(line, _has_color(context)) for line in suggestion_lines()]
+        lines += ["", *(muted(line, _has_color(context)) for line in suggestion_lines())]
     print("\n".join(lines), file=context.stdout, flush=True)
     color = context.stderr.isatty() and _has_color(context)
     for runtime in catalog.unreachable:

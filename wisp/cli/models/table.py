@@ -6,6 +6,10 @@ left out, and columns are dropped in rank order until the last one (CAPABILITIES
 20 cells; it wraps under itself. A model that cannot be used is followed by a muted
 ``not usable: …`` line. Piped, each model is one tab-separated line with every column, then a
 ``not usable: …`` field where one applies. The CAPABILITIES cell is also the picker's.
+
+Under it, the routed tasks: where each task's next call would go, and why (docs/models.md,
+"Routed tasks"). On a terminal, under a ``routed tasks`` line, the reason wraps under itself;
+piped, after an empty line, one tab-separated line a task under its headings.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from wisp.agent.types import CAPABILITY_WORDS, capability_words
 
 if TYPE_CHECKING:
     from wisp.models.catalog import ModelRow, Unreachable
+    from wisp.routing.router import TaskRoute
 
+ROUTE_HEADINGS = ("TASK", "MODEL", "WHY")
 LAST_COLUMN_CELLS = 20
 GAP = "  "
 MUTED, PLAIN = "\x1b[2m", "\x1b[0m"
@@ -118,6 +124,30 @@ def terminal_lines(rows: Sequence[ModelRow], width: int, *, color: bool) -> list
                     subsequent_indent="      ",
                 )
             ]
+    return lines
+
+
+def piped_route_lines(routes: Sequence[TaskRoute]) -> list[str]:
+    """An empty line, the headings, then one tab-separated line a task."""
+    rows = [(route.task, route.model, route.reason) for route in routes]
+    return [
+        "",
+        *("\t".join(cell.replace("\t", " ") for cell in row) for row in [ROUTE_HEADINGS, *rows]),
+    ]
+
+
+def terminal_route_lines(routes: Sequence[TaskRoute], width: int, *, color: bool) -> list[str]:
+    """``routed tasks``, then the headings and a line a task, its reason wrapped under itself."""
+    rows = [ROUTE_HEADINGS, *((route.task, route.model, route.reason) for route in routes)]
+    task_width = max(len(row[0]) for row in rows)
+    model_width = max(len(row[1]) for row in rows)
+    indent = " " * (task_width + model_width + 2 * len(GAP))
+    room = max(width - len(indent), LAST_COLUMN_CELLS)
+    lines = ["", muted("routed tasks", color)]
+    for task, model, reason in rows:
+        wrapped = textwrap.wrap(reason, room) or [""]
+        lines.append(GAP.join([task.ljust(task_width), model.ljust(model_width), wrapped[0]]))
+        lines += [indent + more for more in wrapped[1:]]
     return lines
 
 

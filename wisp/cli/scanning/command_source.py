@@ -33,21 +33,11 @@ async def command_output(
     """The command's stdout and stderr, as the source named by its line."""
     # Imported here: the runner brings in the tools, the policy and the sandbox, which a scan
     # of files (a pre-commit hook's) would otherwise wait for at every start.
-    from wisp.cli.building.runner import CommandOptions, build_runner
-    from wisp.policy.approvers import NobodyApprover
+    from wisp.cli.building.runner import typed_runner
     from wisp.tools.command_runner import Ran
 
     directory = Path.cwd()
-    runner = build_runner(
-        config=context.load_config(),
-        home=context.home.root,
-        environ=context.environ,
-        working_directory=directory,
-        record=record,
-        options=CommandOptions(),
-        approver=NobodyApprover(),
-        warn=context.warn,
-    )
+    runner = typed_runner(context, directory, record)
     line = shlex.join(command)
     outcome = await runner.run_typed(line, directory, record=record)
     if not isinstance(outcome, Ran):

@@ -1,0 +1,1 @@
+"""``wisp draft``: a text for the person to use, written by a routed model (docs/draft.md)."""
