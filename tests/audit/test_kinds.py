@@ -162,6 +162,14 @@ CONTRACT_FIELDS: dict[str, set[str]] = {
     },
 }  # fmt: skip
 
+# classifier.verdict's metadata is open (each classifier adds its own dotted keys); the keys
+# wisp writes, kept here by hand as the fields are.
+VERDICT_METADATA_KEYS = {
+    "rules.knownSafe", "classifier.failure", "classifier.cached", "think",
+    # wisp's own: the trained classifier (docs/policy.md, "The classifier")
+    "trained.model", "trained.version", "trained.label", "trained.confidence", "trained.fallback",
+}  # fmt: skip
+
 KINDS = list(REGISTRY)
 
 
@@ -268,3 +276,11 @@ def test_updating_the_doc_rewrites_only_between_the_markers(tmp_path: Path) -> N
     text = doc.read_text(encoding="utf-8")
     assert text.startswith(f"# Logging\n\nbefore\n{BEGIN}\n") and text.endswith(f"{END}\nafter\n")
     assert "OLD SECTION" not in text
+
+
+def test_every_verdict_metadata_key_is_documented_with_the_kind() -> None:
+    text = LOGGING_DOC.read_text(encoding="utf-8").split("### classifier.verdict", 1)[1]
+    documented = text.split("\n### ", 1)[0]
+    assert {key for key in VERDICT_METADATA_KEYS if f"`{key}`" not in documented} == set()
+    own = documented.split("this wisp's own", 1)[1]
+    assert all(f"`{key}`" in own for key in VERDICT_METADATA_KEYS if key.startswith("trained."))

@@ -88,8 +88,9 @@ class SessionStart(Details, kw_only=True):
     more records it, with ``reason`` ``guidance`` (this wisp's own), ``systemPromptExtension``,
     ``tools`` and ``model`` (docs/turn.md, "Guidance files"). The entry points:
     ``chat``, ``respond`` (``wisp PROMPT``), ``models``, ``mcp`` (the server) and ``mcp-thread``
-    (each of its threads, with ``parent``), ``approvals``, ``questions``, and ``acp`` (each
-    session an Agent Client Protocol client opens: an editor or front end drives wisp).
+    (each of its threads, with ``parent``), ``approvals``, ``questions``, ``classifier``
+    (``wisp classifier train``), and ``acp`` (each session an Agent Client Protocol client
+    opens: an editor or front end drives wisp).
     ``mcpServers`` (this wisp's own) lists the MCP servers the conversations start, each with
     its transport and whether it runs confined (docs/mcp.md, "MCP servers as tools"); absent
     when none is configured."""
@@ -757,7 +758,15 @@ class Error(Details, kw_only=True):
 
 @register("classifier.verdict", written_by="ApprovalGate", owner_tool="run_command")
 class ClassifierVerdict(Details, kw_only=True):
-    """The risk level a classifier gave one simple command, and why."""
+    """The risk level a classifier gave one simple command, and why. ``sources`` names who
+    judged: ``rules``, and for a command no rule covers, the second opinion
+    ``commandPolicy.classifier.mode`` names, ``trained`` or ``model`` (docs/policy.md, "The
+    classifier"). ``metadata`` keys are prefixed by their source: the seed's
+    ``rules.knownSafe``, ``classifier.failure`` (why the model classifier gave no verdict),
+    ``classifier.cached`` (its verdict reused) and ``think``; and this wisp's own
+    ``trained.model`` (the model file), ``trained.version``, ``trained.label``,
+    ``trained.confidence`` (from 0 to 1) and ``trained.fallback`` (why the trained classifier
+    gave no verdict, the rules' then standing)."""
 
     command: str
     pattern: str

@@ -65,6 +65,12 @@ def _chat() -> AddParser:
     return add_parser
 
 
+def _classifier() -> AddParser:
+    from wisp.cli.classifier import add_parser
+
+    return add_parser
+
+
 def _config() -> AddParser:
     from wisp.cli.config import add_parser
 
@@ -141,6 +147,7 @@ COMMANDS: dict[str, Callable[[], AddParser]] = {
     "acp": _acp,
     "approvals": _approvals,
     "chat": _chat,
+    "classifier": _classifier,
     "config": _config,
     "draft": _draft,
     "facts": _facts,

@@ -254,8 +254,17 @@ class NetworkInForce(msgspec.Struct, frozen=True):
     note: str | None = None
 
 
+class Classifier(msgspec.Struct, frozen=True, rename="camel"):
+    """``commandPolicy.classifier``: a second opinion on the commands no rule covers. Its mode
+    is a key of its own beside ``mayLower``, as a key cannot be a value and a section at once."""
+
+    mode: Literal["off", "trained", "model"]
+    may_lower: bool
+
+
 class CommandPolicy(msgspec.Struct, frozen=True, rename="camel"):
     sandbox: Sandbox
+    classifier: Classifier
     deny: list[str] | None
     """None (unset): wisp's own deny list, ``wisp.policy.patterns.DEFAULT_DENY``."""
     allow: list[str]

@@ -444,8 +444,9 @@ SETTINGS: dict[str, Setting] = {
             Annotated[str, msgspec.Meta(min_length=1)] | None,
             None,
             "a model selection such as local, ollama:NAME or openai:NAME",
-            "The model that rates a command no rule covers; unset is wisp's measured default "
-            "for structured replies, else the conversation's model.",
+            "The model that rates a command the rules do not know, under "
+            "commandPolicy.classifier.mode model; unset is wisp's measured default for "
+            "structured replies, else the conversation's model.",
         ),
         Setting(
             "notify.enabled",
@@ -544,6 +545,23 @@ SETTINGS: dict[str, Setting] = {
             "true or false",
             "Let commands and edit_file write in the working folder when it is your home "
             "folder or / (or holds your home folder).",
+        ),
+        Setting(
+            "commandPolicy.classifier.mode",
+            Literal["off", "trained", "model"],
+            "trained",
+            "off, trained or model",
+            "A second opinion on commands no rule covers: trained uses the model wisp "
+            "classifier train wrote (when there is one), model asks a model once per command, "
+            "off leaves them moderate.",
+        ),
+        Setting(
+            "commandPolicy.classifier.mayLower",
+            bool,
+            False,
+            "true or false",
+            "Let the classifier lower a command no rule covers from moderate to safe, so it "
+            "runs without asking; off, it can only raise a level.",
         ),
         Setting(
             "approval.threshold",

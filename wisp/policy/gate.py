@@ -2,7 +2,8 @@
 
 Each part is cleared in this order, and the first step that decides wins:
 
-1. classified (already, by the caller): ``classifier.verdict`` for every part, before step 2;
+1. classified (already, by the caller: the rules, then the classifier for a part they do not
+   know, docs/policy.md, "The classifier"): ``classifier.verdict`` for every part, before step 2;
 2. below the threshold: allowed, nothing else consulted (a run outside the sandbox, and one
    that would run with the network, are asked: docs/policy.md, "The network mark");
 3. the session cache covers it: ``cached``;

@@ -248,6 +248,8 @@ class _Splitter(msgspec.Struct):
             text, resolved.name, resolved.verb, is_exact=is_exact, readable=readable,
             normalised=forms, facts=facts,
         )  # fmt: skip
+        if has_computed_folder:
+            part = msgspec.structs.replace(part, has_computed_folder=True)
         self.parts.append(part)
         self._walk_children(node, level)
         if script is not None and script.text is not None:

@@ -54,6 +54,9 @@ class SimpleCommand(msgspec.Struct, frozen=True):
     ``rm -rf /``). Empty when it cannot be read. The deny list is matched against these too."""
     facts: CommandFacts | None = None
     """What it is handed, for judging what it does; None for text with no command to read."""
+    has_computed_folder: bool = False
+    """Its program is named by a path whose folder is only known when the line runs
+    (``"$VENV/bin/pytest"``): judged by the name, but no classifier may rate it lower."""
 
 
 class Assessment(msgspec.Struct):

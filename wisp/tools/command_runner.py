@@ -17,6 +17,7 @@ import msgspec
 
 from wisp.config.secrets import command_environment, model_environment
 from wisp.config.sections import NetworkMode
+from wisp.policy.classifier.opinion import SecondOpinion
 from wisp.policy.gate import STOPPED, ApprovalGate
 from wisp.policy.pacing import assess_each
 from wisp.policy.patterns import CommandPatterns, in_words
@@ -96,9 +97,13 @@ class CommandRunner:
         support: SandboxSupport,
         settings: CommandSettings,
         environ: Mapping[str, str],
+        opinion: SecondOpinion | None = None,
     ) -> None:
         self.patterns = patterns
         self.gate = gate
+        self.opinion = opinion
+        """The classifier's second opinion on commands the rules do not know; None: the rules
+        alone (``commandPolicy.classifier``, docs/policy.md, "The classifier")."""
         self.writable = writable
         """The writable set of one conversation's working directory: a runner serves the
         conversations of one folder (``build_runner``)."""
@@ -142,11 +147,13 @@ class CommandRunner:
         stop: asyncio.Event | None = None,
         kill_now: asyncio.Event | None = None,
         running: Callable[[], contextlib.AbstractContextManager[None]] | None = None,
+        side_calls: Any = None,
     ) -> Ran | Refused:
         """Policy, gate, sandbox, run. ``record`` writes under the call's id. ``running`` is
         held while the process runs, from once the gate has cleared the line: a stopped turn
         waits for a running command to end (SIGTERM, then SIGKILL), never for an approval
-        still awaited, which the stop withdraws at once."""
+        still awaited, which the stop withdraws at once. ``side_calls`` are the conversation's,
+        for a classifier that asks a model."""
         # Before the policy parses it: a line that can never run must not hold up the chat.
         refusal = line_refusal(line)
         if refusal:
@@ -166,6 +173,12 @@ class CommandRunner:
             assessments = await assess_each(parts, assess, stop=stop)
             if assessments is None:
                 return self._refuse(record, line, directory, "disapproved", STOPPED, "not approved")
+            seconds = None
+            if self.opinion is not None:
+                reviewed = await self.opinion.review(
+                    parts, assessments, directory, side_calls=side_calls
+                )
+                assessments, seconds = reviewed.assessments, reviewed.seconds
             decision = await self.gate.authorize(
                 line,
                 parts,
@@ -173,6 +186,7 @@ class CommandRunner:
                 directory,
                 turn=turn,
                 line_assessment=assess_whole_line(line),
+                seconds=seconds,
                 stop=stop,
                 network=[reason is not None for reason in marks],
             )

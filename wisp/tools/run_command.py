@@ -78,6 +78,7 @@ class RunCommandTool:
             stop=conversation.stop_requested,
             kill_now=conversation.kill_requested,
             running=conversation.running_command,  # not while its approval is awaited
+            side_calls=conversation.side_calls,  # for commandPolicy.classifier.mode model
         )
         if isinstance(outcome, Refused):
             return outcome.message

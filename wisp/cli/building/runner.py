@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from wisp.config import Config
+from wisp.config.sections import Classifier
 from wisp.policy.approval_cache import SessionApprovals
 from wisp.policy.approvals import ApprovalStore
 from wisp.policy.approvers import NobodyApprover, TerminalApprover, YesApprover
+from wisp.policy.classifier.opinion import SecondOpinion
+from wisp.policy.classifier.trained_judge import TrainedJudge, model_path
 from wisp.policy.gate import ApprovalGate
 from wisp.policy.patterns import CommandPatterns
 from wisp.policy.types import Approver
@@ -93,11 +96,28 @@ def build_runner(
             pass_env=tuple(settings.command_policy.pass_env),
         ),
         environ=environ,
+        opinion=second_opinion(settings.command_policy.classifier, home),
     )
     if network.note:
         warn(network.note)
     _warn_once(runner, options, warn, working_directory)
     return runner
+
+
+def second_opinion(section: Classifier, home: Path) -> SecondOpinion | None:
+    """The classifier ``commandPolicy.classifier.mode`` names, if any: the trained one only when
+    ``wisp classifier train`` has written its model (docs/policy.md, "The classifier")."""
+    match section.mode:
+        case "trained":
+            path = model_path(home)
+            if not path.exists():
+                return None
+            return SecondOpinion(TrainedJudge(path), may_lower=section.may_lower)
+        case "model":
+            from wisp.policy.classifier.model_judge import ModelJudge
+
+            return SecondOpinion(ModelJudge(), may_lower=section.may_lower)
+    return None
 
 
 def typed_runner(
