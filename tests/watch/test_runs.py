@@ -5,6 +5,7 @@ state and none besides, a run going when a change comes finished first (docs/wat
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -130,6 +131,29 @@ async def test_a_change_to_a_file_git_ignores_starts_nothing(start_watch, tree: 
     # Had any of the first three started a run, this would be its, or name several files.
     assert (second.number, second.changed) == (2, "notes.txt")
     await watching.stop()
+
+
+async def test_a_git_the_models_commands_could_write_is_never_run(
+    start_watch, tree: Path, put, watch_env: dict[str, str], tmp_path: Path
+) -> None:
+    # The watched folder is writable by the model's commands: a `git` planted on PATH there
+    # must never answer wisp's ignore questions; the real one, outside, still does.
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    (tree / ".gitignore").write_text("*.log\n")
+    planted = tree / "bin" / "git"
+    planted.parent.mkdir()
+    marker = tmp_path / "planted-git-ran"
+    planted.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    planted.chmod(0o755)
+    watch_env["PATH"] = f"{planted.parent}{os.pathsep}{watch_env['PATH']}"
+    watching = await start_watch("--no-triage", "--", "true")
+    await watching.run(1)
+    (tree / "debug.log").write_text("ignored by the real git")
+    put(tree / "notes.txt", "seen")
+    second = await watching.run()
+    assert (second.number, second.changed) == (2, "notes.txt")
+    await watching.stop()
+    assert not marker.exists()
 
 
 async def test_the_timeout_stops_a_long_run_and_fails_it(

@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from wisp.diagnostics import logger
+
+GitArgv = Callable[[Sequence[str]], list[str] | None]
+"""The argv that runs git with these arguments, or None when there is no git wisp may run.
+The watched folder is writable by the model's commands, its ``.git/config`` included, so the
+face gives a git found outside the writable roots and confined as they are
+(``wisp.cli.building.own_programs``)."""
 
 SKIPPED_FOLDERS = frozenset({
     ".git", ".hg", ".svn", ".jj",
@@ -61,16 +66,16 @@ class GitIgnore:
     """Which of a batch's paths git ignores, asked of the repositories the watched folders
     are in; a folder in none ignores nothing."""
 
-    def __init__(self, repositories: Sequence[Path], git: str | None) -> None:
+    def __init__(self, repositories: Sequence[Path], git: GitArgv) -> None:
         self.repositories = sorted(repositories, key=lambda top: len(top.parts), reverse=True)
         self.git = git
 
     @classmethod
-    async def around(cls, roots: Sequence[Path]) -> GitIgnore:
-        """The repositories that hold ``roots``, found by git; none when git is missing."""
-        git = shutil.which("git")
+    async def around(cls, roots: Sequence[Path], git: GitArgv) -> GitIgnore:
+        """The repositories that hold ``roots``, found by git; none when there is no git wisp
+        may run."""
         tops: set[Path] = set()
-        for root in roots if git is not None else ():
+        for root in roots:
             folder = root if root.is_dir() else root.parent
             answer = await _git(git, folder, "rev-parse", "--show-toplevel")
             if answer is not None and answer.strip():
@@ -90,7 +95,6 @@ class GitIgnore:
         return ignored
 
     async def _check(self, top: Path, paths: list[Path]) -> set[Path]:
-        assert self.git is not None
         names = b"\0".join(bytes(path.relative_to(top)) for path in paths) + b"\0"
         answer = await _git(self.git, top, "check-ignore", "--stdin", "-z", stdin=names)
         if not answer:
@@ -98,11 +102,15 @@ class GitIgnore:
         return {top / name.decode(errors="surrogateescape") for name in answer.split(b"\0") if name}
 
 
-async def _git(git: str, where: Path, *words: str, stdin: bytes | None = None) -> bytes | None:
-    """git's stdout, or None when it failed: exit 1 is check-ignore's "nothing ignored" and
-    128 a folder outside any repository, neither worth a word; anything else is logged."""
+async def _git(git: GitArgv, where: Path, *words: str, stdin: bytes | None = None) -> bytes | None:
+    """git's stdout, or None when it failed or there is no git to run: exit 1 is
+    check-ignore's "nothing ignored" and 128 a folder outside any repository, neither worth a
+    word; anything else is logged."""
+    argv = git(["-C", str(where), *words])
+    if argv is None:
+        return None
     process = await asyncio.create_subprocess_exec(
-        git, "-C", str(where), *words,
+        *argv,
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

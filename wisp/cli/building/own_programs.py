@@ -50,3 +50,17 @@ def own_argv(
         [program, *args], runner.writable, network_off=True, support=runner.support
     )
     return argv if state.sandbox else None
+
+
+def helper_argv(
+    runner: CommandRunner, name: str, args: Sequence[str], search_path: str
+) -> list[str] | None:
+    """``own_argv``, for a program a face cannot do without: where commands themselves run
+    unconfined (``--unsafe``, the sandbox off, no Landlock), the program found outside the
+    writable roots runs unconfined too, as they do; where they are confined and it cannot be,
+    None."""
+    confined = own_argv(runner, name, args, search_path)
+    if confined is not None or runner.sandbox_state().sandbox:
+        return confined
+    program = find_program(name, runner.writable, search_path)
+    return None if program is None else [program, *args]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import shlex
 import signal
 from collections.abc import AsyncIterator, Iterator
@@ -154,6 +155,7 @@ async def _built(
 ) -> tuple[Watch, Watcher]:
     """The watch, on the session's runner and notifier, and the watcher of its paths."""
     # Imported here: `wisp watch --help` loads none of it.
+    from wisp.cli.building.own_programs import helper_argv
     from wisp.cli.building.runner import typed_runner
     from wisp.cli.watching.launch import TypedLaunch
     from wisp.notify.notifier import build_notifier
@@ -178,7 +180,13 @@ async def _built(
     )
     # The home is passed over: each run's watch.run is written there.
     passed_over = PassedOver(roots, [context.home.root.resolve()])
-    return watch, Watcher(roots, passed_over=passed_over, git=await GitIgnore.around(roots))
+    # git answers for a folder the model's commands write, .git/config included: it is found
+    # outside the writable roots and confined as they are.
+    search_path = context.environ.get("PATH", os.defpath)
+    git = await GitIgnore.around(
+        roots, lambda words: helper_argv(runner, "git", words, search_path)
+    )
+    return watch, Watcher(roots, passed_over=passed_over, git=git)
 
 
 class _Ended:
