@@ -114,6 +114,18 @@ async def test_with_may_lower_a_safe_opinion_lets_it_run_without_asking(tmp_path
     assert verdict.metadata == {"trained.label": "safe", "trained.confidence": 0.97}
 
 
+async def test_a_models_safe_never_lowers_even_with_may_lower(tmp_path: Path) -> None:
+    # With `mode: model` the model asked may be the conversation's own, steered by a file it
+    # read into calling its command safe.
+    judge = FixedJudge("safe", confidence=None)
+    judge.source = "model"
+    line = Line(tmp_path, judge, may_lower=True)
+    assert isinstance(await line.run("seq 3"), Refused)
+    [verdict] = line.verdicts()
+    assert verdict.level == "moderate"
+    assert verdict.reasons[0].endswith("it may be the model that asked")
+
+
 async def test_a_safe_opinion_it_is_not_sure_enough_of_never_lowers(tmp_path: Path) -> None:
     line = Line(tmp_path, FixedJudge("safe", confidence=0.6), may_lower=True)
     assert isinstance(await line.run("seq 3"), Refused)

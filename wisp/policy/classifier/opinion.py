@@ -150,6 +150,9 @@ def _said(opinion: Opinion) -> str:
 def _why_not_lowered(opinion: Opinion, command: SimpleCommand, *, may_lower: bool) -> str | None:
     if not may_lower:
         return "commandPolicy.classifier.mayLower is off"
+    if opinion.source == "model":
+        # The model asked may be the one whose command it is, steered by what it read.
+        return "a model's word never lowers a level: it may be the model that asked"
     if not command.readable or command.executable is None or command.has_computed_folder:
         return "its program is only known when the line runs"
     if opinion.confidence is not None and opinion.confidence < LOWER_CONFIDENCE:
