@@ -200,7 +200,10 @@ async def test_a_server_that_ignores_the_end_and_sigterm_is_killed(
     argv = ["/bin/sh", "-c", line, marker]
     async with asyncio.timeout(HANG):
         async with launch_stdio(argv, state=unconfined("test"), cwd=work, env=env) as server:
-            assert running_with(marker)
+            # The launch returns once the process is started, not once the shell in it has
+            # begun: wait for its line to show (on a busy machine it once had not yet).
+            while not running_with(marker):
+                await asyncio.sleep(0.01)
     assert server.exit_status == -9
     assert running_in_group(server.pid) == []
 
