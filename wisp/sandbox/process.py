@@ -242,6 +242,10 @@ async def end_group(process: asyncio.subprocess.Process) -> None:
     try:
         signal_group(process.pid, signal.SIGTERM)
         await asyncio.wait({exited}, timeout=TERM_GRACE)
+        signal_group(process.pid, signal.SIGKILL)
+        # SIGKILL cannot be ignored, so this wait is short; without it the exit status could
+        # still be unknown on return (the child watcher reaps on its own thread).
+        await exited
     finally:
         signal_group(process.pid, signal.SIGKILL)
         exited.cancel()
