@@ -384,3 +384,66 @@ async def test_a_refusal_is_quoted_when_the_tools_are_withdrawn(
     assert asked.endswith(
         "Answer the question from these results, in plain text. Do not show commands."
     )
+
+
+def command(line: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "run_command", "arguments": {"command": line}}]}
+
+
+REPORTED = "The command failed: ls cannot access 'legacy': No such file or directory."
+
+
+async def test_an_answer_after_its_own_command_failed_is_sent_back_to_try_another_way(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    (tmp_path / "server.py").write_text("# FIXME: drop the legacy cache\n")
+    script = write_script(
+        command("ls legacy cache"), {"text": REPORTED},
+        command("grep -l 'legacy cache' *"), {"text": "server.py holds it."},
+    )  # fmt: skip
+    conversation = await make_conversation(
+        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
+    )
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    result = await conversation.run_turn(FIND)
+    assert result.text == "server.py holds it."
+    reminded = recording.requests[2]
+    assert [spec.name for spec in reminded.tools] == ["run_command"]
+    nudge = reminded.messages[-1].content
+    assert nudge.startswith(
+        "Your command `ls legacy cache` failed, so it did not answer my question:\n```\n"
+        "exit status: 2\nstderr:\nls: cannot access 'legacy'"
+    )  # ls's own words, from the real run
+    assert nudge.endswith(
+        "Find the answer another way (another command, or another tool), or say why you "
+        f"cannot. My question was: {FIND}"
+    )
+    (record,) = unanswered_events(sink)
+    assert record.claims[0].reason == (
+        "it answers after its command failed, and the question is still open"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "line"),
+    [
+        # The person named the command: its failure is the answer.
+        ("Run `ls legacy` and tell me what it says.", "ls legacy"),
+        # A request for an action, not for a value: the failure is what they must hear.
+        ("Build the project with make.", "ls legacy"),
+        # grep finding nothing exits 1 and says nothing: that may be the answer.
+        ("Which lines of server.py hold a TODO?", "grep -n TODO server.py"),
+    ],
+    ids=["named", "action", "silent"],
+)
+async def test_a_failure_that_may_be_the_answer_is_not_sent_back(
+    make_conversation, write_script, tmp_path, sink, events, question, line
+):
+    (tmp_path / "server.py").write_text("print('hello')\n")
+    script = write_script(command(line), {"text": "It failed."})
+    conversation = await make_conversation(
+        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
+    )
+    result = await conversation.run_turn(question)
+    assert result.text == "It failed." and unanswered_events(sink) == []

@@ -55,6 +55,13 @@ EDIT_REFUSED_NUDGE = (
 )
 """Sent (not stored) with the next request, tools offered, after a reply that follows a refused
 ``edit_file`` call and calls nothing."""
+COMMAND_FAILED_NUDGE = (
+    "Your command `{command}` failed, so it did not answer my question:\n```\n{result}\n```\n"
+    "Find the answer another way (another command, or another tool), or say why you cannot. "
+    "My question was: {question}"
+)
+"""Sent (not stored) with the next request, tools offered, after a reply that follows a command
+of the model's own choosing that failed and said why, and calls nothing."""
 EDIT_CORRECTABLE = "; nothing was changed"
 """What ``edit_file`` says of a refusal the model can correct from what it is shown (no place,
 a text not found, a JSON or TOML file it would break); a FIFO or a path with a NUL it cannot."""
@@ -118,7 +125,7 @@ class ReplyChecks:
             return None
         question = str(turn.pending[0].value)
         if turn.calls:
-            reminder = _edit_refused(turn, question)
+            reminder = _edit_refused(turn, question) or _command_failed(turn, question)
         else:
             reminder = _looking(question, conversation.working_directory, conversation.tool_names)
         if reminder is None:
@@ -193,3 +200,42 @@ def _edit_refused(turn: TurnState, question: str) -> tuple[str, str] | None:
     result = cut_to(last.text.strip(), QUOTED_RESULTS_BYTES)
     nudge = EDIT_REFUSED_NUDGE.format(result=result, question=question.strip())
     return "it answers after edit_file was refused, and changed nothing", nudge
+
+
+def _command_failed(turn: TurnState, question: str) -> tuple[str, str] | None:
+    """When the turn's last result is a command the model chose (the question does not quote
+    it) that exited non-zero and said why on stderr, why the reply leaves the question open and
+    the reminder to find the answer another way; else None. Qwen2.5-Coder-0.5B ran `ls legacy
+    cache` for a text inside a file, and Qwen2.5-Coder-1.5B `pip show` on a file's name, and
+    each reported the failure as its answer. A command the person named is theirs: its failure
+    is the answer. One that failed silently (``grep`` finding nothing, ``test``) may have
+    answered, and one the policy refused begins ``error:``: neither is sent back; nor is one
+    after a request for an action ("Build it"), whose failure is what the person must hear."""
+    from wisp.agent.verification import answers  # at the first reply, as in ``check``
+
+    if not answers.ASKS_FOR_SOMETHING.search(question):
+        return None
+    last = turn.pending[-1].value
+    if not isinstance(last, ToolOutputValue) or last.tool != "run_command":
+        return None
+    call = turn.calls.get(last.call_id)
+    command = call.arguments.get("command") if call is not None else None
+    if not isinstance(command, str) or not command.strip() or command.strip() in question:
+        return None
+    if not _failed_saying_why(last.text):
+        return None
+    result = cut_to(last.text.strip(), QUOTED_RESULTS_BYTES)
+    nudge = COMMAND_FAILED_NUDGE.format(
+        command=command.strip(), result=result, question=question.strip()
+    )
+    return "it answers after its command failed, and the question is still open", nudge
+
+
+def _failed_saying_why(result: str) -> bool:
+    """Whether a ``run_command`` result is a non-zero exit with text on stderr, and not one the
+    person stopped."""
+    first, _, rest = result.partition("\n")
+    status = first.removeprefix("exit status: ")
+    if status == first or status.strip() in ("0", ""):
+        return False
+    return "\nstderr:\n" in f"\n{rest}" and "stopped: the person stopped" not in rest
