@@ -35,6 +35,16 @@ async def recorded_conversation(make_conversation, write_script, tmp_path, *resp
     return conversation, recording
 
 
+async def commanding(make_conversation, script, tmp_path):
+    """A conversation with the real ``run_command`` (the policy and the sandbox), its requests
+    recorded."""
+    tool = RunCommandTool(real_runner(tmp_path, tmp_path / "home"))
+    conversation = await make_conversation(script, [tool])
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    return conversation, recording
+
+
 def unanswered_events(sink):
     return [
         e.details
@@ -273,11 +283,7 @@ async def test_an_answer_about_this_computer_with_no_call_is_sent_back_to_look(
     (tmp_path / "server.py").write_text("# FIXME: drop the legacy cache\n")
     grep = {"tool_calls": [{"name": "run_command", "arguments": {"command": "grep -l legacy *"}}]}
     script = write_script({"text": FIND_ANSWER}, grep, {"text": "server.py holds it."})
-    conversation = await make_conversation(
-        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
-    )
-    recording = RecordingBackend(conversation.resolved.backend)
-    conversation.resolved.backend = recording
+    conversation, recording = await commanding(make_conversation, script, tmp_path)
     result = await conversation.run_turn(FIND)
     assert result.text == "server.py holds it."
     assert "server.py" in recording.requests[-1].messages[-1].content  # grep's real output
@@ -370,11 +376,7 @@ async def test_a_refusal_is_quoted_when_the_tools_are_withdrawn(
     # Qwen2.5-Coder-0.5B, its sudo denied, asked again and then explained how to run sudo.
     sudo = {"tool_calls": [{"name": "run_command", "arguments": {"command": "sudo true"}}]}
     script = write_script(sudo, sudo, {"text": "It was refused."})
-    conversation = await make_conversation(
-        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
-    )
-    recording = RecordingBackend(conversation.resolved.backend)
-    conversation.resolved.backend = recording
+    conversation, recording = await commanding(make_conversation, script, tmp_path)
     await conversation.run_turn("Run the command `sudo true` for me.")
     asked = recording.requests[-1].messages[-1].content
     assert (
@@ -401,11 +403,7 @@ async def test_an_answer_after_its_own_command_failed_is_sent_back_to_try_anothe
         command("ls legacy cache"), {"text": REPORTED},
         command("grep -l 'legacy cache' *"), {"text": "server.py holds it."},
     )  # fmt: skip
-    conversation = await make_conversation(
-        script, [RunCommandTool(real_runner(tmp_path, tmp_path / "home"))]
-    )
-    recording = RecordingBackend(conversation.resolved.backend)
-    conversation.resolved.backend = recording
+    conversation, recording = await commanding(make_conversation, script, tmp_path)
     result = await conversation.run_turn(FIND)
     assert result.text == "server.py holds it."
     reminded = recording.requests[2]
