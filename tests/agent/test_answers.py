@@ -384,7 +384,8 @@ async def test_a_refusal_is_quoted_when_the_tools_are_withdrawn(
         in asked
     )
     assert asked.endswith(
-        "Answer the question from these results, in plain text. Do not show commands."
+        "Answer the question from these results, in plain text. Do not show commands.\n"
+        "None of these gave the answer. If you do not know it, say so: do not guess."
     )
 
 
@@ -414,12 +415,40 @@ async def test_an_answer_after_its_own_command_failed_is_sent_back_to_try_anothe
         "exit status: 2\nstderr:\nls: cannot access 'legacy'"
     )  # ls's own words, from the real run
     assert nudge.endswith(
-        "Find the answer another way (another command, or another tool), or say why you "
-        f"cannot. My question was: {FIND}"
+        "Find the answer another way (another command), or say why you cannot. My question "
+        f"was: {FIND}"
     )
     (record,) = unanswered_events(sink)
     assert record.claims[0].reason == (
         "it answers after its command failed, and the question is still open"
+    )
+
+
+# Recorded: Qwen2.5-Coder-1.5B, after `python -m pip show pyproject.toml` failed.
+PIP_REPORTED = "The command failed because the package `pyproject.toml` was not found."
+VERSION = "What version is set in pyproject.toml?"
+
+
+async def test_the_reminder_names_the_other_tools_and_an_answer_from_failures_is_not_guessed(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    # The 1.5B ran the same failed command again after the reminder, and then, asked for the
+    # answer from its two failures, invented "0.1.0". Told of read_file, it read the file.
+    (tmp_path / "pyproject.toml").write_text('[project]\nversion = "3.7.2"\n')
+    failing = command("cat pyproject.cfg")
+    script = write_script(failing, {"text": PIP_REPORTED}, failing, {"text": "I cannot tell."})
+    tool = RunCommandTool(real_runner(tmp_path, tmp_path / "home"))
+    conversation = await make_conversation(script, [tool, ReadFileTool()])
+    recording = RecordingBackend(conversation.resolved.backend)
+    conversation.resolved.backend = recording
+    result = await conversation.run_turn(VERSION)
+    assert result.text == "I cannot tell."
+    nudge = recording.requests[2].messages[-1].content
+    assert "Find the answer another way (another command, or another tool: read_file)" in nudge
+    asked = recording.requests[-1].messages[-1].content
+    assert "I tried `cat pyproject.cfg`; it failed:" in asked
+    assert asked.endswith(
+        "None of these gave the answer. If you do not know it, say so: do not guess."
     )
 
 

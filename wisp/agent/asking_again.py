@@ -49,6 +49,9 @@ word of tools (there are none to call)."""
 ANSWER_FROM_RESULTS = "Answer the question from these results, in plain text. Do not show commands."
 """The last line of that request: a small model asked for an answer otherwise shows the
 command it ran ("```ls -l```")."""
+NOTHING_GAVE_IT = "None of these gave the answer. If you do not know it, say so: do not guess."
+"""After it, when every result failed: Qwen2.5-Coder-1.5B, its one command failed twice,
+answered "What version is set in pyproject.toml?" with an invented "0.1.0"."""
 
 
 def answer_request(conversation: Conversation, turn: TurnState, opening: str) -> ChatRequest:
@@ -80,19 +83,31 @@ def from_results(
     parts.append("This was already done for you:")
     parts.append(quoted_results([(_done(turn.calls.get(o.call_id), o), o.text) for o in results]))
     parts.append(ANSWER_FROM_RESULTS)
+    if all(o.text.startswith("error:") or failed_saying_why(o.text) for o in results):
+        parts.append(NOTHING_GAVE_IT)
     return "\n".join(parts)
 
 
 def _done(call: ToolCall | None, output: ToolOutputValue) -> str:
     """What was done, in the person's words: "I ran `ls -l`; its output", "I called read_file
     with {"path": "a.txt"}; it gave", "…; it failed"."""
-    failed = output.text.startswith("error:")
+    failed = output.text.startswith("error:") or failed_saying_why(output.text)
     arguments = call.arguments if call is not None else {}
     command = arguments.get("command") if output.tool == "run_command" else None
     if isinstance(command, str):
         return f"I tried `{command}`; it failed" if failed else f"I ran `{command}`; its output"
     made = f"I called {output.tool}" + (f" with {json.dumps(arguments)}" if arguments else "")
     return f"{made}; it failed" if failed else f"{made}; it gave"
+
+
+def failed_saying_why(result: str) -> bool:
+    """Whether a ``run_command`` result is a non-zero exit with text on stderr, and not one the
+    person stopped: a failure that says why (``grep`` finding nothing says nothing)."""
+    first, _, rest = result.partition("\n")
+    status = first.removeprefix("exit status: ")
+    if status == first or status.strip() in ("0", ""):
+        return False
+    return "\nstderr:\n" in f"\n{rest}" and "stopped: the person stopped" not in rest
 
 
 def restated(turn: TurnState, opening: str) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wisp.agent import checks
-from wisp.agent.asking_again import QUOTED_RESULTS_BYTES, cut_to, turn_results
+from wisp.agent.asking_again import QUOTED_RESULTS_BYTES, cut_to, failed_saying_why, turn_results
 from wisp.agent.events import TurnResult
 from wisp.agent.turn_state import TurnState
 from wisp.audit.event import AuditEvent
@@ -57,8 +57,7 @@ EDIT_REFUSED_NUDGE = (
 ``edit_file`` call and calls nothing."""
 COMMAND_FAILED_NUDGE = (
     "Your command `{command}` failed, so it did not answer my question:\n```\n{result}\n```\n"
-    "Find the answer another way (another command, or another tool), or say why you cannot. "
-    "My question was: {question}"
+    "Find the answer another way ({ways}), or say why you cannot. My question was: {question}"
 )
 """Sent (not stored) with the next request, tools offered, after a reply that follows a command
 of the model's own choosing that failed and said why, and calls nothing."""
@@ -222,20 +221,13 @@ def _command_failed(turn: TurnState, question: str) -> tuple[str, str] | None:
     command = call.arguments.get("command") if call is not None else None
     if not isinstance(command, str) or not command.strip() or command.strip() in question:
         return None
-    if not _failed_saying_why(last.text):
+    if not failed_saying_why(last.text):
         return None
     result = cut_to(last.text.strip(), QUOTED_RESULTS_BYTES)
+    others = [spec.name for spec in turn.offered if spec.name != "run_command"]
+    ways = "another command, or " + (f"another tool: {', '.join(others)}" if others else "")
     nudge = COMMAND_FAILED_NUDGE.format(
-        command=command.strip(), result=result, question=question.strip()
-    )
+        command=command.strip(), result=result, ways=ways.removesuffix(", or "),
+        question=question.strip(),
+    )  # fmt: skip
     return "it answers after its command failed, and the question is still open", nudge
-
-
-def _failed_saying_why(result: str) -> bool:
-    """Whether a ``run_command`` result is a non-zero exit with text on stderr, and not one the
-    person stopped."""
-    first, _, rest = result.partition("\n")
-    status = first.removeprefix("exit status: ")
-    if status == first or status.strip() in ("0", ""):
-        return False
-    return "\nstderr:\n" in f"\n{rest}" and "stopped: the person stopped" not in rest
