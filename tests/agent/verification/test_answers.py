@@ -30,6 +30,12 @@ RECORDED_UNANSWERED = [
         "it describes the results",
     ),
     (
+        "What is today's date?",
+        "The date and time provided is accurate and in the correct format.",
+        DATE,
+        "it acknowledges",
+    ),
+    (
         "Run a command to list the files in this folder, then tell me their names.",
         "The command executed successfully, and the output shows the names of the files in the "
         "current folder.",
@@ -68,6 +74,7 @@ def test_recorded_replies_that_answer_nothing_are_told_apart(question, reply, ou
         ("Thanks.", "it thanks"),
         ("The port is correct.", "it acknowledges"),
         ("Everything is right!", "it acknowledges"),
+        ("The port is valid, and well-formed.", "it acknowledges"),
         ("Let me know if you need anything else.", "it offers help"),
         ("I’m unable to help with that.", "it refuses"),
     ],
@@ -88,6 +95,7 @@ def test_thanks_acknowledgements_refusals_and_offers_answer_nothing(reply, shape
         "Today is 3 December 2026.",
         "I'm sorry, but the port is 8080, not 9090.",
         "That is correct: port = 8080 in config.ini.",
+        "The port is correct and set to 8080.",  # a verdict, then the value
         "Done.",  # after an edit, the answer
         "OK",
         "The file looks good.",

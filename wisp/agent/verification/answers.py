@@ -46,6 +46,11 @@ QUOTED = 200
 """A reply is quoted in the record up to this many characters."""
 
 _APOSTROPHE = r"['’]"
+_VERDICT = (
+    r"(?:correct|right|accurate|valid|well[- ]formed|(?:correctly|properly) formatted"
+    r"|in (?:the |a )?(?:correct|right|proper|expected|valid|standard) format)"
+)
+"""A word that only judges something ("accurate", "in the correct format"), never gives it."""
 SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "it refuses",
@@ -60,7 +65,7 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "it acknowledges",
         re.compile(
             r"^\W*(?:(?:the|this|that|it|everything|all)\b[^.!?]{0,60}?\s)?"
-            r"(?:is|are|was|were)\s+(?:all\s+)?(?:correct|right|accurate|valid)\W*$",
+            rf"(?:is|are|was|were)\s+(?:all\s+)?{_VERDICT}(?:,?\s+(?:and\s+)?{_VERDICT})*\W*$",
             re.IGNORECASE,
         ),
     ),
