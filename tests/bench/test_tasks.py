@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -85,6 +86,19 @@ def right_replies(never: Path) -> dict[str, list[dict[str, Any]]]:
             text(f"Python {python_version()} is installed."),
         ],
         "multiply": [text("391")],
+        # Held out, the second set.
+        "author": [call("read_file", path="package.json"), text("Grace Hopper.")],
+        "words": [call("run_command", command="wc -w poem.txt"), text("It has 14 words.")],
+        "append": [
+            call("edit_file", path="tasks.txt", mode="append", content="done\n"),
+            text("Added."),
+        ],
+        "newest": [call("run_command", command="ls -t | head -1"), text("zeta.csv")],
+        "kernel": [
+            call("run_command", command="uname -r"),
+            text(f"It runs Linux {os.uname().release}."),
+        ],
+        "minutes": [text("180", tokens=300)],
         # The story's first words stream, then it waits for a file that never comes: the
         # SIGINT, sent once text has streamed, is what ends it.
         "interrupt": [{"text": "Once upon a time, " * 20, "wait_for_file": str(never)}],
@@ -115,7 +129,9 @@ def test_a_model_that_does_each_task_right_passes_them_all(tmp_path: Path) -> No
     assert summary["passed"] == summary["tasks"] == len(tasks.TASKS) >= 12
     # The held out are counted apart.
     assert summary["heldOutPassed"] == summary["heldOutTasks"] == len(tasks.HELD_OUT) == 6
-    assert "held out 6/6" in tasks.table(report)
+    assert summary["secondHeldOutPassed"] == summary["secondHeldOutTasks"] == 6
+    assert "held out 6/6   second set 6/6" in tasks.table(report)
+    assert "held out, second set:\nauthor" in tasks.table(report)
     assert summary["wispFailures"] == summary["callsLeftAsText"] == summary["emptyReplies"] == 0
     assert summary["firstRequestPromptTokens"] == 300
     assert report.wisp.endswith("wisp/__init__.py")
