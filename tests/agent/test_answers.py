@@ -380,13 +380,10 @@ async def test_a_refusal_is_quoted_when_the_tools_are_withdrawn(
     await conversation.run_turn("Run the command `sudo true` for me.")
     asked = recording.requests[-1].messages[-1].content
     assert (
-        "I tried `sudo true`; it failed:\n```\nerror: command denied by policy: the command"
-        in asked
-    )
-    assert asked.endswith(
-        "Answer the question from these results, in plain text. Do not show commands.\n"
-        "None of these gave the answer. If you do not know it, say so: do not guess."
-    )
+        "This was tried, and it failed:\nI tried `sudo true`; it failed:\n```\n"
+        "error: command denied by policy: the command" in asked
+    )  # not "already done for you", which the 0.5B took for done
+    assert asked.endswith("Tell me in plain text what failed and why. Do not show commands.")
 
 
 def command(line: str) -> dict[str, Any]:
@@ -429,11 +426,12 @@ PIP_REPORTED = "The command failed because the package `pyproject.toml` was not 
 VERSION = "What version is set in pyproject.toml?"
 
 
-async def test_the_reminder_names_the_other_tools_and_an_answer_from_failures_is_not_guessed(
+async def test_the_reminder_names_the_other_tools_and_failures_alone_are_asked_what_failed(
     make_conversation, write_script, tmp_path, sink, events
 ):
     # The 1.5B ran the same failed command again after the reminder, and then, asked for the
-    # answer from its two failures, invented "0.1.0". Told of read_file, it read the file.
+    # answer from its two failures, invented "0.1.0"; asked what failed, it said so. Told of
+    # read_file, it read the file.
     (tmp_path / "pyproject.toml").write_text('[project]\nversion = "3.7.2"\n')
     failing = command("cat pyproject.cfg")
     script = write_script(failing, {"text": PIP_REPORTED}, failing, {"text": "I cannot tell."})
@@ -446,10 +444,8 @@ async def test_the_reminder_names_the_other_tools_and_an_answer_from_failures_is
     nudge = recording.requests[2].messages[-1].content
     assert "Find the answer another way (another command, or another tool: read_file)" in nudge
     asked = recording.requests[-1].messages[-1].content
-    assert "I tried `cat pyproject.cfg`; it failed:" in asked
-    assert asked.endswith(
-        "None of these gave the answer. If you do not know it, say so: do not guess."
-    )
+    assert "This was tried, and it failed:\nI tried `cat pyproject.cfg`; it failed:" in asked
+    assert asked.endswith("Tell me in plain text what failed and why. Do not show commands.")
 
 
 @pytest.mark.parametrize(

@@ -49,9 +49,14 @@ word of tools (there are none to call)."""
 ANSWER_FROM_RESULTS = "Answer the question from these results, in plain text. Do not show commands."
 """The last line of that request: a small model asked for an answer otherwise shows the
 command it ran ("```ls -l```")."""
-NOTHING_GAVE_IT = "None of these gave the answer. If you do not know it, say so: do not guess."
-"""After it, when every result failed: Qwen2.5-Coder-1.5B, its one command failed twice,
-answered "What version is set in pyproject.toml?" with an invented "0.1.0"."""
+DONE = "This was already done for you:"
+ALL_FAILED = "This was tried, and it failed:"
+TELL_WHAT_FAILED = "Tell me in plain text what failed and why. Do not show commands."
+"""In place of ``DONE`` and ``ANSWER_FROM_RESULTS`` when every result failed. Asked for the
+answer from failures alone, Qwen2.5-Coder-1.5B invented one ("0.1.0" for the version in a
+pyproject.toml only `pip show` had been tried on), and Qwen2.5-Coder-0.5B read "already done"
+as done ("The command `sudo apt-get update` was already done for you."), and a line telling it
+not to guess came back as its answer ("do not guess."). Asked what failed, both said so."""
 
 
 def answer_request(conversation: Conversation, turn: TurnState, opening: str) -> ChatRequest:
@@ -77,21 +82,26 @@ def from_results(
 ) -> str:
     """The message of a request for the answer that stands alone: the earlier question (what
     "it" may point to), the question, what was done with what it gave (a refusal too: it is
-    what the person must be told of), and the request for the answer."""
+    what the person must be told of), and the request for the answer; when every result
+    failed, "tried, and it failed" and the request to say what failed and why."""
     parts = [f"Earlier I asked: {_cut(earlier)}"] if earlier else []
     parts.append(f"Question: {_cut(str(turn.pending[0].value))}\n")
-    parts.append("This was already done for you:")
+    failed = all(_failed(output) for output in results)
+    parts.append(ALL_FAILED if failed else DONE)
     parts.append(quoted_results([(_done(turn.calls.get(o.call_id), o), o.text) for o in results]))
-    parts.append(ANSWER_FROM_RESULTS)
-    if all(o.text.startswith("error:") or failed_saying_why(o.text) for o in results):
-        parts.append(NOTHING_GAVE_IT)
+    parts.append(TELL_WHAT_FAILED if failed else ANSWER_FROM_RESULTS)
     return "\n".join(parts)
+
+
+def _failed(output: ToolOutputValue) -> bool:
+    """Whether a call failed: refused (``error:``), or a command that failed saying why."""
+    return output.text.startswith("error:") or failed_saying_why(output.text)
 
 
 def _done(call: ToolCall | None, output: ToolOutputValue) -> str:
     """What was done, in the person's words: "I ran `ls -l`; its output", "I called read_file
     with {"path": "a.txt"}; it gave", "…; it failed"."""
-    failed = output.text.startswith("error:") or failed_saying_why(output.text)
+    failed = _failed(output)
     arguments = call.arguments if call is not None else {}
     command = arguments.get("command") if output.tool == "run_command" else None
     if isinstance(command, str):
