@@ -24,7 +24,7 @@ SUFFIXES = {".py", ".md"}
 DATA_SUFFIXES_IN_CODE = {".json"}
 """Data files that carry prose beside the code (`wisp/policy/rules.json`'s `about`)."""
 
-DATA_FILE_NAMES = {"notes.md", "overview.md", "AGENTS.md", "CLAUDE.md"}
+DATA_FILE_NAMES = {"notes.md", "alpha.md", "overview.md", "AGENTS.md", "CLAUDE.md"}
 """`.md` names that tests use as files they make or paths in examples, not documents cited; and
 the guidance files wisp reads in a project's folders (docs/turn.md, "Guidance files")."""
 
