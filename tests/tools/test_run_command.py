@@ -93,10 +93,12 @@ def test_on_a_small_window_a_call_may_still_send_the_parameters_it_was_not_offer
 
 def run_in(tmp_path: Path, run_wisp: RunWisp, arguments: dict[str, object]) -> str:
     """One ``run_command`` call through ``wisp --yes`` started in ``tmp_path / "work"``; the
-    result the model got."""
+    result the model got. The prompt asks for an action, so a command that fails is reported
+    as it is, not sent back to be tried another way (docs/turn.md, "An answer that
+    answers")."""
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return one_shot(run_wisp, work, "list the files", arguments).stdout
+    return one_shot(run_wisp, work, "Run it in that folder.", arguments).stdout
 
 
 @pytest.mark.parametrize(("given", "folder"), [(".", "work"), ("src", "work/src")])
