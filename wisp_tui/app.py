@@ -24,6 +24,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
+from wisp.notify.sequences import TerminalNotices, sequence_for
 from wisp.protocol import (
     Activity,
     Approval,
@@ -51,7 +52,6 @@ from .clipboard import Clipboard
 from .completing import Completing
 from .dialog_queue import DialogQueue
 from .history import History, history_path
-from wisp.notify.sequences import TerminalNotices, sequence_for
 from .panels import PanelKind, Panels, Remembered
 from .screens.chat import ChatScreen
 from .screens.dialog import Dialog

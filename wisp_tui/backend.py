@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from wisp import __version__
+from wisp.notify.sequences import sequence_for
 from wisp.protocol import (
     ClientHello,
     Effect,
@@ -36,7 +37,6 @@ from wisp.protocol import (
     read_outbound,
 )
 from wisp.protocol import Message as MessageLine
-from wisp.notify.sequences import sequence_for
 from wisp_tui.process import Adopted, adopt, read_waiting
 from wisp_tui.spawn import NO_WISP, Spawned, close_unadopted, start, wisp_command
 
