@@ -225,9 +225,8 @@ def _command_failed(turn: TurnState, question: str) -> tuple[str, str] | None:
         return None
     result = cut_to(last.text.strip(), QUOTED_RESULTS_BYTES)
     others = [spec.name for spec in turn.offered if spec.name != "run_command"]
-    ways = "another command, or " + (f"another tool: {', '.join(others)}" if others else "")
+    ways = "another command" + (f", or another tool: {', '.join(others)}" if others else "")
     nudge = COMMAND_FAILED_NUDGE.format(
-        command=command.strip(), result=result, ways=ways.removesuffix(", or "),
-        question=question.strip(),
-    )  # fmt: skip
+        command=command.strip(), result=result, ways=ways, question=question.strip()
+    )
     return "it answers after its command failed, and the question is still open", nudge

@@ -24,6 +24,8 @@ TERM_GRACE = 2.0
 SWEEP_INTERVAL = 0.01
 SWEEP_SECONDS = 2.0
 """After the leader is reaped, SIGKILL the group every 10 ms for up to 2 s until it is gone."""
+KILLED_WAIT_SECONDS = 10.0
+"""How long ``end_group`` waits for the leader it killed to be reaped, its exit status known."""
 DRAIN_SECONDS = 1.0
 """Draining the pipes after exit is bounded: a descendant that left the group may hold them."""
 READ_CHUNK = 64 * 1024
@@ -243,9 +245,10 @@ async def end_group(process: asyncio.subprocess.Process) -> None:
         signal_group(process.pid, signal.SIGTERM)
         await asyncio.wait({exited}, timeout=TERM_GRACE)
         signal_group(process.pid, signal.SIGKILL)
-        # SIGKILL cannot be ignored, so this wait is short; without it the exit status could
-        # still be unknown on return (the child watcher reaps on its own thread).
-        await exited
+        # Without this wait the exit status could still be unknown on return (the child
+        # watcher reaps on its own thread). SIGKILL cannot be ignored, but a process in
+        # uninterruptible sleep outlives it for a while: bounded, so that never hangs the end.
+        await asyncio.wait({exited}, timeout=KILLED_WAIT_SECONDS)
     finally:
         signal_group(process.pid, signal.SIGKILL)
         exited.cancel()
