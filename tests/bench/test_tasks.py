@@ -99,6 +99,22 @@ def right_replies(never: Path) -> dict[str, list[dict[str, Any]]]:
             text(f"It runs Linux {os.uname().release}."),
         ],
         "minutes": [text("180", tokens=300)],
+        # Held out, the third set.
+        "crate": [call("read_file", path="Cargo.toml"), text("It is ferris-tools.")],
+        "functions": [
+            call("run_command", command="grep -c 'def ' utils.py"),
+            text("Four: slugify, home, get and clamp."),
+        ],
+        "status": [
+            call("edit_file", path="status.txt", mode="replace", find="draft", content="final"),
+            text("Changed."),
+        ],
+        "files": [call("run_command", command="ls | wc -l"), text("There are 5 files.")],
+        "cores": [
+            call("run_command", command="nproc"),
+            text(f"It has {len(os.sched_getaffinity(0))} cores."),
+        ],
+        "divide": [text("12", tokens=300)],
         # The story's first words stream, then it waits for a file that never comes: the
         # SIGINT, sent once text has streamed, is what ends it.
         "interrupt": [{"text": "Once upon a time, " * 20, "wait_for_file": str(never)}],
@@ -130,8 +146,10 @@ def test_a_model_that_does_each_task_right_passes_them_all(tmp_path: Path) -> No
     # The held out are counted apart.
     assert summary["heldOutPassed"] == summary["heldOutTasks"] == len(tasks.HELD_OUT) == 6
     assert summary["secondHeldOutPassed"] == summary["secondHeldOutTasks"] == 6
-    assert "held out 6/6   second set 6/6" in tasks.table(report)
+    assert summary["thirdHeldOutPassed"] == summary["thirdHeldOutTasks"] == 6
+    assert "held out 6/6   second set 6/6   third set 6/6" in tasks.table(report)
     assert "held out, second set:\nauthor" in tasks.table(report)
+    assert "held out, third set:\ncrate" in tasks.table(report)
     assert summary["wispFailures"] == summary["callsLeftAsText"] == summary["emptyReplies"] == 0
     assert summary["firstRequestPromptTokens"] == 300
     assert report.wisp.endswith("wisp/__init__.py")
@@ -259,3 +277,14 @@ def test_keep_leaves_each_tasks_folder_and_audit_log_to_read(tmp_path: Path) -> 
     again = subprocess.run(command, capture_output=True, text=True, check=False)
     assert again.returncode == 2
     assert f"--keep {kept}: already holds read, date" in again.stderr
+
+
+def test_list_names_every_task_and_its_set_with_no_model_given() -> None:
+    listed = subprocess.run(
+        [sys.executable, str(BENCH), "--list"], capture_output=True, text=True, check=True
+    ).stdout
+    assert len(listed.splitlines()) == len(tasks.ALL_TASKS) == 30
+    assert "crate      a value from a project file (held out, third set): " in listed
+    # Running needs a model, and says so.
+    ran = subprocess.run([sys.executable, str(BENCH)], capture_output=True, text=True, check=False)
+    assert ran.returncode == 2 and "-m/--model is required" in ran.stderr
