@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from wisp.agent.assessment import assessment_on, rule_tools
+from wisp.agent.assessment import answered_from_knowledge, assessment_on, rule_tools
 from wisp.agent.loop import Conversation
 from wisp.agent.types import Backend, ChatRequest, StreamEvent, Tool, ToolContext
 from wisp.audit import MemorySink
@@ -46,10 +46,48 @@ def test_rules_choose_the_tools_of_typical_prompts(prompt: str, tools: list[str]
 
 
 @pytest.mark.parametrize(
-    "prompt", ["What is the capital of France?", "Hello!", "What is 17 times 23?"]
+    "prompt", ["What is the capital of France?", "Hello!", "Explain what a race condition is."]
 )
 def test_the_rules_settle_nothing_for_a_question_of_knowledge(prompt: str) -> None:
     assert rule_tools(prompt, TOOLS) == []
+    assert not answered_from_knowledge(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "What is 17 multiplied by 23? Answer with the number only.",
+        "What is 17 times 23?",
+        "What is 2+2?",
+        "What is 250 - 75?",
+        "What is 15 percent of 80?",
+        "What is the square root of 144?",
+        "How many minutes are there in 3 hours?",
+        "How many seconds in a day?",
+        "How many bytes are in a kilobyte?",
+    ],
+)
+def test_arithmetic_is_answered_from_what_the_model_knows(prompt: str) -> None:
+    assert answered_from_knowledge(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "What happened in 1939-1945?",  # a span of years, not a subtraction
+        "Is 2024-05-01 a Monday?",
+        "How many commits are on this branch?",
+        "How many users are logged in?",
+        "Which is newer, python3.11 or 3.12?",
+        "How many TODO comments are in main.py?",
+        # A sum beside a file or a command is about them: their rules' tools are offered.
+        "How many lines are in 2 files, a.txt and b.txt?",
+        "Run `expr 2 + 3` for me.",
+        "What is 17 times the number of lines in data.csv?",
+    ],
+)
+def test_numbers_that_are_no_sum_are_not_arithmetic(prompt: str) -> None:
+    assert not answered_from_knowledge(prompt)
 
 
 def test_a_rule_s_tool_the_conversation_lacks_is_passed_over() -> None:
@@ -149,6 +187,22 @@ async def test_rules_settle_the_tools_and_the_request_offers_only_them(
     }
     kinds = [e.kind for e in sink.events]
     assert kinds.index("prompt") < kinds.index("context.assessment") < kinds.index("response")
+
+
+async def test_arithmetic_offers_no_tools_and_asks_no_model(
+    make_conversation: MakeConversation, write_script: Callable[..., Path], sink: MemorySink
+) -> None:
+    conversation, recording = await assessed(make_conversation, write_script, {"text": "391"})
+    result = await conversation.run_turn(
+        "What is 17 multiplied by 23? Answer with the number only."
+    )
+    assert result.outcome == "ok" and result.text == "391"
+    (request,) = recording.requests  # the turn's one request: no assessment call before it
+    assert offered(request) == []
+    assert [spec.name for spec in request.withheld] == ["read_file", "current_date"]
+    (details,) = assessments(sink)
+    assert (details["method"], details["tools"], details["ruleTools"]) == ("rules", [], [])
+    assert details["bytes"] == 0 and "model" not in details
 
 
 async def test_a_model_call_chooses_when_the_rules_settle_nothing(
@@ -258,11 +312,6 @@ RECORDED = [
         ["read_file"],
     ),
     (
-        "What is 17 times 23?",
-        '{"tools": ["run_command", "current_date"], "intent": "calculate 17 * 23"}',
-        ["current_date"],
-    ),
-    (
         "Hello!",
         '{"tools": ["current_date", "run_command", "read_file", "edit_file", "inspect", '
         '"system_info", "ask"], "intent": "ask"}',
@@ -280,9 +329,10 @@ RECORDED_15B = [
         [],
     ),
     (
-        "What is 17 times 23?",
-        '{"tools": ["run_command"], "intent": "Calculate the product of 17 and 23"}',
-        [],
+        "Explain what a race condition is.",
+        '```json\n{"tools": ["run_command", "read_file"], "intent": "Explain what a race '
+        'condition is"}\n```',
+        ["read_file"],
     ),
     ("Hello!", '{"tools": ["ask"], "intent": "Hello!"}', []),
 ]

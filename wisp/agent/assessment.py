@@ -4,10 +4,10 @@ assessment per request").
 On a small window every tool offered costs prompt tokens the model reads each request, and a
 small model picks better among few tools than among many. So before a turn's first request the
 ``Assessor`` chooses the tools it offers: by ``RULES`` first (a file named in the prompt, a date,
-a command), and only when no rule settles it by one call to a model (routed as the task
-``assess``) asking for the tools as JSON. A reply that calls a tool the turn did not offer gets
-the same request again with every tool (``method: retry``). Each choice is recorded as
-``context.assessment``; none of it ever enters the model's context.
+a command; arithmetic, none), and only when no rule settles it by one call to a model (routed
+as the task ``assess``) asking for the tools as JSON. A reply that calls a tool the turn did not
+offer gets the same request again with every tool (``method: retry``). Each choice is recorded
+as ``context.assessment``; none of it ever enters the model's context.
 """
 
 from __future__ import annotations
@@ -106,6 +106,39 @@ RULES: tuple[Rule, ...] = (
 assessment per request", lists them). A rule's tool the conversation lacks is passed over."""
 
 
+_NUMBER = r"\d+(?:[.,]\d+)*"
+_UNITS = (
+    r"(?:milli|micro|nano)?seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|"
+    r"centuries|century|(?:milli|centi|kilo)?met(?:er|re)s?|inch(?:es)?|feet|foot|yards?|"
+    r"miles?|(?:milli|kilo)?grams?|pounds?|ounces?|(?:milli)?lit(?:er|re)s?|gallons?|"
+    r"(?:kilo|mega|giga|tera)?bytes?|bits?|dozens?"
+)
+ARITHMETIC = re.compile(
+    rf"(?<![\w.-]){_NUMBER}\s*(?:[+*×÷^]|\s[-/]\s|x(?=\s*\d)|plus|minus|times|multiplied by|"
+    rf"divided by|to the power of|mod(?:ulo)?)\s*{_NUMBER}(?![\w-])"
+    rf"|{_NUMBER}\s*(?:%|percent|per cent)\s+of\s+{_NUMBER}"
+    rf"|\b(?:square|cube) root of\s+{_NUMBER}|{_NUMBER}\s+(?:squared|cubed)\b"
+    rf"|\bhow many\s+(?:{_UNITS})\s+(?:are\s+)?(?:there\s+)?in\s+(?:a|an|one|{_NUMBER})\s+"
+    rf"(?:{_UNITS})\b",
+    re.IGNORECASE,
+)
+"""A sum, a product, a share or a conversion between units (``17 times 23``, ``15% of 80``,
+``how many minutes in 3 hours``): what a model answers from what it knows. A prompt that is
+one and matches no rule offers no tools, with no model call: a small model offered
+``run_command`` for it echoes the expression (``echo 17 * 23``) or miscounts, and without
+tools answers it."""
+
+
+def answered_from_knowledge(prompt: str) -> bool:
+    """Whether ``prompt`` is arithmetic the model answers without a tool: it holds a sum or a
+    conversion (``ARITHMETIC``), and nothing outside it matches a rule (``How many TODOs in
+    main.py`` names a file; ``Run `expr 2 + 3``` a command)."""
+    if ARITHMETIC.search(prompt) is None:
+        return False
+    rest = ARITHMETIC.sub(" ", prompt)
+    return not any(rule.pattern.search(rest) for rule in RULES)
+
+
 def rule_tools(prompt: str, registered: Sequence[str]) -> list[str]:
     """The tools the rules give ``prompt``, in the conversation's order; none when no rule
     matched (the rules settle nothing)."""
@@ -185,10 +218,11 @@ class Assessor:
             return Choice(specs, [])
         started = time.monotonic()
         registered = [spec.name for spec in specs]
-        ruled = rule_tools(prompt, registered)
+        arithmetic = answered_from_knowledge(prompt)
+        ruled = [] if arithmetic else rule_tools(prompt, registered)
         details = _assessment("rules", ruled, ruled, registered)
         details.facts = list(facts or [])
-        if not ruled:
+        if not ruled and not arithmetic:
             await self._ask(details, prompt, specs, conversation)
         details.seconds = round(time.monotonic() - started, 3)
         self.recorder.record(details)
