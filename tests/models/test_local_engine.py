@@ -108,8 +108,12 @@ def test_text_then_qwens_tool_call_the_rest_is_an_offered_tools_call_and_its_clo
 
 def test_a_reply_that_opens_no_call_is_what_the_model_writes_unwatched(engine: Engine) -> None:
     question = "Who are you?"
+    # Each from an empty cache: a prompt evaluated in other batches (its prefix reused from the
+    # cache) can differ in the last bits of its logits and flip a near-tie, watched or not.
+    engine._llm.reset()
     reply, _ = generated(engine, as_qwen(ask(engine, question)), max_tokens=40)
     assert reply.strip() and "{" not in reply
+    engine._llm.reset()
     assert generated(engine, ask(engine, question, grammar=False), max_tokens=40)[0] == reply
 
 

@@ -43,8 +43,9 @@ class RunCommandTool:
 
     name = "run_command"
     description = (
-        "Run a shell command such as `ls`, `git status`, `wc -l FILE` or `grep -rn TEXT .` and "
-        "get its output. Risky commands need approval."
+        "Run a shell command and get its output, such as `ls -lt` (newest first), `ls -lS` "
+        "(largest first), `wc -l FILE` (lines), `wc -w FILE` (words), `grep -rn TEXT .` "
+        "(search), `git status` (in a repository). Risky commands need approval."
     )
     parameters = schema_of(RunCommandArgs)
     extra_parameters = ("workingDirectory", "timeoutSeconds", "outsideSandbox")
