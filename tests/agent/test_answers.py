@@ -350,7 +350,9 @@ async def test_an_answer_after_a_refused_edit_is_sent_back_to_make_it(
         "Your edit_file call was refused, so nothing was changed:\n```\n"
         "error: replace needs line (a line number) or find (the exact text to replace); nothing "
         'was changed. settings.json reads:\n1\t{\n2\t  "port": 8080\n3\t}\n'
-        "[end of file: 3 lines]\n```\n"
+        "[end of file: 3 lines]\n"
+        'To change "8080" to "9090" on line 2 ("  \\"port\\": 8080"), call again with find '
+        '"8080" and content "9090".\n```\n'
         "What to correct is said there: make the call again, corrected, or say why you cannot. "
         "My question was: " + PORT
     )

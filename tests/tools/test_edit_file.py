@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 from pathlib import Path
@@ -208,9 +209,16 @@ async def test_replace_needs_line_or_find_and_shows_a_small_file(
     assert result == (
         "error: replace needs line (a line number) or find (the exact text to replace); nothing "
         'was changed. settings.json reads:\n1\t{\n2\t  "name": "demo",\n3\t  "port": 8080\n'
-        "4\t}\n[end of file: 4 lines]"
+        "4\t}\n[end of file: 4 lines]\n"
+        # The one line like the content, and the call that changes what differs.
+        'To change "8080" to "9090" on line 3 ("  \\"port\\": 8080"), call again with find '
+        '"8080" and content "9090".'
     )
     assert (workdir / "settings.json").read_text().count("8080") == 1
+    # The call the refusal names makes the edit that was meant, and the file stays JSON.
+    done = await edit(context, path="settings.json", mode="replace", find="8080", content="9090")
+    assert done.startswith("replaced at line 3")
+    assert json.loads((workdir / "settings.json").read_text())["port"] == 9090
 
 
 SETTINGS = '{\n  "name": "demo",\n  "port": 8080,\n  "debug": false\n}\n'
@@ -228,11 +236,55 @@ async def test_an_edit_that_breaks_a_json_file_is_refused_and_changes_nothing(
         'settings.json reads:\n1\t{\n2\t  "name": "demo",\n3\t  "port": 8080,\n'
     )
     assert (workdir / "settings.json").read_text() == SETTINGS
+    assert result.endswith(
+        '[end of file: 5 lines]\nTo change "8080" to "9090" on line 3 ("  \\"port\\": 8080,"), '
+        'call again with find "8080" and content "9090".'
+    )
     fixed = await edit(
         context, path="settings.json", mode="replace", line=3, content='"port": 9090,'
     )
     assert fixed.startswith("replaced at line 3")
     assert '"port": 9090,' in (workdir / "settings.json").read_text()
+
+
+async def test_a_find_written_loosely_is_pointed_to_the_line_it_meant(
+    context: ToolContext, workdir: Path
+) -> None:
+    # Recorded: Qwen2.5-Coder-0.5B sent this find twice, for a file holding "port": 8080.
+    (workdir / "settings.json").write_text(SETTINGS)
+    result = await edit(
+        context, path="settings.json", mode="replace", find="port: 8080", content="port: 9090"
+    )
+    assert result.startswith('error: text to replace not found: "port: 8080"; nothing was')
+    assert result.endswith('call again with find "8080" and content "9090".')
+
+
+@pytest.mark.parametrize(
+    ("before", "arguments", "way"),
+    [
+        # The word that differs is on two lines: the line is named, to be sent whole.
+        (
+            "a = 1\nb = 1\n",
+            {"content": "a = 2"},
+            'Line 1 reads "a = 1": to replace it, call again with line 1 and the whole new line '
+            "as content.",
+        ),
+        ("a = 1\nb = 1\n", {"content": "1"}, ""),  # two lines alike: no line is plainly the one
+        ("a = 1\n", {"content": "something else"}, ""),  # no line alike
+        ("a = 1\n", {"content": "a = 2", "line": 7}, ""),  # no such line: its own refusal
+    ],
+)
+async def test_a_refused_replace_names_a_way_only_when_one_line_is_plainly_meant(
+    context: ToolContext, workdir: Path, before: str, arguments: dict[str, Any], way: str
+) -> None:
+    (workdir / "a.txt").write_text(before)
+    result = await edit(context, path="a.txt", mode="replace", **arguments)
+    assert result.startswith("error: ")
+    if way:
+        assert result.endswith("\n" + way)
+    else:
+        assert "call again" not in result
+    assert (workdir / "a.txt").read_text() == before
 
 
 @pytest.mark.parametrize(
