@@ -247,7 +247,9 @@ class Task:
     apart (``HELD_OUT``). 2: the second six held out (``SECOND_HELD_OUT``), written and committed
     before any model ran them, once the first six's failures had been read and one change had
     been tried on them. 3: the third six (``THIRD_HELD_OUT``), written and committed before any
-    model ran them, once the second six's failures had been read too: the clean measure since."""
+    model ran them, once the second six's failures had been read too. 4: the fourth six
+    (``FOURTH_HELD_OUT``), likewise, once the third six's had been read: the clean measure
+    since."""
 
 
 def _arg(arguments: Any, *keys: str) -> str:
@@ -868,6 +870,116 @@ THIRD_HELD_OUT: tuple[Task, ...] = (
     ),
 )
 
+
+# -- held out, the fourth set ---------------------------------------------------------------------
+# Six more in the same style, written and committed before any model ran them, once the third
+# six's failures had been read (docs/performance.md): the set no work has seen.
+
+# host
+APP_INI = "[server]\nhost = 0.0.0.0\nport = 8000\n\n[database]\nhost = db7.internal\nuser = app\n"
+
+# rows
+SALES_CSV = "region,amount\n" + "".join(f"r{n},{n * 10}\n" for n in range(1, 9))
+"""A header and eight rows."""
+
+
+def _rows(run: Run) -> str | None:
+    if re.search(r"\b(8|eight)\b", run.reply, re.IGNORECASE):
+        return None
+    return "the reply does not say 8"
+
+
+# remove
+def _removed(run: Run) -> str | None:
+    try:
+        text = (run.folder / "items.txt").read_text()
+    except OSError:
+        return "items.txt is gone"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines != ["keep this", "keep that too"]:
+        return f"items.txt holds {lines!r}, not the two lines to keep"
+    return None
+
+
+# longest
+LINED = {"short.txt": 3, "long.txt": 40, "medium.txt": 12}
+
+
+def _lined_files(folder: Path) -> None:
+    for name, count in LINED.items():
+        (folder / name).write_text("".join(f"line {n}\n" for n in range(1, count + 1)))
+
+
+# hostname
+def _hostname(run: Run) -> str | None:
+    name = os.uname().nodename
+    if name and name.lower() in run.reply.lower():
+        return None
+    return f"the reply does not say {name!r}"
+
+
+FOURTH_HELD_OUT: tuple[Task, ...] = (
+    Task(
+        "host",
+        "a value from a project file",
+        "What is the host in the database section of app.ini?",
+        _mentions(r"db7\.internal"),
+        lambda f: _write(f, {"app.ini": APP_INI}),
+        _reads("app.ini"),
+        ("read_file", "run_command"),
+        held_out=4,
+    ),
+    Task(
+        "rows",
+        "counting rows in a file",
+        "How many rows of data are in sales.csv, not counting the header?",
+        _rows,
+        lambda f: _write(f, {"sales.csv": SALES_CSV}),
+        _reads("sales.csv"),
+        ("read_file", "run_command"),
+        held_out=4,
+    ),
+    Task(
+        "remove",
+        "removing a line from a file",
+        "Remove the line saying obsolete from items.txt.",
+        _removed,
+        lambda f: _write(f, {"items.txt": "keep this\nobsolete\nkeep that too\n"}),
+        _writes("items.txt"),
+        ("edit_file", "run_command"),
+        held_out=4,
+    ),
+    Task(
+        "longest",
+        "comparing files by their lines",
+        "Which file in this folder has the most lines? Run a command to find out.",
+        _mentions(r"long\.txt"),
+        _lined_files,
+        _command(r"\bwc\b|\bfind\b|\bawk\b|\bgrep\b"),
+        ("run_command",),
+        held_out=4,
+    ),
+    Task(
+        "hostname",
+        "a fact about the machine",
+        "What is the hostname of this machine?",
+        _hostname,
+        right_call=_either(
+            _command(r"hostname|uname|/etc/hostname"),
+            lambda tool, arguments: tool == "system_info",
+        ),
+        right_tools=("run_command", "system_info"),
+        held_out=4,
+    ),
+    Task(
+        "plus",
+        "arithmetic that needs no tool",
+        "What is 45 plus 38? Answer with the number only.",
+        _mentions(r"\b83\b"),
+        held_out=4,
+    ),
+)
+
 # -- judging a run --------------------------------------------------------------------------------
 
 _JSON_CALL_FORM = r"""["'](?:name|function|tool|tool_name)["']\s*:\s*["']{tool}["']"""
@@ -1093,8 +1205,9 @@ HELD_OUT_SETS = {
     1: HeldOutSet("heldOut", "held out", "held out"),
     2: HeldOutSet("secondHeldOut", "held out, second set", "second set"),
     3: HeldOutSet("thirdHeldOut", "held out, third set", "third set"),
+    4: HeldOutSet("fourthHeldOut", "held out, fourth set", "fourth set"),
 }
-ALL_TASKS = (*TASKS, *HELD_OUT, *SECOND_HELD_OUT, *THIRD_HELD_OUT)
+ALL_TASKS = (*TASKS, *HELD_OUT, *SECOND_HELD_OUT, *THIRD_HELD_OUT, *FOURTH_HELD_OUT)
 HELD_OUT_NAMES = {task.name: task.held_out for task in ALL_TASKS if task.held_out}
 """Each held-out task's set (a key of ``HELD_OUT_SETS``)."""
 

@@ -85,7 +85,7 @@ def right_replies(never: Path) -> dict[str, list[dict[str, Any]]]:
             call("run_command", command="python3 --version"),
             text(f"Python {python_version()} is installed."),
         ],
-        "multiply": [text("391")],
+        "multiply": [text("391", tokens=300)],
         # Held out, the second set.
         "author": [call("read_file", path="package.json"), text("Grace Hopper.")],
         "words": [call("run_command", command="wc -w poem.txt"), text("It has 14 words.")],
@@ -115,6 +115,18 @@ def right_replies(never: Path) -> dict[str, list[dict[str, Any]]]:
             text(f"It has {len(os.sched_getaffinity(0))} cores."),
         ],
         "divide": [text("12", tokens=300)],
+        # Held out, the fourth set.
+        "host": [call("read_file", path="app.ini"), text("db7.internal")],
+        "rows": [call("run_command", command="tail -n +2 sales.csv | wc -l"), text("8 rows.")],
+        # No rule offers edit_file for "remove": the first call is withheld, and retried.
+        "remove": [
+            call("edit_file", path="items.txt", mode="replace", find="obsolete\n", content=""),
+            call("edit_file", path="items.txt", mode="replace", find="obsolete\n", content=""),
+            text("Removed."),
+        ],
+        "longest": [call("run_command", command="wc -l *.txt"), text("long.txt, 40 lines.")],
+        "hostname": [call("run_command", command="hostname"), text(os.uname().nodename)],
+        "plus": [text("83", tokens=300)],
         # The story's first words stream, then it waits for a file that never comes: the
         # SIGINT, sent once text has streamed, is what ends it.
         "interrupt": [{"text": "Once upon a time, " * 20, "wait_for_file": str(never)}],
@@ -147,7 +159,8 @@ def test_a_model_that_does_each_task_right_passes_them_all(tmp_path: Path) -> No
     assert summary["heldOutPassed"] == summary["heldOutTasks"] == len(tasks.HELD_OUT) == 6
     assert summary["secondHeldOutPassed"] == summary["secondHeldOutTasks"] == 6
     assert summary["thirdHeldOutPassed"] == summary["thirdHeldOutTasks"] == 6
-    assert "held out 6/6   second set 6/6   third set 6/6" in tasks.table(report)
+    assert summary["fourthHeldOutPassed"] == summary["fourthHeldOutTasks"] == 6
+    assert "held out 6/6   second set 6/6   third set 6/6   fourth set 6/6" in tasks.table(report)
     assert "held out, second set:\nauthor" in tasks.table(report)
     assert "held out, third set:\ncrate" in tasks.table(report)
     assert summary["wispFailures"] == summary["callsLeftAsText"] == summary["emptyReplies"] == 0
@@ -283,7 +296,7 @@ def test_list_names_every_task_and_its_set_with_no_model_given() -> None:
     listed = subprocess.run(
         [sys.executable, str(BENCH), "--list"], capture_output=True, text=True, check=True
     ).stdout
-    assert len(listed.splitlines()) == len(tasks.ALL_TASKS) == 30
+    assert len(listed.splitlines()) == len(tasks.ALL_TASKS) == 36
     assert "crate      a value from a project file (held out, third set): " in listed
     # Running needs a model, and says so.
     ran = subprocess.run([sys.executable, str(BENCH)], capture_output=True, text=True, check=False)
