@@ -269,6 +269,48 @@ async def test_the_reminder_is_sent_once_a_turn(
     assert result.text == "It sets port 8080, I think." and len(recording.requests) == 2
 
 
+# Recorded: Qwen2.5-Coder-1.5B, sent back to read the file it had answered about.
+ANNOUNCED = "To answer your question, I need to read the file utils.py."
+FUNCTIONS = "How many functions are defined in utils.py?"
+
+
+async def test_a_reply_that_only_says_what_it_will_do_is_told_to_do_it(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    (tmp_path / "utils.py").write_text("def a():\n    pass\n\n\ndef b():\n    pass\n")
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "utils.py"}}]}
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        {"text": "There are 3 functions defined in utils.py."}, {"text": ANNOUNCED}, read,
+        {"text": "There are 2 functions: a and b."},
+    )  # fmt: skip
+    result = await conversation.run_turn(FUNCTIONS)
+    assert result.text == "There are 2 functions: a and b."
+    _, unread, urged, _ = recording.requests
+    assert unread.messages[-1].content.startswith("You answered without reading utils.py.")
+    assert urged.tools  # tools offered, so it can make the call it named
+    assert urged.messages[-1].content == (
+        "You said what you would do, but made no call. Make the call now, then answer my "
+        "question: " + FUNCTIONS
+    )
+    reasons = [record.claims[0].reason for record in unanswered_events(sink)]
+    assert reasons == [
+        "it answers about utils.py without reading it",
+        "it says what it will do, and makes no call",
+    ]
+
+
+async def test_a_model_that_only_says_what_it_will_do_is_told_once_a_turn(
+    make_conversation, write_script, tmp_path, sink, events
+):
+    conversation, recording = await recorded_conversation(
+        make_conversation, write_script, tmp_path,
+        {"text": "Let me check the date."}, {"text": "I will check the date."},
+    )  # fmt: skip
+    result = await conversation.run_turn("Is it a weekday?")
+    assert result.text == "I will check the date." and len(recording.requests) == 2
+
+
 # Recorded: Qwen2.5-Coder-0.5B, which called nothing.
 FIND_ANSWER = (
     "The file 'legacy cache' is located in the following folder: "

@@ -61,6 +61,12 @@ COMMAND_FAILED_NUDGE = (
 )
 """Sent (not stored) with the next request, tools offered, after a reply that follows a command
 of the model's own choosing that failed and said why, and calls nothing."""
+ANNOUNCED_NUDGE = (
+    "You said what you would do, but made no call. Make the call now, then answer my question: "
+    "{question}"
+)
+"""Sent (not stored) with the next request, tools offered, after a reply that only says what
+the model will do next ("I need to read the file utils.py.") and calls nothing."""
 EDIT_CORRECTABLE = "; nothing was changed"
 """What ``edit_file`` says of a refusal the model can correct from what it is shown (no place,
 a text not found, a JSON or TOML file it would break); a FIFO or a path with a NUL it cannot."""
@@ -114,25 +120,28 @@ class ReplyChecks:
         that names a file in the working folder (Qwen2.5-Coder-0.5B explained "the error in
         app.log" without reading it) or asks about this computer in so many words ("Which file
         in this folder contains…": it named a folder of a Windows machine); or right after a
-        refused ``edit_file`` call. ``response.verification`` is recorded (status
-        ``unanswered``). Once a turn, never once the tools were withdrawn; None under
+        refused ``edit_file`` call. Once a turn. Besides, once a turn too, a reply that only
+        says what the model will do next and calls nothing, with tools offered, is told to make
+        the call: Qwen2.5-Coder-1.5B, sent back to read a file, answered "I need to read the
+        file utils.py." and stopped. ``response.verification`` is recorded (status
+        ``unanswered``). Never once the tools were withdrawn; None under
         ``verification.mode`` ``off``."""
         conversation = self.conversation
-        if turn.reminded or turn.looped is not None:
-            return None
-        if conversation.config.settings.verification.mode == "off":
-            return None
-        question = str(turn.pending[0].value)
-        if turn.calls:
-            reminder = _edit_refused(turn, question) or _command_failed(turn, question)
-        else:
-            reminder = _looking(question, conversation.working_directory, conversation.tool_names)
-        if reminder is None:
+        if turn.looped is not None or conversation.config.settings.verification.mode == "off":
             return None
         from wisp.agent.verification import answers  # at the first reply, as in ``check``
 
+        question = str(turn.pending[0].value)
+        reminder = None if turn.reminded else self._looked_or_corrected(turn, question)
+        if reminder is not None:
+            turn.reminded = True
+        elif not turn.urged and turn.offered and answers.announces(text):
+            turn.urged = True
+            why = "it says what it will do, and makes no call"
+            reminder = why, ANNOUNCED_NUDGE.format(question=question.strip())
+        if reminder is None:
+            return None
         why, nudge = reminder
-        turn.reminded = True
         claim = VerifiedClaim(reader=answers.NAME, claim=answers.quoted(text), reason=why)
         details = ResponseVerification(
             method="readers", status="unanswered", claims=[claim], calls=len(turn.calls),
@@ -140,6 +149,12 @@ class ReplyChecks:
         )  # fmt: skip
         conversation.recorder.record(details)
         return nudge
+
+    def _looked_or_corrected(self, turn: TurnState, question: str) -> tuple[str, str] | None:
+        if turn.calls:
+            return _edit_refused(turn, question) or _command_failed(turn, question)
+        conversation = self.conversation
+        return _looking(question, conversation.working_directory, conversation.tool_names)
 
     def unanswered(self, turn: TurnState, text: str) -> str | None:
         """When ``text``, the turn's reply, follows the turn's tool results and answers nothing

@@ -39,6 +39,9 @@ class TurnState(msgspec.Struct):
     """Sent (not stored) with the next request only: the model answered without looking, or
     after a refused edit (``ReplyChecks.reminder``)."""
     reminded: bool = False
+    urged: bool = False
+    """The model said what it would do and made no call, and was told to make it (once a turn:
+    ``ReplyChecks.reminder``)."""
     offered: list[ToolSpec] = msgspec.field(default_factory=list)
     """The tools the turn's last request with tools offered: a request asked again keeps them
     in its prompt (``ChatRequest.kept_in_prompt``)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from wisp.agent.verification.answers import quoted, unanswered, uses_results
+from wisp.agent.verification.answers import announces, quoted, unanswered, uses_results
 
 DATE = "2026-12-03T21:15:41Z (UTC)"
 CSV = "".join(f"{n}\t{n - 1},item{n - 1},{n * 7 % 100}\n" for n in range(2, 38))
@@ -60,6 +60,29 @@ RECORDED_UNANSWERED.append(
         "it only shows a command",
     )
 )
+
+
+LONG_LISTING = (
+    "exit status: 0\nstdout:\ntotal 12\n-rw-r--r-- 1 root root 2 Dec  4 23:13 alpha.txt\n"
+    "-rw-r--r-- 1 root root 2 Dec  4 23:13 beta.py\n-rw-r--r-- 1 root root 2 Dec  4 23:13 gamma.cfg"
+)
+# Recorded: Qwen2.5-Coder-1.5B, each right after its command's output.
+RECORDED_UNANSWERED += [
+    (
+        "Run a command to list the files in this folder, then tell me their names.",
+        "The command `ls -l` successfully listed the files in the current folder. The output "
+        "shows the total number of files and their sizes, as well as the names of the files.",
+        LONG_LISTING,  # "total" is in it, and says nothing of the files
+        "it describes the results",
+    ),
+    (
+        "How many files are in this folder? Run a command to count them.",
+        "The command `ls -l | wc -l` successfully executed and returned the number of files in "
+        "the current directory.",
+        "exit status: 0\nstdout:\n6",
+        "it describes the results",
+    ),
+]
 
 
 @pytest.mark.parametrize(("question", "reply", "output", "shape"), RECORDED_UNANSWERED)
@@ -152,6 +175,18 @@ def test_describing_a_run_answers_a_request_that_asked_for_nothing(reply):
     assert unanswered(reply, "Which tests fail?", ["12 passed in 0.4s"]) is not None
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The command returned the number of files: 6.",
+        "The output shows the total: 12.",
+        "The command successfully listed the files: alpha.txt, beta.py and gamma.cfg.",
+    ],
+)
+def test_describing_results_with_what_they_hold_is_an_answer(reply):
+    assert unanswered(reply, "How many files are in this folder?", [LONG_LISTING + "\n6"]) is None
+
+
 def test_describing_results_while_giving_them_is_an_answer():
     listing = "alpha.txt\nbeta.py\ngamma.cfg"
     reply = "The command executed successfully: the files are alpha.txt, beta.py and gamma.cfg."
@@ -160,3 +195,29 @@ def test_describing_results_while_giving_them_is_an_answer():
 
 def test_a_command_alone_answers_a_request_to_run_one():
     assert unanswered("`make test`", "Run the tests.", ["exit status: 0"]) is None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "To answer your question, I need to read the file utils.py.",  # recorded, the 1.5B
+        "Let me check the file.",
+        "I'll run `wc -w poem.txt` to count the words.",
+        "First, I will use read_file to open config.ini.",
+    ],
+)
+def test_a_reply_that_only_says_what_it_will_do_announces(reply):
+    assert announces(reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "There are 4 functions.",
+        "Let me know if you need anything else.",
+        "Which file should I read?",  # it asks the person
+        "I will " + "explain at length " * 20 + "and read it.",  # long: it says more
+    ],
+)
+def test_answers_questions_and_long_replies_do_not_announce(reply):
+    assert not announces(reply)

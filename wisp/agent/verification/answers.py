@@ -74,9 +74,11 @@ SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:executed|ran|run|completed|finished|worked)\s+successfully\b"
             r"|\b(?:correctly|properly|successfully)\s+(?:formatted|displayed|shown|listed|"
-            r"retrieved|read|printed|returned)\b"
+            r"retrieved|read|printed|returned|executed|ran|completed|finished|worked)\b"
             r"|\b(?:output|result|results|response)\s+(?:shows?|lists?|contains?|displays?|"
-            r"includes?|gives?|provides?)\b",
+            r"includes?|gives?|provides?)\b"
+            r"|\b(?:returned|returns|shows|showed|displayed|printed|gave|lists|listed)\s+the\s+"
+            r"(?:total\s+)?(?:number|count|names?|list|sizes?|contents?)\s+of\b",
             re.IGNORECASE,
         ),
     ),
@@ -118,10 +120,12 @@ _COMMON_WORDS = (
     "were they them then than when where here into just also some more only very does done "
     "sorry please thank thanks request help assist correct right fine good okay sure great "
     "know anything else able provide answer question information file files output result "
-    "results command tool"
+    "results command tool total number names sizes size list listed lines current directory "
+    "folder contents successfully executed returned shows"
 )
 COMMON = frozenset(_COMMON_WORDS.split())
-"""Words too common, or too much a part of the shapes above, to show a result was used."""
+"""Words too common, or too much a part of the shapes above, to show a result was used: "the
+total number of files" shares ``total`` with ``ls -l``'s first line and gives nothing."""
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -139,6 +143,25 @@ def unanswered(reply: str, question: str, outputs: Sequence[str]) -> str | None:
     if shape is None or uses_results(text, question, outputs):
         return None
     return f"{shape} and uses none of the results"
+
+
+ANNOUNCES = re.compile(
+    rf"\b(?:I need to|I will|I{_APOSTROPHE}ll|I am going to|I{_APOSTROPHE}m going to|let me|"
+    r"I should|I must|I have to|first,? I)\s+(?:first\s+)?(?:read|open|check|run|look at|"
+    r"list|count|search|call|use|execute|inspect|examine)\b",
+    re.IGNORECASE,
+)
+ANNOUNCING_WORDS = 40
+
+
+def announces(reply: str) -> bool:
+    """Whether ``reply`` only says what the model will do next ("To answer your question, I
+    need to read the file utils.py."): short, asking the person nothing, and saying it will
+    read, run, check or use something."""
+    text = reply.strip()
+    if not text or "?" in text or len(text.split()) > ANNOUNCING_WORDS:
+        return False
+    return ANNOUNCES.search(text) is not None
 
 
 THIS_COMPUTER = re.compile(
