@@ -28,6 +28,8 @@ TOOLS = [
     [
         ("What is the value of name in pyproject.toml?", ["read_file"]),
         ("Change the port in config.ini to 9090", ["read_file", "edit_file"]),
+        ("Remove the unused import from app.py", ["read_file", "edit_file"]),
+        ("Delete the last line of notes.txt", ["read_file", "edit_file"]),
         ("What is today's date?", ["current_date"]),
         ("What time is it?", ["current_date"]),
         ("List the files in this folder", ["run_command"]),

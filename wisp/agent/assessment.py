@@ -67,7 +67,7 @@ RULES: tuple[Rule, ...] = (
         "a file to change",
         _words(
             "change|edit|replace|update|set|write|create|make a file|add|rename|fix|"
-            "append|insert|delete the line|save"
+            "append|insert|delete|remove|save"
         ),
         ("read_file", "edit_file"),
     ),

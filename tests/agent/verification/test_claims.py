@@ -52,6 +52,10 @@ def claims(text: str) -> list[tuple[str, str | None, str | None]]:
         ),
         ("I did not run the tests, but I updated notes.md.", [("edit", None, "notes.md")]),
         ("I did not run the tests, but config.ini was updated.", [("edit", None, "config.ini")]),
+        # A change told as the state it left; recorded, Qwen2.5-Coder-1.5B after only reading.
+        ('The line "obsolete" is removed from the file.', [("edit", None, None)]),
+        ("The line was removed from the file.", [("edit", None, None)]),
+        ("The port is now changed in settings.json.", [("edit", None, "settings.json")]),
     ],
 )
 def test_a_claim_is_found(text: str, found: list[tuple[str, str | None, str | None]]) -> None:
@@ -103,6 +107,11 @@ def test_a_claim_is_found(text: str, found: list[tuple[str, str | None, str | No
         "I read your message.",
         "I've updated the code below.",
         "This file was created by the installer.",
+        # how things work, told in the present
+        "The file is read 100 lines at a time.",
+        "Data is written to the file as it arrives.",
+        "The value is updated every hour.",
+        "Is the file removed?",
         # code is shown, not said
         "```\n# I ran the tests\npytest\n```",
         "",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.agent.verification.trail import command, edit, trail
+from tests.agent.verification.trail import command, edit, read, trail
 from wisp.agent.verification import verification_line, verify
 from wisp.audit.kinds import ResponseVerification, VerifiedClaim
 from wisp.config import Config
@@ -42,6 +42,16 @@ def test_the_unsupported_claims_are_recorded_by_reader_with_their_reason() -> No
     assert found.line == (
         "claimed but not done: ran the tests (no test command ran); "
         "updated config.ini (no edit of config.ini)"
+    )
+
+
+def test_a_removal_told_after_only_a_read_is_claimed_but_not_done() -> None:
+    # Recorded: Qwen2.5-Coder-1.5B, asked to remove a line, read the file and said this.
+    reply = 'The line "obsolete" is removed from the file.'
+    found = verify(reply, trail(read("items.txt")), HERE)
+    assert found is not None and found.details.status == "unsupported"
+    assert found.line == (
+        'claimed but not done: The line "obsolete" is removed from the file (no file was edited)'
     )
 
 

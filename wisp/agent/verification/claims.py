@@ -3,7 +3,8 @@
 A claim is a past or perfect action with the speaker as its subject (``I ran``, ``we've
 updated``, ``I have just executed``), a past verb opening a sentence or a list item
 (``Updated config.ini``), a passive with ``has been``/``was`` (``config.ini has been updated``,
-``the tests were run``), or ``the tests passed``. What is not one, by construction: a negation
+``the tests were run``; with ``is`` for a change to a file: ``the line is removed from the
+file``), or ``the tests passed``. What is not one, by construction: a negation
 (``I did not run``, ``I haven't run``, ``I never ran``: only the adverbs in ``_ADVERBS`` may
 stand between subject and verb), the future and the hypothetical (``I will run``, ``you can
 run``, ``let me run``, ``to run the tests, type…``: no past verb after I or we), imperatives,
@@ -69,6 +70,12 @@ _PASSIVE = re.compile(
     rf"\b(?:(?:has|have|had)\s+(?:{_ADVERBS}\s+)*been|was|were)\s+(?:{_ADVERBS}\s+)*\Z",
     re.IGNORECASE,
 )
+_PRESENT_PASSIVE = re.compile(rf"\b(?:is|are)\s+(?:now\s+)?(?:{_ADVERBS}\s+)*\Z", re.IGNORECASE)
+"""``is removed``, ``are now updated``: a change told as the state it left, read as a passive
+only for the verbs of changing a file (``_CHANGED``): "the file is read in pages" is no claim."""
+_CHANGED = frozenset({"edited", "updated", "modified", "changed", "deleted", "removed"})
+"""Not ``written``, ``created`` or ``saved``: "data is written to the file as it arrives" tells
+how a program works."""
 _PARTICIPLE_NAMES = """
     run executed tested installed built compiled committed pushed edited updated modified
     changed written created saved deleted removed read opened"""
@@ -194,7 +201,7 @@ def find_claims(reply: str) -> list[Claim]:
         elif verb in _OPENING_VERBS and _opens_sentence(text, start):
             if not _question(text, match.end()):
                 _claim_chain(text, start, verb, found, seen)
-        elif verb.lower() in _PARTICIPLES and (aux := _PASSIVE.search(before)) is not None:
+        elif verb.lower() in _PARTICIPLES and (aux := _passive_aux(verb, before)) is not None:
             _passive(text, start - len(before) + aux.start(), match, found)
         elif verb.lower() in _RESULTS:
             _passed(text, before, match, found)
@@ -206,6 +213,14 @@ def find_claims(reply: str) -> list[Claim]:
     for _, claim in sorted(found.items()):
         claims.setdefault(claim.key, claim)
     return list(claims.values())
+
+
+def _passive_aux(verb: str, before: str) -> re.Match[str] | None:
+    """Where ``has been``/``was`` (or, for a change to a file, ``is``) stands before ``verb``."""
+    found = _PASSIVE.search(before)
+    if found is None and verb.lower() in _CHANGED:
+        found = _PRESENT_PASSIVE.search(before)
+    return found
 
 
 def _actions(text: str) -> list[re.Match[str]]:
@@ -404,8 +419,9 @@ def paths_in(text: str) -> list[str]:
 
 def _file_claim(family: Family, object_text: str, head: list[str], quote: str) -> Claim | None:
     """A claim on a file: a path as its first word ("updated config.ini"), "file" among its
-    first three ("the settings file", "a new file called hello.py"), or a path right after
-    to/in/from/of ("saved the output to out.txt", "removed the import from main.py")."""
+    first three ("the settings file", "a new file called hello.py"), or a path or "the file"
+    right after to/in/from/of ("saved the output to out.txt", "removed the import from
+    main.py", "is removed from the file")."""
     named = paths_in(head[0]) if head else []
     if named:
         return Claim(family, quote, path=named[0])
@@ -414,10 +430,13 @@ def _file_claim(family: Family, object_text: str, head: list[str], quote: str) -
         return Claim(family, quote, path=paths[0] if paths else None)
     for preposition in _PREPOSITION.finditer(object_text):
         rest = object_text[preposition.end() :]
-        after = paths_in(rest.split(None, 1)[0]) if rest.split() else []
-        if after:
+        first = rest.split(None, 1)[0] if rest.split() else ""
+        after = paths_in(first) if first else []
+        named_file = first.strip(".,;:!").lower() in _FILE_WORDS
+        if after or named_file or "file" in preposition.group().lower():
             # Removing a line from a file edits it.
-            return Claim("edit" if family == "delete" else family, quote, path=after[0])
+            path = after[0] if after else None
+            return Claim("edit" if family == "delete" else family, quote, path=path)
     return None
 
 
