@@ -119,12 +119,27 @@ def call_outcomes(events: Sequence[TrailEvent]) -> list[tuple[str, str]]:
     model_events = [e for e in events if getattr(e.details, "origin", None) != "person"]
     consumed: set[int] = set()  # positions of policy.decision / command.outcome already matched
     results: list[tuple[str, str]] = []
+    earlier: dict[bytes, str] = {}  # each call's tool and arguments: its last outcome
     for position, event in enumerate(model_events):
         if isinstance(event.details, ToolCallEvent):
             tool = event.details.tool
+            same = msgspec.json.encode([tool, event.details.arguments])
             outcome = _outcome(event, event.details, model_events, position, consumed)
+            if _repeated(event, model_events, position) and same in earlier:
+                # Answered with the repeat note: the result was the same as before, and so is
+                # what it did (a failed edit repeated changed nothing either).
+                outcome = earlier[same]
+            earlier[same] = outcome
             results.append((tool, outcome))
     return results
+
+
+def _repeated(event: TrailEvent, events: list[TrailEvent], position: int) -> bool:
+    """Whether the call's result is the repeat note (``tool.result`` with ``repeat``)."""
+    for later in events[position + 1 :]:
+        if later.call == event.call and isinstance(later.details, ToolResult):
+            return not isinstance(later.details.repeat, msgspec.UnsetType)
+    return False
 
 
 def _outcome(

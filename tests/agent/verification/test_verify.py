@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.agent.verification.trail import command, edit, read, trail
+from tests.agent.verification.trail import command, edit, read, repeated, trail
 from wisp.agent.verification import verification_line, verify
 from wisp.audit.kinds import ResponseVerification, VerifiedClaim
 from wisp.config import Config
@@ -53,6 +53,19 @@ def test_a_removal_told_after_only_a_read_is_claimed_but_not_done() -> None:
     assert found.line == (
         'claimed but not done: The line "obsolete" is removed from the file (no file was edited)'
     )
+
+
+def test_a_failed_edit_made_again_is_still_not_done() -> None:
+    # Recorded: Qwen2.5-Coder-0.5B made a failing edit twice (the second answered with the
+    # repeat note), then said it was done.
+    reply = "The line saying obsolete was removed from items.txt."
+    failed_twice = trail(edit("items.txt", ok=False), repeated("edit_file", "items.txt"))
+    found = verify(reply, failed_twice, HERE)
+    assert found is not None and found.details.status == "unsupported"
+    assert found.details.claims[0].reason == "the edit of items.txt failed"
+    # A call that succeeded and was made again is still done.
+    done_twice = trail(edit("items.txt"), repeated("edit_file", "items.txt"))
+    assert verify(reply, done_twice, HERE).details.status == "verified"
 
 
 def test_the_line_shows_three_claims_then_how_many_more() -> None:

@@ -46,3 +46,19 @@ def read(path: str, *, ok: bool = True) -> list[AuditEvent]:
 
 def trail(*calls: list[AuditEvent]) -> list[AuditEvent]:
     return [event for events in calls for event in events]
+
+
+REPEAT_NOTE = (
+    "note: you already made this exact call in this turn, and its result is the same as before "
+    "(above). Do not call it a third time: use the results you have."
+)
+
+
+def repeated(tool: str, path: str) -> list[AuditEvent]:
+    """The same ``tool`` call on ``path`` as ``file_call`` makes, made again and answered with
+    the repeat note."""
+    call = f"c{next(_ids)}"
+    return [
+        recorded("tool.call", call, tool=tool, arguments={"path": path, "content": "x"}),
+        recorded("tool.result", call, tool=tool, output=REPEAT_NOTE, repeat=2),
+    ]
