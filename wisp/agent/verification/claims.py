@@ -71,11 +71,9 @@ _PASSIVE = re.compile(
     re.IGNORECASE,
 )
 _PRESENT_PASSIVE = re.compile(rf"\b(?:is|are)\s+(?:now\s+)?(?:{_ADVERBS}\s+)*\Z", re.IGNORECASE)
-"""``is removed``, ``are now updated``: a change told as the state it left, read as a passive
-only for the verbs of changing a file (``_CHANGED``): "the file is read in pages" is no claim."""
+"""``is removed``, ``are now updated``: a change told as the state it left, a passive only for
+the verbs of ``_CHANGED``: "the file is read in pages", "data is written to it" tell how."""
 _CHANGED = frozenset({"edited", "updated", "modified", "changed", "deleted", "removed"})
-"""Not ``written``, ``created`` or ``saved``: "data is written to the file as it arrives" tells
-how a program works."""
 _PARTICIPLE_NAMES = """
     run executed tested installed built compiled committed pushed edited updated modified
     changed written created saved deleted removed read opened"""
