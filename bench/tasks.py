@@ -779,11 +779,22 @@ UTILS_PY = (
 """Three functions at the top level and one method: 4 defined (a commented def is none)."""
 
 
+def _said_of(count: str, things: str, reply: str) -> bool:
+    """Whether ``reply`` is the ``count`` alone or opens with it, or says it within a few words
+    of ``things``:
+    "4" in "the total number of lines is 4" or "2" in "2.3 GiB" counts nothing asked for."""
+    if re.match(rf"\W*(?:{count})(?:\W*$|[:.,;](?!\d))", reply, re.IGNORECASE):
+        return True  # the count alone, or first: "Four: slugify, home, get and clamp."
+    near = rf"\b(?:{count})\b(?![.,]\d)[^.\n]{{0,30}}\b(?:{things})\b"
+    near += rf"|\b(?:{things})\b[^.\n]{{0,40}}(?<![\d.,])\b(?:{count})\b(?![.,]\d)"
+    return re.search(near, reply, re.IGNORECASE) is not None
+
+
 def _functions(run: Run) -> str | None:
     # A count of the top-level functions alone (3) is a fair reading of the question too.
-    if re.search(r"\b(3|three|4|four)\b", run.reply, re.IGNORECASE):
+    if _said_of("3|three|4|four", r"functions?|defs?|definitions?|defined", run.reply):
         return None
-    return "the reply does not say 4 (or 3 at the top level)"
+    return "the reply does not say 4 functions (or 3 at the top level)"
 
 
 # status
@@ -804,9 +815,10 @@ FIVE_FILES = {name: f"{name}\n" for name in ("a.txt", "b.txt", "c.log", "d.csv",
 # cores
 def _cores(run: Run) -> str | None:
     counts = {len(os.sched_getaffinity(0)), os.cpu_count() or 0} - {0}
-    if any(re.search(rf"\b{count}\b", run.reply) for count in counts):
+    said = "|".join(map(str, sorted(counts)))
+    if _said_of(said, r"cores?|cpus?|processors?|processing units", run.reply):
         return None
-    return f"the reply does not say {' or '.join(map(str, sorted(counts)))}"
+    return f"the reply does not say {' or '.join(map(str, sorted(counts)))} cores"
 
 
 THIRD_HELD_OUT: tuple[Task, ...] = (

@@ -301,3 +301,28 @@ def test_list_names_every_task_and_its_set_with_no_model_given() -> None:
     # Running needs a model, and says so.
     ran = subprocess.run([sys.executable, str(BENCH)], capture_output=True, text=True, check=False)
     assert ran.returncode == 2 and "-m/--model is required" in ran.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "reply", "passed"),
+    [
+        ("functions", "There are 4 functions defined in utils.py.", True),
+        ("functions", "4", True),
+        ("functions", "Four: slugify, home, get and clamp.", True),
+        ("functions", "4 lines.", False),
+        ("functions", "utils.py defines three functions and one method.", True),
+        # Recorded: Qwen2.5-Coder-1.5B after `ls -l` ("total 4"), which the first check passed.
+        ("functions", "The total number of lines in the file is 4, with the first line …", False),
+        ("cores", "This machine has {cores} CPU cores.", True),
+        ("cores", "{cores}", True),
+        ("cores", "cpus: {cores} (Intel Xeon)", True),
+        # Recorded: the 1.5B after system_info's memory, which the first check passed on 2.3.
+        ("cores", "The system has 20 GiB of free space, with 2.3 GiB of buffers and cache.", False),
+    ],
+)
+def test_a_count_passes_only_when_said_of_what_was_asked(
+    tmp_path: Path, name: str, reply: str, passed: bool
+) -> None:
+    (task,) = tasks.tasks_named(name)
+    cores = str(len(os.sched_getaffinity(0)))
+    assert (task.check(made_run(tmp_path, reply.format(cores=cores), [])) is None) is passed
